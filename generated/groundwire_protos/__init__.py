@@ -1,0 +1,1 @@
+"""Python stubs generated from protos/ by `make generate`; never edit by hand."""
