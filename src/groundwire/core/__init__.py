@@ -1,0 +1,1 @@
+"""The pure core: request checks, offsets, errors and retry timing, shared by every transport."""

@@ -1,0 +1,134 @@
+"""Where each API lives, which connection is safe, and the routing headers: pure decisions."""
+
+from __future__ import annotations
+
+import ipaddress
+import platform
+from collections.abc import Mapping
+from dataclasses import dataclass
+from urllib.parse import quote, urlsplit
+
+from google.protobuf import message
+
+from groundwire.core.apis import Method
+
+EMULATOR_GRPC_ENV = "GROUNDWIRE_EMULATOR_HOST"
+EMULATOR_REST_ENV = "GROUNDWIRE_EMULATOR_REST"
+CLOUD_PLATFORM_SCOPE = "https://www.googleapis.com/auth/cloud-platform"
+_MULTI_REGIONS = ("us", "eu")
+
+
+@dataclass(frozen=True)
+class Endpoints:
+    """How to reach one API: a gRPC target, a REST base URL, and whether both are plaintext.
+
+    `plaintext` is only ever True for loopback addresses (an emulator); such calls carry
+    no credentials.
+    """
+
+    grpc_target: str
+    rest_base_url: str
+    plaintext: bool
+
+
+def default_host(api: str, location: str) -> str:
+    """Google's host for `api` in `location`.
+
+    >>> default_host("discoveryengine", "eu"), default_host("aiplatform", "us-central1")
+    ('eu-discoveryengine.googleapis.com', 'us-central1-aiplatform.googleapis.com')
+    """
+    if api == "discoveryengine":
+        prefix = f"{location}-" if location in _MULTI_REGIONS else ""
+        return f"{prefix}discoveryengine.googleapis.com"
+    return "aiplatform.googleapis.com" if location == "global" else (
+        f"{location}-aiplatform.googleapis.com")
+
+
+def is_loopback(host: str) -> bool:
+    """True for localhost, 127.0.0.0/8 and ::1 (brackets allowed).
+
+    >>> is_loopback("127.0.0.2"), is_loopback("[::1]"), is_loopback("10.0.0.1")
+    (True, True, False)
+    """
+    host = host.strip("[]").lower()
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def _split_target(target: str) -> tuple[str, str]:
+    host, _, port = target.rpartition(":")
+    return (host, port) if host else (target, "")
+
+
+def resolve_endpoints(api: str, location: str, *, endpoint: str | None,
+                      rest_endpoint: str | None, environ: Mapping[str, str]) -> Endpoints:
+    """Picks the gRPC target and REST URL for `api`, honouring explicit endpoints and the
+    emulator variables; refuses plaintext anywhere but loopback.
+
+    >>> resolve_endpoints("discoveryengine", "global", endpoint=None, rest_endpoint=None,
+    ...                   environ={})
+    Endpoints(grpc_target='discoveryengine.googleapis.com:443', \
+rest_base_url='https://discoveryengine.googleapis.com', plaintext=False)
+    """
+    endpoint = endpoint or environ.get(EMULATOR_GRPC_ENV) or None
+    rest_endpoint = rest_endpoint or environ.get(EMULATOR_REST_ENV) or None
+    host = default_host(api, location)
+    grpc_target = endpoint or f"{host}:443"
+    grpc_host, grpc_port = _split_target(grpc_target)
+    if not grpc_port:
+        grpc_target = f"{grpc_target}:443"
+    if rest_endpoint is None:
+        rest_endpoint = (f"http://{grpc_host}" if is_loopback(grpc_host) and endpoint
+                         else f"https://{grpc_host if endpoint else host}")
+    parts = urlsplit(rest_endpoint if "://" in rest_endpoint else f"https://{rest_endpoint}")
+    if parts.scheme not in ("http", "https"):
+        raise ValueError(f"rest_endpoint must be an http(s) URL, got {rest_endpoint!r}")
+    rest_base_url = f"{parts.scheme}://{parts.netloc}{parts.path.rstrip('/')}"
+    grpc_plain = is_loopback(grpc_host) and endpoint is not None
+    rest_plain = parts.scheme == "http"
+    if rest_plain and not is_loopback(parts.hostname or ""):
+        raise ValueError(f"refusing plaintext HTTP to {parts.hostname}: only loopback "
+                         "addresses may be reached without TLS")
+    if grpc_plain != rest_plain and endpoint and rest_endpoint:
+        raise ValueError("endpoint and rest_endpoint must both be loopback emulators or both "
+                         "TLS services")
+    return Endpoints(grpc_target, rest_base_url, grpc_plain or rest_plain)
+
+
+def _version() -> str:
+    from groundwire import __version__
+
+    return __version__
+
+
+def api_client_header() -> str:
+    """The `x-goog-api-client` value naming groundwire, its version and Python's."""
+    return f"gl-python/{platform.python_version()} groundwire/{_version()}"
+
+
+def user_agent() -> str:
+    """The HTTP user agent: `groundwire/<version>`."""
+    return f"groundwire/{_version()}"
+
+
+def request_metadata(method: Method, request: message.Message, *,
+                     quota_project: str | None) -> tuple[tuple[str, str], ...]:
+    """Headers (gRPC metadata) for one call: routing params, API client, quota project.
+
+    >>> from groundwire.core.apis import method
+    >>> m = method("aiplatform", "v1", "CorroborateContent")
+    >>> request_metadata(m, m.request_class(parent="projects/p/locations/l"),
+    ...                  quota_project=None)[0]
+    ('x-goog-request-params', 'parent=projects%2Fp%2Flocations%2Fl')
+    """
+    field = method.routing_field
+    value = getattr(request, field)
+    metadata = [("x-goog-request-params", f"{field}={quote(value, safe='')}"),
+                ("x-goog-api-client", api_client_header())]
+    if quota_project:
+        metadata.append(("x-goog-user-project", quota_project))
+    return tuple(metadata)

@@ -1,0 +1,312 @@
+"""Builds request messages from what users naturally have (strings, pairs, dicts), and checks them.
+
+Pure functions shared by the sync and async clients: no I/O, no transport.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any, TypeAlias
+
+from google.protobuf import message
+
+from groundwire.core import validation
+from groundwire.core.apis import Method
+from groundwire.core.errors import bad_request
+
+FactLike: TypeAlias = str | tuple[str, Mapping[str, str]] | Mapping[str, Any] | message.Message
+"""A fact as users may give it: `"text"`, `("text", {"author": ...})`, a dict, or a message."""
+
+TurnLike: TypeAlias = str | tuple[str, str] | Mapping[str, Any] | message.Message
+"""A conversation turn: `"text"` (a user turn), `("model", "text")`, a dict, or a message."""
+
+_TEXT_KEYS = ("fact_text", "factText", "text", "summary")
+
+
+def resource_name(project: str, location: str, kind: str | None = None,
+                  name: str | None = None) -> str:
+    """`projects/{project}/locations/{location}[/{kind}/{name}]`; a full name passes through.
+
+    >>> resource_name("p", "global", "groundingConfigs", "default_grounding_config")
+    'projects/p/locations/global/groundingConfigs/default_grounding_config'
+    """
+    if name is not None and name.startswith("projects/"):
+        return name
+    parent = f"projects/{project}/locations/{location}"
+    return parent if kind is None else f"{parent}/{kind}/{name}"
+
+
+def field_class(owner: message.Message | type[message.Message], field: str
+                ) -> type[message.Message]:
+    """The message class of a message-typed field, e.g. `GroundingFact` for `facts`."""
+    from google.protobuf import message_factory
+
+    field_descriptor: Any = owner.DESCRIPTOR.fields_by_name[field]
+    return message_factory.GetMessageClass(field_descriptor.message_type)
+
+
+def _as_message(value: message.Message | Any, message_class: type[message.Message]
+                ) -> message.Message | None:
+    """Converts a protobuf or proto-plus message of the same proto type; None otherwise."""
+    if isinstance(value, message_class):
+        return value
+    if isinstance(value, message.Message):
+        if value.DESCRIPTOR.full_name.rsplit(".", 1)[-1] != message_class.DESCRIPTOR.name:
+            return None
+        return message_class.FromString(value.SerializeToString())
+    serialize = getattr(type(value), "serialize", None)  # proto-plus, e.g. the official types
+    pb = getattr(type(value), "pb", None)
+    if callable(serialize) and callable(pb):
+        converted = message_class.FromString(serialize(value))
+        return converted
+    return None
+
+
+def _fact_parts(fact: Any, index: int, field: str) -> tuple[str, dict[str, str]]:
+    if isinstance(fact, str):
+        return fact, {}
+    if isinstance(fact, tuple) and len(fact) == 2 and isinstance(fact[0], str):
+        return fact[0], dict(fact[1] or {})
+    if isinstance(fact, Mapping):
+        texts = [fact[k] for k in _TEXT_KEYS if k in fact]
+        unknown = set(fact) - {*_TEXT_KEYS, "attributes"}
+        if len(texts) != 1 or unknown or not isinstance(texts[0], str):
+            raise bad_request(
+                [(f"{field}[{index}]", "a fact dict needs one text key (fact_text or text) "
+                  "and optionally attributes" + (f"; unknown keys {sorted(unknown)}"
+                                                  if unknown else ""))],
+                f"{field}[{index}] is not a fact",
+            )
+        return texts[0], dict(fact.get("attributes") or {})
+    raise bad_request([(f"{field}[{index}]", f"expected a string, a (text, attributes) pair, "
+                        f"a dict or a GroundingFact, got {type(fact).__name__}")],
+                      f"{field}[{index}] is not a fact")
+
+
+def grounding_facts(facts: Iterable[FactLike], fact_class: type[message.Message],
+                    field: str = "facts") -> list[message.Message]:
+    """Turns user facts into `GroundingFact` messages of the API version in use.
+
+    >>> from groundwire.core.apis import method
+    >>> request_class = method("discoveryengine", "v1", "CheckGrounding").request_class
+    >>> [f.fact_text for f in grounding_facts(["Paris is in France."],
+    ...                                       field_class(request_class, "facts"))]
+    ['Paris is in France.']
+    """
+    if isinstance(facts, (str, bytes)):
+        raise bad_request([(field, "expected a list of facts, got a single string")],
+                          f"{field} must be a list")
+    built = []
+    for index, fact in enumerate(facts):
+        converted = _as_message(fact, fact_class)
+        if converted is not None:
+            built.append(converted)
+            continue
+        text, attributes = _fact_parts(fact, index, field)
+        built.append(fact_class(fact_text=text, attributes=attributes))
+    return built
+
+
+def check_grounding_request(
+    method: Method,
+    *,
+    project: str,
+    location: str,
+    answer_candidate: str,
+    facts: Iterable[FactLike] = (),
+    citation_threshold: float | None = None,
+    enable_claim_level_score: bool | None = None,
+    user_labels: Mapping[str, str] | None = None,
+    grounding_config: str = "default_grounding_config",
+) -> message.Message:
+    """A CheckGroundingRequest for `method`'s API version."""
+    request: Any = method.request_class()
+    request.grounding_config = resource_name(project, location, "groundingConfigs",
+                                             grounding_config)
+    request.answer_candidate = answer_candidate
+    request.facts.extend(grounding_facts(facts, field_class(request, "facts")))
+    if citation_threshold is not None:
+        request.grounding_spec.citation_threshold = citation_threshold
+    if enable_claim_level_score is not None:
+        if "enable_claim_level_score" not in request.grounding_spec.DESCRIPTOR.fields_by_name:
+            raise bad_request([("grounding_spec.enable_claim_level_score",
+                                f"not available in {method.version}")],
+                              f"claim-level scores are not available in {method.version}")
+        request.grounding_spec.enable_claim_level_score = enable_claim_level_score
+    request.user_labels.update(user_labels or {})
+    return request
+
+
+def _corroboration_fact(fact: Any, fact_class: type[message.Message], index: int
+                        ) -> message.Message:
+    converted = _as_message(fact, fact_class)
+    if converted is not None:
+        return converted
+    if isinstance(fact, Mapping) and not ({"fact_text", "factText", "text"} & set(fact)):
+        built = fact_class()
+        try:
+            from google.protobuf import json_format
+
+            json_format.ParseDict(dict(fact), built)
+        except json_format.ParseError as error:
+            raise bad_request([(f"facts[{index}]", str(error).splitlines()[0])],
+                              f"facts[{index}] is not a Fact") from None
+        return built
+    text, attributes = _fact_parts(fact, index, "facts")
+    built = fact_class(summary=text)
+    for key in ("title", "uri", "query"):
+        if key in attributes:
+            setattr(built, key, attributes[key])
+    return built
+
+
+def corroborate_content_request(
+    method: Method,
+    *,
+    project: str,
+    location: str,
+    content: str | message.Message,
+    facts: Iterable[FactLike],
+    citation_threshold: float | None = None,
+) -> message.Message:
+    """A CorroborateContentRequest: facts are strings (summaries), pairs, dicts or `Fact`s.
+
+    In a `(text, attributes)` pair, the `title`, `uri` and `query` attributes fill the
+    Fact fields of those names.
+    """
+    request: Any = method.request_class()
+    request.parent = resource_name(project, location)
+    if isinstance(content, str):
+        request.content.role = "model"
+        request.content.parts.add(text=content)
+    else:
+        converted = _as_message(content, type(request.content))
+        if converted is None:
+            raise bad_request([("content", f"expected text or a Content, got "
+                                f"{type(content).__name__}")], "content is not a Content")
+        request.content.CopyFrom(converted)
+    fact_class = field_class(request, "facts")
+    if isinstance(facts, (str, bytes)):
+        raise bad_request([("facts", "expected a list of facts, got a single string")],
+                          "facts must be a list")
+    request.facts.extend(_corroboration_fact(f, fact_class, i) for i, f in enumerate(facts))
+    if citation_threshold is not None:
+        request.parameters.citation_threshold = citation_threshold
+    return request
+
+
+def _turn(turn: Any, content_class: type[message.Message], index: int) -> message.Message:
+    converted = _as_message(turn, content_class)
+    if converted is not None:
+        return converted
+    if isinstance(turn, str):
+        role, text = "user", turn
+    elif isinstance(turn, tuple) and len(turn) == 2:
+        role, text = turn
+    elif isinstance(turn, Mapping) and "text" in turn:
+        role, text = turn.get("role", "user"), turn["text"]
+    else:
+        raise bad_request([(f"contents[{index}]", "expected text, a (role, text) pair, a dict "
+                            "with role and text, or a GroundedGenerationContent")],
+                          f"contents[{index}] is not a turn")
+    built: Any = content_class(role=role)
+    built.parts.add(text=text)
+    return built
+
+
+def generate_grounded_content_request(
+    method: Method,
+    *,
+    project: str,
+    location: str,
+    prompt: str | Sequence[TurnLike],
+    system_instruction: str | None = None,
+    facts: Iterable[FactLike] | None = None,
+    serving_config: str | None = None,
+    max_result_count: int | None = None,
+    search_filter: str | None = None,
+    safe_search: bool | None = None,
+    google_search: bool = False,
+    dynamic_retrieval_threshold: float | None = None,
+    model_id: str | None = None,
+    language_code: str | None = None,
+    temperature: float | None = None,
+    top_p: float | None = None,
+    top_k: int | None = None,
+    seed: int | None = None,
+    max_output_tokens: int | None = None,
+    frequency_penalty: float | None = None,
+    presence_penalty: float | None = None,
+    user_labels: Mapping[str, str] | None = None,
+) -> message.Message:
+    """A GenerateGroundedContentRequest from a prompt (or turns), sources and generation spec."""
+    request: Any = method.request_class()
+    request.location = resource_name(project, location)
+    content_class = type(request.system_instruction)
+    turns = [prompt] if isinstance(prompt, str) else list(prompt)
+    request.contents.extend(_turn(t, content_class, i) for i, t in enumerate(turns))
+    if system_instruction is not None:
+        request.system_instruction.parts.add(text=system_instruction)
+    spec = request.generation_spec
+    for name, value in (("model_id", model_id), ("language_code", language_code),
+                        ("temperature", temperature), ("top_p", top_p), ("top_k", top_k),
+                        ("seed", seed), ("max_output_tokens", max_output_tokens),
+                        ("frequency_penalty", frequency_penalty),
+                        ("presence_penalty", presence_penalty)):
+        if value is not None:
+            setattr(spec, name, value)
+    sources = request.grounding_spec.grounding_sources
+    if facts is not None:
+        inline = sources.add().inline_source
+        inline.grounding_facts.extend(grounding_facts(
+            facts, field_class(inline, "grounding_facts"), validation.GENERATE_FACTS_FIELD))
+    if serving_config is not None:
+        search = sources.add().search_source
+        search.serving_config = serving_config
+        if max_result_count is not None:
+            search.max_result_count = max_result_count
+        if search_filter is not None:
+            search.filter = search_filter
+        if safe_search is not None:
+            search.safe_search = safe_search
+    if google_search or dynamic_retrieval_threshold is not None:
+        google = sources.add().google_search_source
+        google.SetInParent()
+        if dynamic_retrieval_threshold is not None:
+            predictor = google.dynamic_retrieval_config.predictor
+            predictor.threshold = dynamic_retrieval_threshold
+    request.user_labels.update(user_labels or {})
+    return request
+
+
+def validate(method: Method, request: Any) -> None:
+    """Checks a request against the documented limits before it is sent.
+
+    Raises `InvalidArgument` whose BadRequest violations name every offending field.
+    """
+    if method.name == "CheckGrounding":
+        spec = request.grounding_spec
+        validation.validate_check_grounding(
+            api_version=method.version,
+            answer_candidate=request.answer_candidate,
+            fact_texts=[f.fact_text for f in request.facts],
+            citation_threshold=spec.citation_threshold if spec.HasField(
+                "citation_threshold") else None,
+            user_labels=request.user_labels,
+        )
+    elif method.name == "CorroborateContent":
+        facts = request.facts
+        parameters = request.parameters
+        validation.validate_corroborate(
+            content_text="".join(p.text for p in request.content.parts),
+            fact_texts=[f.summary or f.chunk.text for f in facts],
+            citation_threshold=parameters.citation_threshold
+            if request.HasField("parameters") else None,
+        )
+    else:
+        sources = request.grounding_spec.grounding_sources
+        inline = [s.inline_source for s in sources if s.HasField("inline_source")]
+        validation.validate_generate(
+            fact_texts=[f.fact_text for source in inline for f in source.grounding_facts],
+            user_labels=request.user_labels,
+        )

@@ -1,0 +1,189 @@
+"""When to try a call again and how long to wait, computed here; the clients do the waiting.
+
+Two clocks matter and they are not the same thing:
+
+* an **attempt's timeout** bounds one try (one RPC or HTTP request);
+* the **overall deadline** (``RetryPolicy.timeout``) bounds all tries and the waits between
+  them. Every attempt's timeout is cut from what remains of it, and no wait runs past it.
+
+Example: with ``timeout=60`` and a per-attempt timeout of 20 s, a first try that times out
+(20 s), a wait of 1 s, a second try that times out (20 s) and a wait of 2 s leave 17 s, so the
+third try gets a 17 s timeout; when it times out nothing remains, and no fourth try starts.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import Protocol
+
+from groundwire.core.errors import RETRYABLE_CODES, GroundwireError, StatusCode
+
+
+class Jitter(Protocol):
+    """Where random waits come from: ``random.Random`` or anything with its ``uniform``."""
+
+    def uniform(self, a: float, b: float, /) -> float:
+        """A number between ``a`` and ``b``."""
+        ...
+
+
+@dataclass(frozen=True, slots=True)
+class RetryPolicy:
+    """Exponential back-off with full jitter inside one overall deadline.
+
+    The wait before retry ``n`` (0-based) is uniform in
+    ``[0, min(maximum, initial * multiplier**n)]`` seconds. ``timeout`` is the overall deadline
+    in seconds for all attempts and waits together; ``max_attempts`` optionally caps the number
+    of attempts (first try included). An attempt that hits its own timeout (DEADLINE_EXCEEDED)
+    is retried, since these methods are idempotent, but nothing outlives ``timeout``.
+
+    Example:
+        >>> import random
+        >>> policy = RetryPolicy(initial=1.0, maximum=4.0, max_attempts=4)
+        >>> [round(delay, 2) for delay in policy.delays(random.Random(7))]
+        [0.32, 0.3, 2.6]
+    """
+
+    initial: float = 0.1
+    maximum: float = 10.0
+    multiplier: float = 2.0
+    timeout: float = 60.0
+    max_attempts: int | None = None
+    retryable_codes: frozenset[StatusCode] = RETRYABLE_CODES
+
+    def __post_init__(self) -> None:
+        if not 0 < self.initial <= self.maximum:
+            raise ValueError("need 0 < initial <= maximum")
+        if self.multiplier < 1:
+            raise ValueError("multiplier must be at least 1")
+        if not self.timeout > 0:
+            raise ValueError("timeout must be positive")
+        if self.max_attempts is not None and self.max_attempts < 1:
+            raise ValueError("max_attempts must be at least 1")
+
+    def ceiling(self, retry: int) -> float:
+        """The longest wait before retry ``retry`` (0-based): min(maximum, initial*multiplier**n).
+
+        Example:
+            >>> RetryPolicy().ceiling(3)
+            0.8
+        """
+        try:
+            return min(self.maximum, self.initial * self.multiplier**retry)
+        except OverflowError:
+            return self.maximum
+
+    def delays(self, rng: Jitter) -> Iterator[float]:
+        """The full-jitter wait before each retry; ends after ``max_attempts - 1`` when set.
+
+        Example:
+            >>> import random
+            >>> len(list(RetryPolicy(max_attempts=3).delays(random.Random(0))))
+            2
+        """
+        retry = 0
+        while self.max_attempts is None or retry < self.max_attempts - 1:
+            yield rng.uniform(0.0, self.ceiling(retry))
+            retry += 1
+
+    def is_retryable(self, error: GroundwireError) -> bool:
+        """Whether this policy retries ``error``'s code.
+
+        Example:
+            >>> from groundwire.core.errors import error_from_status
+            >>> RetryPolicy().is_retryable(error_from_status(14, "unavailable"))
+            True
+        """
+        return error.code in self.retryable_codes
+
+
+@dataclass(frozen=True, slots=True)
+class Deadline:
+    """The overall deadline of a call, read from an injectable monotonic clock.
+
+    Example:
+        >>> now = [100.0]
+        >>> deadline = Deadline.start(60.0, clock=lambda: now[0])
+        >>> now[0] = 150.0
+        >>> deadline.remaining(), deadline.attempt_timeout(20.0), deadline.attempt_timeout(None)
+        (10.0, 10.0, 10.0)
+    """
+
+    expires_at: float
+    clock: Callable[[], float]
+
+    @classmethod
+    def start(cls, timeout: float, clock: Callable[[], float] = time.monotonic) -> Deadline:
+        """A deadline ``timeout`` seconds from now on ``clock`` (``math.inf`` for none).
+
+        Example:
+            >>> Deadline.start(60.0, clock=lambda: 5.0).expires_at
+            65.0
+        """
+        return cls(expires_at=clock() + timeout, clock=clock)
+
+    def remaining(self) -> float:
+        """Seconds left before the deadline, never negative.
+
+        Example:
+            >>> Deadline.start(1.0, clock=lambda: 0.0).remaining()
+            1.0
+        """
+        return max(self.expires_at - self.clock(), 0.0)
+
+    @property
+    def expired(self) -> bool:
+        """Whether no time is left.
+
+        Example:
+            >>> Deadline.start(0.0, clock=lambda: 0.0).expired
+            True
+        """
+        return self.remaining() <= 0.0
+
+    def attempt_timeout(self, per_attempt: float | None = None) -> float:
+        """The timeout for the next attempt: ``per_attempt`` cut to what remains of the deadline.
+
+        Example:
+            >>> Deadline.start(5.0, clock=lambda: 0.0).attempt_timeout(20.0)
+            5.0
+        """
+        return min(math.inf if per_attempt is None else per_attempt, self.remaining())
+
+
+def next_delay(
+    policy: RetryPolicy,
+    attempt: int,
+    error: GroundwireError,
+    deadline: Deadline,
+    rng: Jitter,
+) -> float | None:
+    """Seconds to wait before retrying after attempt number ``attempt`` (1-based) failed.
+
+    None means stop and raise ``error``: its code is not retryable, ``max_attempts`` is used
+    up, or the wait would reach the overall deadline. A wait the server asked for
+    (``error.retry_delay``, from RetryInfo or Retry-After) is a lower bound on the jittered
+    wait, even beyond ``policy.maximum``.
+
+    Example:
+        >>> import random
+        >>> from groundwire.core.errors import error_from_status
+        >>> deadline = Deadline.start(60.0, clock=lambda: 0.0)
+        >>> busy = error_from_status(14, "try later")
+        >>> 0.0 <= next_delay(RetryPolicy(), 1, busy, deadline, random.Random(1)) <= 0.1
+        True
+        >>> next_delay(RetryPolicy(), 1, error_from_status(3, "bad"), deadline, random.Random(1))
+    """
+    if not policy.is_retryable(error):
+        return None
+    if policy.max_attempts is not None and attempt >= policy.max_attempts:
+        return None
+    delay = rng.uniform(0.0, policy.ceiling(attempt - 1))
+    if error.retry_delay is not None:
+        delay = max(delay, error.retry_delay)
+    if delay >= deadline.remaining():
+        return None
+    return delay

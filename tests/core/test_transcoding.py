@@ -1,0 +1,72 @@
+"""REST transcoding follows the google.api.http rules in the descriptors."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from groundwire.core import apis, errors, transcoding
+
+CHECK = apis.method("discoveryengine", "v1", "CheckGrounding")
+STREAM = apis.method("discoveryengine", "v1beta", "StreamGenerateGroundedContent")
+CONFIG = "projects/p/locations/global/groundingConfigs/default_grounding_config"
+
+
+def test_the_path_comes_from_the_rule_and_path_fields_leave_the_body() -> None:
+    request = CHECK.request_class(grounding_config=CONFIG, answer_candidate="東京です")
+    http = transcoding.encode_request(CHECK, request)
+    assert (http.verb, http.path) == ("POST", f"/v1/{CONFIG}:check")
+    assert json.loads(http.body) == {"answerCandidate": "東京です"}
+
+
+def test_a_resource_name_that_does_not_fit_the_rule_names_the_field() -> None:
+    request = CHECK.request_class(grounding_config="configs/x", answer_candidate="a")
+    with pytest.raises(errors.InvalidArgument) as caught:
+        transcoding.encode_request(CHECK, request)
+    assert caught.value.details[0].field_violations[0].field == "grounding_config"
+
+
+def test_a_stream_is_one_post_with_a_json_array_body() -> None:
+    requests = [STREAM.request_class(location="projects/p/locations/global") for _ in range(3)]
+    requests[1].contents.add(role="user").parts.add(text="hi")
+    http = transcoding.encode_stream_request(STREAM, requests)
+    assert http.path == "/v1beta/projects/p/locations/global:streamGenerateGroundedContent"
+    body = json.loads(http.body)
+    assert len(body) == 3 and body[1]["contents"][0]["parts"][0]["text"] == "hi"
+
+
+def test_every_method_routes_back_to_itself() -> None:
+    methods = apis.all_methods()
+    for method in methods:
+        request = method.request_class()
+        setattr(request, method.routing_field, {
+            "grounding_config": CONFIG,
+        }.get(method.routing_field, "projects/p/locations/us-central1"))
+        path = transcoding.path_for(method, request)
+        route = transcoding.match_route(methods, "POST", path)
+        assert route is not None and route.method == method
+        assert route.bindings == {method.routing_field: getattr(request, method.routing_field)}
+
+
+def test_unknown_paths_and_verbs_do_not_route() -> None:
+    methods = apis.all_methods()
+    assert transcoding.match_route(methods, "POST", "/v2/projects/p:check") is None
+    assert transcoding.match_route(methods, "GET", f"/v1/{CONFIG}:check") is None
+
+
+def test_decoding_is_strict_about_unknown_fields_only_when_asked() -> None:
+    body = b'{"answerCandidate": "a", "surprise": 1}'
+    assert transcoding.decode_message(body, CHECK.request_class).answer_candidate == "a"
+    with pytest.raises(errors.InvalidArgument):
+        transcoding.decode_message(body, CHECK.request_class, ignore_unknown_fields=False)
+    with pytest.raises(errors.InvalidArgument):
+        transcoding.decode_message(b"{not json", CHECK.request_class)
+
+
+def test_google_system_parameters_are_understood() -> None:
+    assert transcoding.system_parameters("$alt=json;enum-encoding=int").enum_encoding_int
+    assert transcoding.system_parameters("alt=sse").alt == "sse"
+    assert transcoding.system_parameters("").alt == "json"
+    with pytest.raises(errors.InvalidArgument):
+        transcoding.system_parameters("alt=proto")
