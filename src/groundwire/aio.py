@@ -1,0 +1,200 @@
+"""AsyncGroundingClient: the asyncio client, on grpc.aio and an async HTTP client."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+from google.protobuf import message
+
+from groundwire.client import DEFAULT_RETRY, DEFAULT_TIMEOUT, _interactive_over_rest, _Settings
+from groundwire.core import calls
+from groundwire.core.errors import GroundwireError
+from groundwire.core.offsets import OffsetUnit
+from groundwire.core.requests import FactLike, TurnLike
+from groundwire.core.results import CheckGroundingResult, CorroborationResult, GenerateResult
+from groundwire.core.retry import RetryPolicy
+
+if TYPE_CHECKING:
+    from google.auth.credentials import Credentials
+
+    from groundwire.transports.base import AsyncTransport
+
+
+class AsyncGroundingClient:
+    """The asyncio twin of `GroundingClient`: same arguments, same results, awaitable.
+
+    >>> async with AsyncGroundingClient("my-project") as client:    # doctest: +SKIP
+    ...     result = await client.check_grounding("Tokyo is in Japan.", ["Tokyo, Japan."])
+
+    See `groundwire.GroundingClient` for what each argument does.
+    """
+
+    def __init__(
+        self,
+        project: str,
+        location: str = "global",
+        *,
+        transport: calls.TransportName = "auto",
+        api_version: str = "v1",
+        endpoint: str | None = None,
+        rest_endpoint: str | None = None,
+        credentials: Credentials | None = None,
+        quota_project: str | None = None,
+        timeout: float = DEFAULT_TIMEOUT,
+        retry: RetryPolicy | None = DEFAULT_RETRY,
+        validate: bool = True,
+        fallback_cooldown: float = 60.0,
+        corroborate_offset_unit: OffsetUnit = "utf8",
+    ) -> None:
+        self._config = calls.ClientConfig(project, location, api_version, validate,
+                                          quota_project, corroborate_offset_unit)
+        self._settings = _Settings(transport=transport, endpoint=endpoint,
+                                   rest_endpoint=rest_endpoint, credentials=credentials,
+                                   timeout=timeout, retry=retry,
+                                   fallback_cooldown=fallback_cooldown)
+        self._transports: dict[str, AsyncTransport] = {}
+
+    async def check_grounding(
+        self,
+        answer_candidate: str | message.Message,
+        facts: Iterable[FactLike] = (),
+        *,
+        citation_threshold: float | None = None,
+        enable_claim_level_score: bool | None = None,
+        user_labels: Mapping[str, str] | None = None,
+        grounding_config: str = "default_grounding_config",
+        timeout: float | None = None,
+    ) -> CheckGroundingResult:
+        """Checks how well `facts` support `answer_candidate` (see the sync client)."""
+        call = calls.check_grounding(
+            self._config, answer_candidate, facts, citation_threshold=citation_threshold,
+            enable_claim_level_score=enable_claim_level_score, user_labels=user_labels,
+            grounding_config=grounding_config)
+        return call.finish(await self._unary(call, timeout))
+
+    async def corroborate_content(
+        self,
+        content: str | message.Message,
+        facts: Iterable[FactLike] = (),
+        *,
+        citation_threshold: float | None = None,
+        timeout: float | None = None,
+    ) -> CorroborationResult:
+        """Scores how well `facts` corroborate `content` (see the sync client)."""
+        call = calls.corroborate_content(self._config, content, facts,
+                                         citation_threshold=citation_threshold)
+        return call.finish(await self._unary(call, timeout))
+
+    async def generate_grounded_content(
+        self,
+        prompt: str | Sequence[TurnLike] | message.Message,
+        *,
+        timeout: float | None = None,
+        **options: Any,
+    ) -> GenerateResult:
+        """Generates an answer grounded in the given sources (see the sync client)."""
+        call = calls.generate_grounded_content(self._config, prompt, **options)
+        return call.finish(await self._unary(call, timeout))
+
+    async def stream_generate_grounded_content(
+        self,
+        prompt: Any,
+        *,
+        timeout: float | None = None,
+        **options: Any,
+    ) -> AsyncIterator[GenerateResult]:
+        """Streams an answer as it is generated (see the sync client).
+
+        For the live bidirectional form, `prompt` may also be an async iterator of requests.
+        """
+        if hasattr(prompt, "__aiter__"):
+            plan = calls.live_stream(self._config, prompt)
+        else:
+            plan = calls.stream_generate_grounded_content(self._config, prompt, **options)
+        async for response in self._stream(plan, timeout):
+            yield plan.finish(response)
+
+    async def _transport(self, api: str) -> AsyncTransport:
+        found = self._transports.get(api)
+        if found is None:
+            found = self._transports[api] = await asyncio.to_thread(self._make_transport, api)
+        return found
+
+    def _make_transport(self, api: str) -> AsyncTransport:
+        endpoints, credentials = self._settings.connection(
+            api, self._config.location, self._config.quota_project)
+        mode = self._settings.transport
+        grpc_transport = rest_transport = None
+        if mode in ("auto", "grpc"):
+            from groundwire.transports.grpc_aio import AsyncGrpcTransport
+
+            grpc_transport = AsyncGrpcTransport(endpoints.grpc_target, credentials=credentials,
+                                                secure=not endpoints.plaintext)
+        if mode in ("auto", "rest"):
+            from groundwire.transports.rest_aio import AsyncRestTransport
+
+            rest_transport = AsyncRestTransport(endpoints.rest_base_url,
+                                                credentials=credentials)
+        if grpc_transport is not None and rest_transport is not None:
+            from groundwire.transports.auto import AsyncAutoTransport
+
+            return AsyncAutoTransport(grpc_transport, rest_transport,
+                                      cooldown=self._settings.fallback_cooldown)
+        transport = grpc_transport or rest_transport
+        assert transport is not None
+        return transport
+
+    async def _unary(self, call: calls.Call[Any], timeout: float | None) -> message.Message:
+        transport = await self._transport(call.method.api)
+        deadline = self._settings.deadline(timeout)
+        attempt = 0
+        while True:
+            attempt += 1
+            try:
+                return await transport.unary(call.method, call.request,
+                                             timeout=deadline.attempt_timeout(),
+                                             metadata=call.metadata)
+            except GroundwireError as error:
+                delay = self._settings.delay(attempt, error, deadline)
+                if delay is None:
+                    raise
+                await asyncio.sleep(delay)
+
+    async def _stream(self, plan: calls.StreamCall, timeout: float | None
+                      ) -> AsyncIterator[message.Message]:
+        if plan.interactive and self._settings.transport == "rest":
+            raise _interactive_over_rest()
+        transport = await self._transport(plan.method.api)
+        deadline = self._settings.deadline(timeout)
+        attempt = 0
+        while True:
+            attempt += 1
+            received = False
+            try:
+                async for response in transport.stream(plan.method, plan.requests,
+                                                       timeout=deadline.attempt_timeout(),
+                                                       metadata=plan.metadata):
+                    received = True
+                    yield response
+                return
+            except GroundwireError as error:
+                delay = None if received or plan.interactive else self._settings.delay(
+                    attempt, error, deadline)
+                if delay is None:
+                    raise
+                await asyncio.sleep(delay)
+
+    async def close(self) -> None:
+        """Closes the connections; the client cannot be used afterwards."""
+        transports, self._transports = list(self._transports.values()), {}
+        for transport in transports:
+            await transport.close()
+
+    async def __aenter__(self) -> AsyncGroundingClient:
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self.close()
+

@@ -1,0 +1,160 @@
+"""Splits a streamed JSON array into its elements as bytes arrive, with no I/O (REST streaming).
+
+Google's REST surface answers a streaming call with one JSON array whose elements arrive over
+time. `JsonArrayStream` finds where each top-level element ends without parsing it, so every
+element can be decoded and handed to the caller as soon as its last byte is in.
+
+Structural characters (quotes, backslashes, brackets, commas) are ASCII and never occur inside
+a multi-byte UTF-8 sequence, so scanning bytes is safe whatever way the chunks split the text.
+"""
+
+from __future__ import annotations
+
+import enum
+import re
+
+from groundwire.core.errors import Internal
+
+_IN_STRING = re.compile(rb'["\\]')
+_IN_ELEMENT = re.compile(rb'["\[\]{}]')
+_WHITESPACE = frozenset(b" \t\r\n")
+_OPENERS = {ord("{"): ord("}"), ord("["): ord("]")}
+_BYTE_ORDER_MARK = b"\xef\xbb\xbf"
+_EXCERPT = 40
+
+
+class _Expect(enum.Enum):
+    START = "the opening [ or {"
+    ELEMENT_OR_END = "an element or ]"
+    ELEMENT = "an element after ,"
+    INSIDE = "the rest of an element"
+    COMMA_OR_END = ", or ]"
+    NOTHING = "the end of the body"
+
+
+class JsonArrayStream:
+    """Feeds chunks of a JSON array in, gets each complete top-level element's text out.
+
+    Elements must be objects or arrays (every response message is an object). A body holding a
+    single object instead of an array yields that object once. Malformed input raises
+    `Internal` from `feed` as soon as it is seen; `close` raises it if the array is unfinished.
+
+    Example:
+        >>> stream = JsonArrayStream()
+        >>> stream.feed(b'[{"text": "a ]"}, {"te')
+        [b'{"text": "a ]"}']
+        >>> stream.feed(b'xt": "b"}]')
+        [b'{"text": "b"}']
+        >>> stream.close()
+    """
+
+    def __init__(self) -> None:
+        self._buffer = bytearray()
+        self._position = 0
+        self._element_start = 0
+        self._closers = bytearray()
+        self._in_string = False
+        self._single_object = False
+        self._expect = _Expect.START
+        self._received = 0
+
+    def feed(self, chunk: bytes) -> list[bytes]:
+        """Adds `chunk` and returns the elements it completed, in order (often none)."""
+        if self._received == 0 and self._expect is _Expect.START:
+            chunk = self._strip_byte_order_mark(chunk)
+        self._received += len(chunk)
+        self._buffer += chunk
+        elements: list[bytes] = []
+        while self._position < len(self._buffer):
+            if self._expect is _Expect.INSIDE:
+                if not self._scan_element(elements):
+                    break
+            else:
+                self._step_between_elements()
+        self._compact()
+        return elements
+
+    def close(self) -> None:
+        """Declares the end of the body; raises `Internal` if the array is not complete."""
+        if self._expect is _Expect.NOTHING:
+            return
+        if self._received == 0:
+            raise Internal("the response stream was empty; expected a JSON array")
+        raise Internal(f"the response stream ended early, while expecting {self._expect.value} "
+                       f"(after {self._received} bytes)")
+
+    def _strip_byte_order_mark(self, chunk: bytes) -> bytes:
+        return chunk[len(_BYTE_ORDER_MARK):] if chunk.startswith(_BYTE_ORDER_MARK) else chunk
+
+    def _scan_element(self, elements: list[bytes]) -> bool:
+        """Scans inside an element; True when it ended, False when more bytes are needed."""
+        buffer = self._buffer
+        while True:
+            if self._in_string:
+                found = _IN_STRING.search(buffer, self._position)
+                if found is None:
+                    self._position = max(self._position, len(buffer))
+                    return False
+                # After a backslash the next byte is escaped, even if it has not arrived yet.
+                is_escape = buffer[found.start()] == 0x5C
+                self._position = found.end() + (1 if is_escape else 0)
+                self._in_string = is_escape
+                continue
+            found = _IN_ELEMENT.search(buffer, self._position)
+            if found is None:
+                self._position = len(buffer)
+                return False
+            self._position = found.end()
+            char = buffer[found.start()]
+            if char == 0x22:
+                self._in_string = True
+            elif char in _OPENERS:
+                self._closers.append(_OPENERS[char])
+            elif char != self._closers.pop():
+                self._fail(found.start(), "a closing bracket that does not match")
+            elif not self._closers:
+                elements.append(bytes(buffer[self._element_start : self._position]))
+                self._expect = _Expect.NOTHING if self._single_object else _Expect.COMMA_OR_END
+                return True
+
+    def _step_between_elements(self) -> None:
+        """Consumes one byte outside any element: whitespace, [, comma, ] or an element's start."""
+        position = self._position
+        char = self._buffer[position]
+        self._position = position + 1
+        if char in _WHITESPACE:
+            return
+        expect = self._expect
+        if expect is _Expect.START and char == ord("["):
+            self._expect = _Expect.ELEMENT_OR_END
+        elif expect is _Expect.START and char == ord("{"):
+            self._single_object = True
+            self._start_element(position, char)
+        elif expect in (_Expect.ELEMENT_OR_END, _Expect.ELEMENT) and char in _OPENERS:
+            self._start_element(position, char)
+        elif expect in (_Expect.ELEMENT_OR_END, _Expect.COMMA_OR_END) and char == ord("]"):
+            self._expect = _Expect.NOTHING
+        elif expect is _Expect.COMMA_OR_END and char == ord(","):
+            self._expect = _Expect.ELEMENT
+        else:
+            self._fail(position, f"expected {expect.value}")
+
+    def _start_element(self, position: int, opener: int) -> None:
+        self._element_start = position
+        self._closers.append(_OPENERS[opener])
+        self._expect = _Expect.INSIDE
+
+    def _compact(self) -> None:
+        """Drops the bytes no element needs any more, so a long stream uses little memory."""
+        keep_from = self._element_start if self._expect is _Expect.INSIDE else self._position
+        keep_from = min(keep_from, len(self._buffer))
+        if keep_from:
+            del self._buffer[:keep_from]
+            self._position -= keep_from
+            self._element_start = max(self._element_start - keep_from, 0)
+
+    def _fail(self, position: int, problem: str) -> None:
+        excerpt = bytes(self._buffer[max(position - _EXCERPT, 0) : position + _EXCERPT])
+        offset = self._received - len(self._buffer) + position
+        raise Internal(f"the response stream is not a JSON array: {problem} at byte {offset} "
+                       f"(near {excerpt.decode('utf-8', 'replace')!r})")

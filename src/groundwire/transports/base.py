@@ -1,0 +1,101 @@
+"""The contract between the clients and the transports that carry their calls.
+
+A transport sends one request message (or a stream of them) for a `Method` and gives back
+response messages; it knows nothing of retries, validation or results. Every failure leaves a
+transport as a `GroundwireError`, whichever protocol carried the call.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+from collections.abc import AsyncIterable, AsyncIterator, Iterable, Iterator, Sequence
+from typing import Protocol
+
+from google.protobuf.message import Message
+
+from groundwire.core.apis import Method
+from groundwire.core.errors import Unavailable
+
+Metadata = Sequence[tuple[str, str]]
+"""Per-call metadata as (lowercase name, value) pairs: gRPC metadata, or REST HTTP headers."""
+
+
+class ConnectionFailure(Unavailable):
+    """No connection could be made at all (refused, no HTTP/2, TLS/ALPN handshake failed).
+
+    As opposed to UNAVAILABLE sent by a reachable server: only this one makes the auto
+    transport fall back from gRPC to REST. It is still an `Unavailable`, so it is retryable.
+    """
+
+
+class Transport(Protocol):
+    """A blocking transport (gRPC or REST); safe to share between threads.
+
+    ``timeout`` is the attempt's timeout in seconds (None: no limit); passing it raises
+    `DeadlineExceeded`. ``metadata`` is sent as gRPC metadata or as HTTP headers.
+    """
+
+    def unary(self, method: Method, request: Message, *, timeout: float | None,
+              metadata: Metadata) -> Message:
+        """Sends one request, returns the one response."""
+        ...
+
+    def stream(self, method: Method, requests: Iterable[Message], *, timeout: float | None,
+               metadata: Metadata) -> Iterator[Message]:
+        """Sends the requests, yields the responses as they arrive.
+
+        Closing the iterator early cancels the call. Over REST all requests are read before
+        anything is sent, so an interactive exchange (send after reading) needs gRPC.
+        """
+        ...
+
+    def close(self) -> None:
+        """Closes the connections; calls in flight fail, later calls are not allowed."""
+        ...
+
+
+class AsyncTransport(Protocol):
+    """An asyncio transport (gRPC or REST), bound to the event loop it is first used on."""
+
+    async def unary(self, method: Method, request: Message, *, timeout: float | None,
+                    metadata: Metadata) -> Message:
+        """Sends one request, returns the one response."""
+        ...
+
+    def stream(self, method: Method, requests: Iterable[Message] | AsyncIterable[Message], *,
+               timeout: float | None, metadata: Metadata) -> AsyncIterator[Message]:
+        """Sends the requests, yields the responses as they arrive (see `Transport.stream`)."""
+        ...
+
+    async def close(self) -> None:
+        """Closes the connections; calls in flight fail, later calls are not allowed."""
+        ...
+
+
+def is_loopback(host: str) -> bool:
+    """Whether `host` names this machine: localhost, 127.0.0.0/8 or ::1.
+
+    Example:
+        >>> is_loopback("127.0.0.2"), is_loopback("[::1]"), is_loopback("example.com")
+        (True, True, False)
+    """
+    host = host.strip("[]").lower()
+    if host == "localhost" or host.endswith(".localhost"):
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def refuse_plaintext(where: str, host: str, has_credentials: bool) -> None:
+    """Raises ValueError unless a clear-text connection to `host` is safe (emulator only).
+
+    Real credentials never travel in clear text, and clear text only goes to loopback.
+    """
+    if has_credentials:
+        raise ValueError(f"{where}: credentials are never sent over a plaintext connection; "
+                         "use TLS, or no credentials for a local emulator")
+    if not is_loopback(host):
+        raise ValueError(f"{where}: plaintext is only allowed to a loopback address "
+                         f"(localhost, 127.0.0.0/8, ::1), not {host!r}")

@@ -1,0 +1,245 @@
+"""The blocking gRPC transport: raw protobuf over one channel, as close to a bare stub as can be.
+
+Also the pieces the asyncio gRPC transport shares: channel options and credentials, the
+plaintext guard, and the translation of a failed call into a `GroundwireError`.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Iterator, Sequence
+from typing import Any, Protocol
+
+import grpc
+from google.auth.credentials import Credentials
+from google.auth.transport.grpc import AuthMetadataPlugin
+from google.protobuf.message import Message
+
+from groundwire.core.apis import Method
+from groundwire.core.errors import GroundwireError, error_from_status
+from groundwire.transports.auth import HttpxRequest
+from groundwire.transports.base import ConnectionFailure, Metadata, refuse_plaintext
+
+MAX_MESSAGE_BYTES = 64 * 1024 * 1024
+"""The largest legal request (200 facts of 10,000 chars at 4 bytes) is ≈8 MB: ample room."""
+
+DEFAULT_OPTIONS: tuple[tuple[str, int], ...] = (
+    ("grpc.keepalive_time_ms", 30_000),
+    ("grpc.keepalive_timeout_ms", 10_000),
+    ("grpc.keepalive_permit_without_calls", 0),
+    ("grpc.max_send_message_length", MAX_MESSAGE_BYTES),
+    ("grpc.max_receive_message_length", MAX_MESSAGE_BYTES),
+)
+
+ChannelOptions = Sequence[tuple[str, Any]]
+
+_DETAILS_TRAILER = "grpc-status-details-bin"
+# What gRPC core says when it made no connection: refused, DNS, TLS/ALPN, a peer without HTTP/2.
+_NOT_CONNECTED = re.compile(
+    r"failed to connect|handshake|connection refused|http/2|dns resolution|name resolution|alpn",
+    re.IGNORECASE,
+)
+_CONNECTIVITY_BY_NUMBER = {state.value[0]: state for state in grpc.ChannelConnectivity}
+
+
+class FailedCall(Protocol):
+    """What a failed call tells, sync (grpc.Call) or asyncio (AioRpcError) alike."""
+
+    def code(self) -> grpc.StatusCode: ...
+
+    def details(self) -> str | None: ...
+
+    def trailing_metadata(self) -> Any: ...
+
+
+def channel_options(options: ChannelOptions, user_agent: str | None) -> list[tuple[str, Any]]:
+    """The defaults above, overridden by `options`; gRPC core sends `user_agent` first.
+
+    Example:
+        >>> dict(channel_options([("grpc.keepalive_time_ms", 60_000)], None))[
+        ...     "grpc.keepalive_time_ms"]
+        60000
+    """
+    merged: dict[str, Any] = dict(DEFAULT_OPTIONS)
+    if user_agent:
+        merged["grpc.primary_user_agent"] = user_agent
+    merged.update(options)
+    return list(merged.items())
+
+
+def target_host(target: str) -> str:
+    """The host of a gRPC target: `dns:///h:443`, `ipv4:127.0.0.1:80`, `[::1]:80`, `h:80`.
+
+    Example:
+        >>> target_host("dns:///localhost:8080"), target_host("[::1]:50051")
+        ('localhost', '::1')
+        >>> target_host("dns://8.8.8.8/example.com:443")
+        'example.com'
+    """
+    address = target
+    for scheme in ("dns:", "ipv4:", "ipv6:"):
+        if address.startswith(scheme):
+            address = address[len(scheme):]
+            if address.startswith("//"):  # dns://authority/host: the DNS server is no host
+                address = address[2:].partition("/")[2]
+            address = address.split(",")[0]
+            break
+    if address.startswith("unix:") or address.startswith("unix-abstract:"):
+        return "localhost"
+    if address.startswith("["):
+        return address[1 : address.find("]")]
+    host, colon, _ = address.rpartition(":")
+    if not colon or ":" in host:  # no port, or a bare IPv6 address
+        return address
+    return host
+
+
+def channel_credentials(target: str, credentials: Credentials | None, secure: bool,
+                        root_certificates: bytes | None
+                        ) -> tuple[grpc.ChannelCredentials | None, HttpxRequest | None]:
+    """TLS composed with google-auth call credentials, or None for a loopback emulator.
+
+    Returns the credentials and the token adapter to close with the channel.
+    Raises ValueError for plaintext with credentials or to a host that is not loopback.
+    """
+    if not secure:
+        refuse_plaintext(f"gRPC target {target}", target_host(target), credentials is not None)
+        return None, None
+    tls = grpc.ssl_channel_credentials(root_certificates=root_certificates)
+    if credentials is None:
+        return tls, None
+    token_request = HttpxRequest()
+    plugin = AuthMetadataPlugin(credentials, token_request)  # type: ignore[no-untyped-call]
+    call_credentials = grpc.metadata_call_credentials(plugin, name="google-auth")
+    return grpc.composite_channel_credentials(tls, call_credentials), token_request
+
+
+def is_connection_failure(code: grpc.StatusCode, details: str,
+                          state: grpc.ChannelConnectivity | None) -> bool:
+    """Whether an UNAVAILABLE call failed because no connection could be made.
+
+    A READY channel means a reachable server sent the status, whatever its text says.
+    Otherwise the channel in TRANSIENT_FAILURE, or gRPC core's own words (failed to connect,
+    handshake, DNS, HTTP/2), show that there was no connection.
+
+    Example:
+        >>> is_connection_failure(grpc.StatusCode.UNAVAILABLE, "failed to connect to all "
+        ...     "addresses", grpc.ChannelConnectivity.TRANSIENT_FAILURE)
+        True
+        >>> is_connection_failure(grpc.StatusCode.UNAVAILABLE, "failed to connect to backend",
+        ...     grpc.ChannelConnectivity.READY)
+        False
+    """
+    if code != grpc.StatusCode.UNAVAILABLE or state == grpc.ChannelConnectivity.READY:
+        return False
+    return (state == grpc.ChannelConnectivity.TRANSIENT_FAILURE
+            or _NOT_CONNECTED.search(details) is not None)
+
+
+def error_from_call(call: FailedCall, state: grpc.ChannelConnectivity | None) -> GroundwireError:
+    """The GroundwireError for a failed call, rich details from grpc-status-details-bin."""
+    code = call.code()
+    details = call.details() or ""
+    if is_connection_failure(code, details, state):
+        return ConnectionFailure(details or "could not connect")
+    details_bin = None
+    for key, value in call.trailing_metadata() or ():
+        if key == _DETAILS_TRAILER:
+            details_bin = value
+            break
+    number = code.value[0] if isinstance(code, grpc.StatusCode) else 2
+    return error_from_status(number, details, details_bin)
+
+
+class GrpcTransport:
+    """Calls over one gRPC channel (HTTP/2, TLS); thread-safe, one instance per client.
+
+    `secure=False` is plaintext for a local emulator: it refuses credentials and any host
+    that is not loopback. `options` override the channel defaults (keepalive, 64 MiB
+    messages); `root_certificates` (PEM) replace the system roots; `user_agent` goes first in
+    the user-agent header (gRPC core sets that header itself, so a `user-agent` entry in the
+    per-call metadata is not sent).
+
+    Example:
+        >>> transport = GrpcTransport("127.0.0.1:50051", credentials=None, secure=False)
+        >>> transport.close()
+    """
+
+    def __init__(self, target: str, *, credentials: Credentials | None, secure: bool,
+                 options: ChannelOptions = (), root_certificates: bytes | None = None,
+                 user_agent: str | None = None) -> None:
+        self.target = target
+        tls, self._token_request = channel_credentials(target, credentials, secure,
+                                                       root_certificates)
+        merged = channel_options(options, user_agent)
+        self._channel = (grpc.insecure_channel(target, options=merged) if tls is None
+                         else grpc.secure_channel(target, tls, options=merged))
+        self._unary_calls: dict[str, grpc.UnaryUnaryMultiCallable[Message, Message]] = {}
+        self._stream_calls: dict[str, grpc.StreamStreamMultiCallable[Message, Message]] = {}
+
+    def unary(self, method: Method, request: Message, *, timeout: float | None,
+              metadata: Metadata) -> Message:
+        """Sends one request, returns the response; failures as GroundwireError."""
+        call = self._unary_calls.get(method.grpc_path)
+        if call is None:
+            call = self._unary_call(method)
+        try:
+            return call(request, timeout=timeout, metadata=metadata)  # type: ignore[arg-type]
+        except grpc.RpcError as error:
+            raise self._error(error) from None
+
+    def stream(self, method: Method, requests: Iterable[Message], *, timeout: float | None,
+               metadata: Metadata) -> Iterator[Message]:
+        """Starts a bidi stream on first `next`; yields responses as they arrive.
+
+        gRPC reads `requests` on its own thread while responses come back, so a generator
+        may wait for responses before yielding its next request. Closing the iterator
+        cancels the call.
+        """
+        call = self._stream_calls.get(method.grpc_path)
+        if call is None:
+            call = self._stream_call(method)
+        responses = call(iter(requests), timeout=timeout, metadata=metadata)  # type: ignore[arg-type]
+        try:
+            yield from responses
+        except grpc.RpcError as error:
+            raise self._error(error) from None
+        finally:
+            responses.cancel()  # type: ignore[no-untyped-call]
+
+    def close(self) -> None:
+        """Closes the channel (calls in flight are cancelled) and the token adapter."""
+        self._channel.close()
+        if self._token_request is not None:
+            self._token_request.close()
+
+    def _unary_call(self, method: Method) -> grpc.UnaryUnaryMultiCallable[Message, Message]:
+        call: grpc.UnaryUnaryMultiCallable[Message, Message] = self._channel.unary_unary(
+            method.grpc_path,
+            request_serializer=method.request_class.SerializeToString,
+            response_deserializer=method.response_class.FromString,
+        )
+        self._unary_calls[method.grpc_path] = call
+        return call
+
+    def _stream_call(self, method: Method) -> grpc.StreamStreamMultiCallable[Message, Message]:
+        call: grpc.StreamStreamMultiCallable[Message, Message] = self._channel.stream_stream(
+            method.grpc_path,
+            request_serializer=method.request_class.SerializeToString,
+            response_deserializer=method.response_class.FromString,
+        )
+        self._stream_calls[method.grpc_path] = call
+        return call
+
+    def _error(self, error: grpc.RpcError) -> GroundwireError:
+        if not isinstance(error, grpc.Call):
+            return error_from_status(2, f"gRPC failed: {error!r}")
+        return error_from_call(error, self._connectivity())
+
+    def _connectivity(self) -> grpc.ChannelConnectivity | None:
+        """The channel's state without triggering a connection (None if it cannot be read)."""
+        try:
+            number = self._channel._channel.check_connectivity_state(False)  # type: ignore[attr-defined]
+        except AttributeError:
+            return None
+        return _CONNECTIVITY_BY_NUMBER.get(number)

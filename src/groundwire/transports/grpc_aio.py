@@ -1,0 +1,117 @@
+"""The asyncio gRPC transport (grpc.aio): the blocking one's twin, sharing all but the waiting."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterable, AsyncIterator, Iterable
+
+import grpc
+import grpc.aio
+from google.auth.credentials import Credentials
+from google.protobuf.message import Message
+
+from groundwire.core.apis import Method
+from groundwire.core.errors import GroundwireError
+from groundwire.transports.base import Metadata
+from groundwire.transports.grpc import (
+    ChannelOptions,
+    channel_credentials,
+    channel_options,
+    error_from_call,
+)
+
+
+class AsyncGrpcTransport:
+    """Calls over one grpc.aio channel; use it from one event loop (see `GrpcTransport`).
+
+    The channel opens on the first call, inside the event loop that will use it, so the
+    transport itself may be built anywhere (a worker thread loading credentials, say).
+
+    Example:
+        >>> transport = AsyncGrpcTransport("127.0.0.1:50051", credentials=None, secure=False)
+        >>> # await transport.unary(...); await transport.close()
+    """
+
+    def __init__(self, target: str, *, credentials: Credentials | None, secure: bool,
+                 options: ChannelOptions = (), root_certificates: bytes | None = None,
+                 user_agent: str | None = None) -> None:
+        self.target = target
+        self._tls, self._token_request = channel_credentials(target, credentials, secure,
+                                                             root_certificates)
+        self._options = channel_options(options, user_agent)
+        self._channel: grpc.aio.Channel | None = None
+        self._unary_calls: dict[str, grpc.aio.UnaryUnaryMultiCallable[Message, Message]] = {}
+        self._stream_calls: dict[str, grpc.aio.StreamStreamMultiCallable[Message, Message]] = {}
+
+    async def unary(self, method: Method, request: Message, *, timeout: float | None,
+                    metadata: Metadata) -> Message:
+        """Sends one request, returns the response; failures as GroundwireError."""
+        call = self._unary_calls.get(method.grpc_path)
+        if call is None:
+            call = self._unary_call(method)
+        try:
+            return await call(request, timeout=timeout, metadata=metadata)
+        except grpc.aio.AioRpcError as error:
+            raise self._error(error) from None
+
+    async def stream(self, method: Method,
+                     requests: Iterable[Message] | AsyncIterable[Message], *,
+                     timeout: float | None, metadata: Metadata) -> AsyncIterator[Message]:
+        """Starts a bidi stream on first `anext`; yields responses as they arrive.
+
+        Requests are read by a task of their own, so an async generator may wait for
+        responses before yielding its next request. Closing the iterator cancels the call.
+        """
+        call = self._stream_calls.get(method.grpc_path)
+        if call is None:
+            call = self._stream_call(method)
+        responses = call(requests, timeout=timeout, metadata=metadata)  # type: ignore[arg-type]
+        try:
+            async for response in responses:
+                yield response
+        except grpc.aio.AioRpcError as error:
+            raise self._error(error) from None
+        finally:
+            responses.cancel()
+
+    async def close(self) -> None:
+        """Closes the channel (calls in flight are cancelled) and the token adapter."""
+        channel, self._channel = self._channel, None
+        self._unary_calls.clear()
+        self._stream_calls.clear()
+        if channel is not None:
+            await channel.close(grace=None)
+        if self._token_request is not None:
+            self._token_request.close()
+
+    def _unary_call(self, method: Method) -> grpc.aio.UnaryUnaryMultiCallable[Message, Message]:
+        call: grpc.aio.UnaryUnaryMultiCallable[Message, Message] = self._open().unary_unary(
+            method.grpc_path,
+            request_serializer=method.request_class.SerializeToString,
+            response_deserializer=method.response_class.FromString,
+        )
+        self._unary_calls[method.grpc_path] = call
+        return call
+
+    def _stream_call(
+        self, method: Method
+    ) -> grpc.aio.StreamStreamMultiCallable[Message, Message]:
+        call: grpc.aio.StreamStreamMultiCallable[Message, Message] = self._open().stream_stream(
+            method.grpc_path,
+            request_serializer=method.request_class.SerializeToString,
+            response_deserializer=method.response_class.FromString,
+        )
+        self._stream_calls[method.grpc_path] = call
+        return call
+
+    def _open(self) -> grpc.aio.Channel:
+        """The channel, opened on first use in the running event loop."""
+        if self._channel is None:
+            target, options = self.target, self._options
+            self._channel = (grpc.aio.insecure_channel(target, options=options)
+                             if self._tls is None
+                             else grpc.aio.secure_channel(target, self._tls, options=options))
+        return self._channel
+
+    def _error(self, error: grpc.aio.AioRpcError) -> GroundwireError:
+        state = None if self._channel is None else self._channel.get_state(try_to_connect=False)
+        return error_from_call(error, state)

@@ -1,0 +1,184 @@
+"""The auto transport: gRPC first, REST while gRPC cannot connect, back to gRPC after the cool-down.
+
+Real transports against real servers; a fake clock stands for the passing of the cool-down.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Iterable, Iterator
+
+import pytest
+from google.protobuf.message import Message
+
+from groundwire.core.apis import Method
+from groundwire.core.errors import Unavailable
+from groundwire.transports.auto import AutoTransport
+from groundwire.transports.base import ConnectionFailure, Metadata, Transport
+from groundwire.transports.grpc import GrpcTransport
+from groundwire.transports.rest import RestTransport
+from tests.transports import canned
+from tests.transports.servers import GrpcServer, RestServer, start_grpc_server
+
+COOLDOWN = 60.0
+FAST_RECONNECT = (("grpc.initial_reconnect_backoff_ms", 20), ("grpc.min_reconnect_backoff_ms", 20),
+                  ("grpc.max_reconnect_backoff_ms", 50))
+
+
+class FakeClock:
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+class Counted:
+    """A real transport, with the number of calls it was asked to make."""
+
+    def __init__(self, inner: Transport) -> None:
+        self.inner = inner
+        self.calls = 0
+
+    def unary(self, method: Method, request: Message, *, timeout: float | None,
+              metadata: Metadata) -> Message:
+        self.calls += 1
+        return self.inner.unary(method, request, timeout=timeout, metadata=metadata)
+
+    def stream(self, method: Method, requests: Iterable[Message], *, timeout: float | None,
+               metadata: Metadata) -> Iterator[Message]:
+        self.calls += 1
+        return self.inner.stream(method, requests, timeout=timeout, metadata=metadata)
+
+    def close(self) -> None:
+        self.inner.close()
+
+
+def warnings(caplog: pytest.LogCaptureFixture) -> list[str]:
+    return [r.getMessage() for r in caplog.records
+            if r.name == "groundwire" and r.levelno == logging.WARNING]
+
+
+def call(transport: AutoTransport, answer: str = canned.OK) -> Message:
+    return transport.unary(canned.CHECK, canned.check_request(answer), timeout=3.0,
+                           metadata=canned.METADATA)
+
+
+@pytest.fixture
+def clock() -> FakeClock:
+    return FakeClock()
+
+
+@pytest.fixture
+def refused_auto(refused_port: int, rest_server: RestServer,
+                 clock: FakeClock) -> Iterator[tuple[AutoTransport, Counted]]:
+    grpc = Counted(GrpcTransport(f"127.0.0.1:{refused_port}", credentials=None, secure=False,
+                                 options=FAST_RECONNECT))
+    auto = AutoTransport(grpc, RestTransport(rest_server.base_url, credentials=None),
+                         cooldown=COOLDOWN, clock=clock)
+    yield auto, grpc
+    auto.close()
+
+
+def test_when_grpc_cannot_connect_the_call_goes_over_rest_and_one_warning_is_logged(
+        refused_auto: tuple[AutoTransport, Counted], rest_server: RestServer,
+        caplog: pytest.LogCaptureFixture) -> None:
+    auto, grpc = refused_auto
+    with caplog.at_level(logging.WARNING, logger="groundwire"):
+        assert call(auto) == canned.check_response()
+    assert (grpc.calls, rest_server.seen.calls) == (1, 1)
+    assert len(warnings(caplog)) == 1
+    assert "REST" in warnings(caplog)[0]
+
+
+def test_within_the_cooldown_calls_go_straight_to_rest(
+        refused_auto: tuple[AutoTransport, Counted], rest_server: RestServer,
+        clock: FakeClock, caplog: pytest.LogCaptureFixture) -> None:
+    auto, grpc = refused_auto
+    with caplog.at_level(logging.WARNING, logger="groundwire"):
+        call(auto)
+        clock.now += COOLDOWN - 1
+        call(auto)
+        call(auto)
+    assert (grpc.calls, rest_server.seen.calls) == (1, 3)
+    assert len(warnings(caplog)) == 1
+
+
+def test_after_the_cooldown_grpc_is_tried_again_without_a_second_warning(
+        refused_auto: tuple[AutoTransport, Counted], rest_server: RestServer,
+        clock: FakeClock, caplog: pytest.LogCaptureFixture) -> None:
+    auto, grpc = refused_auto
+    with caplog.at_level(logging.WARNING, logger="groundwire"):
+        call(auto)
+        clock.now += COOLDOWN
+        assert call(auto) == canned.check_response()
+    assert (grpc.calls, rest_server.seen.calls) == (2, 2)
+    assert len(warnings(caplog)) == 1
+
+
+def test_when_grpc_connects_again_the_switch_back_is_logged_once(
+        refused_port: int, rest_server: RestServer, clock: FakeClock,
+        caplog: pytest.LogCaptureFixture) -> None:
+    grpc = GrpcTransport(f"127.0.0.1:{refused_port}", credentials=None, secure=False,
+                         options=FAST_RECONNECT)
+    auto = AutoTransport(grpc, RestTransport(rest_server.base_url, credentials=None),
+                         cooldown=COOLDOWN, clock=clock)
+    server: GrpcServer | None = None
+    try:
+        with caplog.at_level(logging.WARNING, logger="groundwire"):
+            call(auto)
+            server = start_grpc_server(refused_port)
+            deadline = time.monotonic() + 3
+            while server.seen.calls == 0 and time.monotonic() < deadline:
+                clock.now += COOLDOWN
+                call(auto)
+                time.sleep(0.02)
+            call(auto)
+        assert server.seen.calls == 2
+        assert len(warnings(caplog)) == 2
+        assert "back" in warnings(caplog)[1]
+    finally:
+        auto.close()
+        if server is not None:
+            server.server.stop(grace=None)
+
+
+def test_unavailable_from_a_reachable_grpc_server_does_not_switch(
+        grpc_server: GrpcServer, rest_server: RestServer, clock: FakeClock,
+        caplog: pytest.LogCaptureFixture) -> None:
+    auto = AutoTransport(GrpcTransport(grpc_server.target, credentials=None, secure=False),
+                         RestTransport(rest_server.base_url, credentials=None), clock=clock)
+    try:
+        with caplog.at_level(logging.WARNING, logger="groundwire"):
+            with pytest.raises(Unavailable) as raised:
+                call(auto, canned.UNAVAILABLE)
+            assert not isinstance(raised.value, ConnectionFailure)
+            call(auto)
+        assert (grpc_server.seen.calls, rest_server.seen.calls) == (2, 0)
+        assert warnings(caplog) == []
+    finally:
+        auto.close()
+
+
+def test_a_stream_falls_back_with_every_request_even_those_grpc_had_read(
+        refused_auto: tuple[AutoTransport, Counted], rest_server: RestServer) -> None:
+    auto, _ = refused_auto
+    requests = (canned.stream_request(text) for text in ("一", "二", "三"))
+    responses = list(auto.stream(canned.STREAM, requests, timeout=3.0, metadata=()))
+    assert [r.candidates[0].content.parts[0].text for r in responses] == [
+        "0: 一", "1: 二", "2: 三"]
+    assert rest_server.seen.calls == 1
+
+
+def test_a_stream_over_grpc_stays_on_grpc(grpc_server: GrpcServer,
+                                          rest_server: RestServer) -> None:
+    auto = AutoTransport(GrpcTransport(grpc_server.target, credentials=None, secure=False),
+                         RestTransport(rest_server.base_url, credentials=None))
+    try:
+        requests = (canned.stream_request(text) for text in ("a", "b"))
+        responses = list(auto.stream(canned.STREAM, requests, timeout=3.0, metadata=()))
+        assert len(responses) == 2
+        assert (grpc_server.seen.calls, rest_server.seen.calls) == (1, 0)
+    finally:
+        auto.close()

@@ -1,0 +1,199 @@
+"""The blocking REST transport against a real HTTP/1.1 server on loopback."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+
+import pytest
+from google.protobuf.message import Message
+from google.rpc import error_details_pb2
+
+from groundwire.core.errors import (
+    DeadlineExceeded,
+    GroundwireError,
+    Internal,
+    InvalidArgument,
+    Unavailable,
+)
+from groundwire.transports.base import ConnectionFailure
+from groundwire.transports.rest import RestTransport
+from tests.transports import canned, servers
+from tests.transports.servers import RestServer
+
+
+@pytest.fixture
+def transport(rest_server: RestServer) -> Iterator[RestTransport]:
+    opened = RestTransport(rest_server.base_url, credentials=None)
+    yield opened
+    opened.close()
+
+
+def call(transport: RestTransport, answer: str, timeout: float = 3.0) -> Message:
+    return transport.unary(canned.CHECK, canned.check_request(answer), timeout=timeout,
+                           metadata=canned.METADATA)
+
+
+def test_a_unary_call_returns_the_response_with_cjk_and_emoji_intact(
+        transport: RestTransport) -> None:
+    response = call(transport, canned.OK)
+    assert response == canned.check_response()
+    assert response.cited_chunks[0].chunk_text == canned.TEXT
+
+
+def test_the_request_is_posted_as_json_with_the_metadata_as_headers(
+        transport: RestTransport, rest_server: RestServer) -> None:
+    call(transport, canned.OK)
+    headers = rest_server.seen.metadata[-1]
+    assert headers["content-type"] == "application/json"
+    for name, value in canned.METADATA:
+        assert headers[name] == value
+    assert "authorization" not in headers
+    assert rest_server.seen.paths[-1].startswith(f"/v1/{canned.CONFIG}:check?")
+
+
+def test_connections_are_kept_alive(transport: RestTransport, rest_server: RestServer) -> None:
+    for _ in range(3):
+        call(transport, canned.OK)
+    assert len(rest_server.seen.peers) == 3
+    assert len(set(rest_server.seen.peers)) == 1
+
+
+def test_a_google_json_error_with_details_is_the_same_error_as_over_grpc(
+        transport: RestTransport) -> None:
+    with pytest.raises(InvalidArgument) as raised:
+        call(transport, canned.INVALID)
+    assert raised.value.message == canned.INVALID_MESSAGE
+    bad_request = raised.value.detail(error_details_pb2.BadRequest)
+    assert bad_request is not None
+    assert list(bad_request.field_violations) == [canned.VIOLATION]
+
+
+def test_unavailable_sent_by_a_reachable_server_is_not_a_connection_failure(
+        transport: RestTransport) -> None:
+    with pytest.raises(Unavailable) as raised:
+        call(transport, canned.UNAVAILABLE)
+    assert not isinstance(raised.value, ConnectionFailure)
+    assert raised.value.message == canned.UNAVAILABLE_MESSAGE
+
+
+def test_a_proxys_html_502_page_is_unavailable_with_an_excerpt(
+        transport: RestTransport) -> None:
+    with pytest.raises(Unavailable) as raised:
+        call(transport, servers.HTML)
+    assert "Bad Gateway" in raised.value.message
+    assert "<" not in raised.value.message
+    assert raised.value.http_status == 502
+
+
+@pytest.mark.parametrize("answer", [servers.GARBAGE, servers.TRUNCATED, servers.ARRAY])
+def test_a_2xx_body_that_is_not_the_message_is_an_internal_error(
+        transport: RestTransport, answer: str) -> None:
+    with pytest.raises(Internal) as raised:
+        call(transport, answer)
+    assert "CheckGrounding" in raised.value.message
+
+
+@pytest.mark.parametrize("answer", [servers.DROP, servers.CUT])
+def test_a_dropped_connection_is_a_retryable_unavailable(transport: RestTransport,
+                                                         answer: str) -> None:
+    with pytest.raises(Unavailable) as raised:
+        call(transport, answer)
+    assert not isinstance(raised.value, ConnectionFailure)
+    assert raised.value.retryable
+
+
+def test_the_pool_recovers_after_a_dropped_connection(transport: RestTransport) -> None:
+    with pytest.raises(Unavailable):
+        call(transport, servers.DROP)
+    assert call(transport, canned.OK) == canned.check_response()
+
+
+def test_a_call_past_its_timeout_raises_deadline_exceeded(transport: RestTransport) -> None:
+    with pytest.raises(DeadlineExceeded):
+        call(transport, canned.SLOW, timeout=0.2)
+
+
+def test_a_refused_port_is_a_connection_failure(refused_port: int) -> None:
+    transport = RestTransport(f"http://127.0.0.1:{refused_port}", credentials=None)
+    try:
+        with pytest.raises(ConnectionFailure):
+            call(transport, canned.OK)
+    finally:
+        transport.close()
+
+
+def test_a_bad_resource_name_fails_before_anything_is_sent(
+        transport: RestTransport, rest_server: RestServer) -> None:
+    request = canned.check_request()
+    request.grounding_config = "not/a/config"
+    with pytest.raises(InvalidArgument):
+        transport.unary(canned.CHECK, request, timeout=1.0, metadata=())
+    assert rest_server.seen.calls == 0
+
+
+def test_a_stream_posts_every_request_as_one_json_array(
+        transport: RestTransport, rest_server: RestServer) -> None:
+    requests = (canned.stream_request(text) for text in ("一", "二 🎉", canned.TEXT))
+    responses = list(transport.stream(canned.STREAM, requests, timeout=3.0,
+                                      metadata=canned.METADATA))
+    assert [r.candidates[0].content.parts[0].text for r in responses] == [
+        "0: 一", "1: 二 🎉", f"2: {canned.TEXT}"]
+    assert rest_server.seen.bodies[-1].startswith(b"[{")
+    assert rest_server.seen.paths[-1].startswith(f"/v1/{canned.LOCATION}"
+                                                 ":streamGenerateGroundedContent?")
+    assert rest_server.seen.metadata[-1]["x-goog-api-client"] == canned.METADATA[1][1]
+
+
+def test_a_stream_yields_each_element_as_soon_as_it_has_arrived(
+        transport: RestTransport, rest_server: RestServer) -> None:
+    rest_server.gate = threading.Event()
+    requests = [canned.stream_request(text) for text in ("a", "b", "c")]
+    texts = []
+    for response in transport.stream(canned.STREAM, requests, timeout=5.0, metadata=()):
+        texts.append(response.candidates[0].content.parts[0].text)
+        rest_server.gate.set()  # the server sends the rest only now
+    assert texts == ["0: a", "1: b", "2: c"]
+    assert rest_server.gate_passed is True
+
+
+def test_an_error_element_in_a_stream_is_raised_after_the_earlier_responses(
+        transport: RestTransport) -> None:
+    requests = [canned.stream_request(servers.STREAM_ERROR), canned.stream_request("b")]
+    responses = transport.stream(canned.STREAM, requests, timeout=3.0, metadata=())
+    assert next(responses).candidates[0].content.parts[0].text.startswith("0: ")
+    with pytest.raises(Unavailable) as raised:
+        next(responses)
+    assert raised.value.message == canned.UNAVAILABLE_MESSAGE
+
+
+def test_a_truncated_stream_is_an_internal_error(transport: RestTransport) -> None:
+    requests = [canned.stream_request(servers.STREAM_TRUNCATED), canned.stream_request("b")]
+    with pytest.raises(GroundwireError) as raised:
+        list(transport.stream(canned.STREAM, requests, timeout=3.0, metadata=()))
+    assert isinstance(raised.value, Internal)
+    assert "ended early" in raised.value.message
+
+
+def test_a_stream_whose_requests_name_different_resources_fails_before_sending(
+        transport: RestTransport, rest_server: RestServer) -> None:
+    other = canned.stream_request("b")
+    other.location = "projects/other/locations/global"
+    with pytest.raises(InvalidArgument):
+        list(transport.stream(canned.STREAM, [canned.stream_request("a"), other],
+                              timeout=3.0, metadata=()))
+    assert rest_server.seen.calls == 0
+
+
+@pytest.mark.parametrize("base_url", ["http://example.com", "http://10.1.2.3:8080",
+                                      "ftp://127.0.0.1"])
+def test_plaintext_is_refused_to_a_host_that_is_not_loopback(base_url: str) -> None:
+    with pytest.raises(ValueError):
+        RestTransport(base_url, credentials=None)
+
+
+def test_plaintext_is_refused_with_credentials() -> None:
+    from google.oauth2.credentials import Credentials
+
+    with pytest.raises(ValueError, match="credentials"):
+        RestTransport("http://127.0.0.1:8080", credentials=Credentials(token="secret"))
