@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from google.protobuf import message
 
-from groundwire.client import DEFAULT_RETRY, DEFAULT_TIMEOUT, _interactive_over_rest, _Settings
+from groundwire.client import DEFAULT_RETRY, DEFAULT_TIMEOUT, _live_transport, _Settings
 from groundwire.core import calls
 from groundwire.core.errors import GroundwireError
 from groundwire.core.offsets import OffsetUnit
@@ -164,9 +164,9 @@ class AsyncGroundingClient:
 
     async def _stream(self, plan: calls.StreamCall, timeout: float | None
                       ) -> AsyncIterator[message.Message]:
-        if plan.interactive and self._settings.transport == "rest":
-            raise _interactive_over_rest()
         transport = await self._transport(plan.method.api)
+        if plan.interactive:
+            transport = _live_transport(transport)
         deadline = self._settings.deadline(timeout)
         attempt = 0
         while True:

@@ -77,11 +77,23 @@ class _Settings:
         return found, credentials
 
 
-def _interactive_over_rest() -> GroundwireError:
-    return bad_request(
-        [("requests", "a live exchange that sends after reading needs gRPC; over REST "
-          "pass the requests as a list")],
-        "interactive bidirectional streaming is gRPC-only")
+def _live_transport(transport: Any) -> Any:
+    """The transport for a live exchange (requests sent while responses are read): gRPC only.
+
+    REST must read every request before it sends one, so such a stream never falls back.
+    """
+    from groundwire.transports.auto import AsyncAutoTransport, AutoTransport
+    from groundwire.transports.rest import RestTransport
+    from groundwire.transports.rest_aio import AsyncRestTransport
+
+    if isinstance(transport, (AutoTransport, AsyncAutoTransport)):
+        return transport.grpc
+    if isinstance(transport, (RestTransport, AsyncRestTransport)):
+        raise bad_request(
+            [("requests", "a live exchange that sends after reading needs gRPC; over REST "
+              "pass the requests as a list")],
+            "interactive bidirectional streaming is gRPC-only")
+    return transport
 
 
 class GroundingClient:
@@ -292,9 +304,9 @@ class GroundingClient:
 
     def _stream(self, plan: calls.StreamCall, timeout: float | None
                 ) -> Iterator[message.Message]:
-        if plan.interactive and self._settings.transport == "rest":
-            raise _interactive_over_rest()
         transport = self._transport(plan.method.api)
+        if plan.interactive:
+            transport = _live_transport(transport)
         deadline = self._settings.deadline(timeout)
         attempt = 0
         while True:

@@ -209,3 +209,16 @@ def test_a_ready_request_and_official_facts_are_accepted(servers: CannedServers)
             answer_candidate="Rome.")
         from_request = client.check_grounding(request)
     assert from_official.claims[0].text == from_request.claims[0].text == "Rome."
+
+
+def test_a_live_stream_never_falls_back_to_rest(servers: CannedServers) -> None:
+    from groundwire.transports.base import ConnectionFailure
+
+    servers.behaviour = stream_pieces
+    method = apis.method("discoveryengine", "v1", "StreamGenerateGroundedContent")
+    live = (method.request_class(location="projects/p/locations/global") for _ in range(2))
+    with GroundingClient("p", endpoint=f"127.0.0.1:{refused_port()}",
+                         rest_endpoint=servers.http_url, retry=FAST_RETRY) as client, \
+            pytest.raises(ConnectionFailure):
+        list(client.stream_generate_grounded_content(live))
+    assert servers.recorder.rest_calls == 0
