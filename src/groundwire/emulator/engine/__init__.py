@@ -1,0 +1,32 @@
+"""The grounding engine: checks answers against facts and answers from facts, offline.
+
+Pure and deterministic, no I/O: the emulator's CheckGrounding, CorroborateContent and grounded
+generation handlers call it. :func:`check_grounding` splits an answer into claims (sentences,
+with UTF-8 byte offsets) and scores each against windows of the facts; :func:`generate_answer`
+builds an extractive answer with its supports.
+"""
+
+from groundwire.emulator.engine.generate import NO_ANSWER, generate_answer
+from groundwire.emulator.engine.grounding import check_grounding
+from groundwire.emulator.engine.results import (
+    AnswerSupport,
+    Citation,
+    Claim,
+    Fact,
+    GeneratedAnswer,
+    GroundingResult,
+)
+from groundwire.emulator.engine.sentences import split_claims
+
+__all__ = [
+    "NO_ANSWER",
+    "AnswerSupport",
+    "Citation",
+    "Claim",
+    "Fact",
+    "GeneratedAnswer",
+    "GroundingResult",
+    "check_grounding",
+    "generate_answer",
+    "split_claims",
+]

@@ -1,0 +1,208 @@
+"""Reads one sentence closely: terms in order, which look like names, which clauses are negative.
+
+The index only needs a sentence's set of terms; the checks that overlap misses (a missing
+name, a flipped negation, swapped roles) need more, and run on few sentences, so this closer
+reading is done on demand and cached.
+
+A clause ends at ``; : ( ) —``, at a contrast word (``but``, ``although``) and at a comma that
+is followed by a pronoun (``..., it is open on Tuesdays``). A clause is negative when it holds a
+negation cue (``not``, ``never``, ``n't``, ``no`` but not ``No. 9``, ``kein``, ``不``, ``ない``).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import NamedTuple
+
+from groundwire.emulator.engine.lexicon import (
+    CLAUSE_BREAK_WORDS,
+    CLAUSE_STARTING_PRONOUNS,
+    NEGATION_CHARACTERS,
+    NEGATION_CUES,
+    NEGATION_SUFFIXES,
+)
+from groundwire.emulator.engine.numbers import is_numeric_term, join_number_tokens
+from groundwire.emulator.engine.scripts import has_spaceless, is_spaceless
+from groundwire.emulator.engine.text import (
+    FUNCTION_WORD_MARK,
+    NUMBER_WORD_FORMS,
+    TOKEN_PATTERN,
+    word_terms,
+)
+
+_CLAUSE_PUNCTUATION = re.compile(r"[;:()\[\]—–]|\s-\s|[，、；：（）]")
+_NEGATION_HINT = re.compile(
+    "|".join(sorted(NEGATION_CUES, key=len, reverse=True)).join((r"(?i)\b(?:", r")\b|n['’]t\b"))
+    + "|[" + "".join(NEGATION_CHARACTERS) + "]|" + "|".join(NEGATION_SUFFIXES)
+)
+
+
+def may_negate(sentence: str) -> bool:
+    """Say quickly whether a sentence could hold a negation (a cheap test before reading it).
+
+    Example:
+        >>> may_negate("It isn't open."), may_negate("巴黎不是首都"), may_negate("It is open.")
+        (True, True, False)
+    """
+    return _NEGATION_HINT.search(sentence) is not None
+
+
+def written_as_name(sentence: str, term: str) -> bool:
+    """Say whether the sentence writes the term capitalised somewhere other than first.
+
+    Example:
+        >>> written_as_name("Her rival Alice won.", "alic"), written_as_name("Alice won.", "alic")
+        (True, False)
+    """
+    for position, match in enumerate(TOKEN_PATTERN.finditer(sentence)):
+        word = match.group()
+        if position and _looks_like_name(word) and term in word_terms(word):
+            return True
+    return False
+
+
+class Token(NamedTuple):
+    """One term of a sentence and what its written form said about it."""
+
+    term: str
+    word_index: int
+    clause: int
+    content: bool
+    numeric: bool
+    name_like: bool
+    unmistakable_name: bool
+    sentence_initial: bool
+    negation: bool
+
+
+@dataclass(frozen=True, slots=True)
+class Analysis:
+    """A sentence read closely: its tokens in order and its negative clauses.
+
+    Example:
+        >>> reading = analyse("Bats are not blind; they hunt insects.")
+        >>> [t.term for t in reading.tokens if t.content], sorted(reading.negated_clauses)
+        (['bat', 'blind', 'hunt', 'insect'], [0])
+    """
+
+    tokens: tuple[Token, ...]
+    negated_clauses: frozenset[int]
+    terms: frozenset[str]
+    """The content terms, as a set."""
+
+    @property
+    def content_tokens(self) -> tuple[Token, ...]:
+        """The tokens that carry meaning (no function words)."""
+        return tuple(token for token in self.tokens if token.content)
+
+
+class _Word(NamedTuple):
+    position: int
+    clause: int
+    name_like: bool
+    unmistakable_name: bool
+    sentence_initial: bool
+    negation: bool
+
+
+@lru_cache(maxsize=32768)
+def analyse(sentence: str) -> Analysis:
+    """Read a sentence closely (see the module docstring for what clauses and negation are).
+
+    Example:
+        >>> reading = analyse("In the final, Bob defeated Alice.")
+        >>> [(t.term, t.name_like) for t in reading.content_tokens]
+        [('final', False), ('bob', True), ('defeat', False), ('alic', True)]
+    """
+    matches = list(TOKEN_PATTERN.finditer(sentence))
+    raw_words = [match.group() for match in matches]
+    items: list[tuple[str, _Word]] = []
+    clause = 0
+    previous_end = 0
+    for index, match in enumerate(matches):
+        raw = match.group()
+        lowered, name_like, unmistakable, cue = _word_shape(raw)
+        gap = sentence[previous_end:match.start()]
+        if items and _starts_clause(gap, lowered):
+            clause += 1
+        following = raw_words[index + 1] if index + 1 < len(raw_words) else ""
+        next_character = sentence[match.end():match.end() + 1]
+        negation = cue and not _cue_cancelled(lowered, next_character, following)
+        word = _Word(
+            position=index,
+            clause=clause,
+            name_like=name_like,
+            unmistakable_name=unmistakable,
+            sentence_initial=index == 0 or ":" in gap or "\n" in gap,
+            negation=negation,
+        )
+        items.extend((term, word) for term in word_terms(raw))
+        previous_end = match.end()
+    if not NUMBER_WORD_FORMS.isdisjoint(raw_words):
+        items = join_number_tokens(items)
+    tokens = tuple(_token(term, word) for term, word in items)
+    negated = frozenset(token.clause for token in tokens if token.negation)
+    terms = frozenset(token.term for token in tokens if token.content)
+    return Analysis(tokens=tokens, negated_clauses=negated, terms=terms)
+
+
+def _token(term: str, word: _Word) -> Token:
+    function_word = term.startswith(FUNCTION_WORD_MARK)
+    negation = word.negation or term == FUNCTION_WORD_MARK + "not"
+    numeric = not function_word and is_numeric_term(term)
+    return Token(
+        term=term,
+        word_index=word.position,
+        clause=word.clause,
+        content=not function_word,
+        numeric=numeric,
+        name_like=word.name_like and not function_word and not numeric,
+        unmistakable_name=word.unmistakable_name and not function_word and not numeric,
+        sentence_initial=word.sentence_initial,
+        negation=negation,
+    )
+
+
+def _starts_clause(gap: str, lowered: str) -> bool:
+    if _CLAUSE_PUNCTUATION.search(gap) or lowered in CLAUSE_BREAK_WORDS:
+        return True
+    return ("," in gap or "，" in gap) and lowered in CLAUSE_STARTING_PRONOUNS
+
+
+@lru_cache(maxsize=65536)
+def _word_shape(raw: str) -> tuple[str, bool, bool, bool]:
+    """A written word's casefolded form, whether it looks like a name, is unmistakably one,
+    and is a negation cue (before looking at its neighbours)."""
+    return raw.casefold(), _looks_like_name(raw), _is_unmistakable_name(raw), _is_cue(raw)
+
+
+def _looks_like_name(raw: str) -> bool:
+    """Capitalised or mixed case (``Paris``, ``iPhone``), or one capital letter (``vitamin K``)."""
+    if not raw[0].isalpha() or is_spaceless(raw[0]) or raw == "I":
+        return False
+    return raw != raw.lower()
+
+
+def _is_unmistakable_name(raw: str) -> bool:
+    """All capitals or a capital inside (``NASA``, ``YouTube``): a name even first in a sentence."""
+    if len(raw) < 2 or not raw[0].isalpha() or is_spaceless(raw[0]):
+        return False
+    rest = raw[1:]
+    return rest != rest.lower()
+
+
+def _is_cue(raw: str) -> bool:
+    if has_spaceless(raw):
+        return not NEGATION_CHARACTERS.isdisjoint(raw) or any(
+            suffix in raw for suffix in NEGATION_SUFFIXES
+        )
+    return raw.casefold() in NEGATION_CUES
+
+
+def _cue_cancelled(lowered: str, next_character: str, following: str) -> bool:
+    """``No. 9`` and ``No 9`` are numbers, ``not only`` is no negation."""
+    if lowered == "no" and (next_character == "." or following[:1].isdigit()):
+        return True
+    return lowered == "not" and following.casefold() == "only"

@@ -1,0 +1,331 @@
+"""The vetoes: what word overlap misses when a claim is only partly right.
+
+Overlap says a claim and a passage share most words; it cannot see that the one number that
+differs is the point, that ``not`` flips the meaning, or that winner and loser traded places.
+Each check here looks at one such thing and says whether the evidence contradicts the claim:
+
+* key terms: every number, date part and name of the claim must be in the evidence, and a
+  quantity must count the same thing (``three doses`` is not ``three weeks``);
+* negation: a negative claim needs a negative passage about its key word, and a positive claim
+  must not match a negative clause better than any positive one;
+* opposites: the claim says ``increased`` where the evidence only says ``decreased``;
+* other values: in evidence of several sentences, the claim's name or number may not stand in
+  a slot that one of them fills with another (``born in Warsaw`` when the claim says Paris);
+* roles: two names around the same relation word in the other order (``Alice defeated Bob`` /
+  ``Bob defeated Alice``), unless one of the two is passive (``Bob was defeated by Alice``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+
+from groundwire.emulator.engine.analysis import Analysis, Token
+from groundwire.emulator.engine.lexicon import ANTONYMS, PASSIVE_MARKERS
+from groundwire.emulator.engine.text import FUNCTION_WORD_MARK, word_terms
+
+_PASSIVE_TERMS = frozenset(FUNCTION_WORD_MARK + marker for marker in PASSIVE_MARKERS)
+_QUANTITY_REACH = 3
+_SLOT_REACH = 3
+_NAMES_PAIRED_AHEAD = 6
+
+
+def _opposites_by_term() -> dict[str, frozenset[str]]:
+    opposites: dict[str, set[str]] = {}
+    for one, other in ANTONYMS:
+        one_term, other_term = word_terms(one)[0], word_terms(other)[0]
+        opposites.setdefault(one_term, set()).add(other_term)
+        opposites.setdefault(other_term, set()).add(one_term)
+    return {term: frozenset(others) for term, others in opposites.items()}
+
+
+_OPPOSITES = _opposites_by_term()
+OPPOSABLE_TERMS = frozenset(_OPPOSITES)
+"""Terms (function words included, ``~more``) that have an opposite in the antonym list."""
+
+
+def key_tokens(claim: Analysis, is_known_name: Callable[[str], bool]) -> list[Token]:
+    """The claim's numbers, date parts and names: terms the evidence must contain.
+
+    A capitalised word counts as a name unless it opens the sentence; an opening word counts
+    when it is all capitals or mixed case (``NASA``, ``YouTube``), is followed by another name
+    (``Marie Curie``), or ``is_known_name`` says the facts write it capitalised mid-sentence.
+
+    Example:
+        >>> from groundwire.emulator.engine.analysis import analyse
+        >>> [t.term for t in key_tokens(analyse("Penguins live in Antarctica."), lambda t: False)]
+        ['antarctica']
+    """
+    tokens = claim.tokens
+    keys: list[Token] = []
+    for position, token in enumerate(tokens):
+        if not token.content:
+            continue
+        if token.numeric or (token.name_like and (
+            not token.sentence_initial or _opening_name(tokens, position, is_known_name)
+        )):
+            keys.append(token)
+    return keys
+
+
+def _opening_name(
+    tokens: Sequence[Token], position: int, is_known_name: Callable[[str], bool]
+) -> bool:
+    token = tokens[position]
+    if token.unmistakable_name:
+        return True
+    following = tokens[position + 1] if position + 1 < len(tokens) else None
+    if following is not None and following.name_like and following.word_index != token.word_index:
+        return True
+    return is_known_name(token.term)
+
+
+def missing_key_terms(
+    keys: Iterable[Token], evidence_terms: frozenset[str], related: Callable[[str], Iterable[str]]
+) -> list[str]:
+    """The key terms the evidence lacks; a name may appear with another ending, a number may not.
+
+    Example:
+        >>> from groundwire.emulator.engine.analysis import analyse
+        >>> keys = key_tokens(analyse("It sank in 1915."), lambda t: False)
+        >>> missing_key_terms(keys, frozenset({"sank", "1912"}), lambda t: ())
+        ['1915']
+    """
+    missing: list[str] = []
+    for token in keys:
+        if token.term in evidence_terms or token.term in missing:
+            continue
+        if not token.numeric and any(other in evidence_terms for other in related(token.term)):
+            continue
+        missing.append(token.term)
+    return missing
+
+
+def unbound_numbers(claim: Analysis, evidence: Sequence[Analysis]) -> list[str]:
+    """Quantities of the claim that the evidence gives for something else.
+
+    A number written right before a noun (``three doses``) must stand before that noun in the
+    evidence too (within three words), when the evidence mentions the noun at all: ``two
+    doses, three weeks apart`` has a 3, but not three doses. Codes such as ``COVID-19`` or
+    ``Apollo 11`` (a number right after a name) are not quantities.
+
+    Example:
+        >>> from groundwire.emulator.engine.analysis import analyse
+        >>> fact = [analyse("It is given as two doses, three weeks apart.")]
+        >>> unbound_numbers(analyse("It requires three doses."), fact)
+        ['3']
+    """
+    unbound: list[str] = []
+    tokens = claim.tokens
+    for position, token in enumerate(tokens[:-1]):
+        noun = tokens[position + 1]
+        after_name = position > 0 and tokens[position - 1].name_like
+        if not token.numeric or not noun.content or noun.numeric or after_name:
+            continue
+        if token.term.startswith("month:") or noun.word_index - token.word_index > 1:
+            continue
+        mentions = [(r, i) for r in evidence for i, t in enumerate(r.tokens) if t.term == noun.term]
+        if mentions and not any(
+            t.term == token.term
+            for reading, place in mentions
+            for t in reading.tokens[max(0, place - _QUANTITY_REACH):place]
+        ):
+            unbound.append(token.term)
+    return unbound
+
+
+def negation_conflict(
+    claim: Analysis, evidence: Sequence[Analysis], weight: Callable[[str], float]
+) -> bool:
+    """Say whether the claim and the evidence disagree on negation.
+
+    Example:
+        >>> from groundwire.emulator.engine.analysis import analyse
+        >>> fact = [analyse("The drug is not approved for children.")]
+        >>> negation_conflict(analyse("The drug is approved for children."), fact, lambda t: 1.0)
+        True
+    """
+    evidence_clauses = [
+        (frozenset(t.term for t in reading.content_tokens if t.clause == clause), negative)
+        for reading in evidence
+        for clause, negative in _clauses(reading)
+    ]
+    for clause, negative in _clauses(claim):
+        tokens = [t for t in claim.tokens if t.clause == clause]
+        terms = frozenset(t.term for t in tokens if t.content)
+        if not terms:
+            continue
+        if negative:
+            if _unsupported_negation(tokens, terms, evidence_clauses):
+                return True
+        elif _matches_negative_clause_best(terms, evidence_clauses, weight):
+            return True
+    return False
+
+
+def _clauses(reading: Analysis) -> list[tuple[int, bool]]:
+    clauses = sorted({token.clause for token in reading.tokens})
+    return [(clause, clause in reading.negated_clauses) for clause in clauses]
+
+
+def _unsupported_negation(
+    tokens: Sequence[Token],
+    terms: frozenset[str],
+    evidence_clauses: Sequence[tuple[frozenset[str], bool]],
+) -> bool:
+    head = _negated_head(tokens)
+    if head is not None and any(head in clause_terms for clause_terms, _ in evidence_clauses):
+        return not any(head in clause_terms and neg for clause_terms, neg in evidence_clauses)
+    sharing = [neg for clause_terms, neg in evidence_clauses if clause_terms & terms]
+    return bool(sharing) and not any(sharing)
+
+
+def _negated_head(tokens: Sequence[Token]) -> str | None:
+    """The word a negation is about: the first content word after the cue, else the last before."""
+    cue = next((index for index, token in enumerate(tokens) if token.negation), None)
+    if cue is None:
+        return None
+    cue_word = tokens[cue].word_index
+    after = [t for t in tokens[cue:] if t.content and t.word_index != cue_word]
+    if after:
+        return after[0].term
+    before = [t for t in tokens[:cue] if t.content and t.word_index != cue_word]
+    return before[-1].term if before else None
+
+
+def _matches_negative_clause_best(
+    terms: frozenset[str],
+    evidence_clauses: Sequence[tuple[frozenset[str], bool]],
+    weight: Callable[[str], float],
+) -> bool:
+    best = {True: 0.0, False: 0.0}
+    for clause_terms, negative in evidence_clauses:
+        shared = sum(weight(term) for term in terms & clause_terms)
+        best[negative] = max(best[negative], shared)
+    return best[True] > best[False]
+
+
+def opposite_meaning(claim: Analysis, evidence: Sequence[Analysis]) -> bool:
+    """Say whether the claim uses a word whose opposite, and not the word, is in the evidence.
+
+    Example:
+        >>> from groundwire.emulator.engine.analysis import analyse
+        >>> fact = [analyse("Sales decreased by 5% in 2023.")]
+        >>> opposite_meaning(analyse("Sales increased by 5% in 2023."), fact)
+        True
+        >>> opposite_meaning(analyse("Sales decreased by 5% in 2023."), fact)
+        False
+    """
+    claimed = {token.term for token in claim.tokens} & OPPOSABLE_TERMS
+    if not claimed:
+        return False
+    said = {token.term for reading in evidence for token in reading.tokens}
+    return any(term not in said and not said.isdisjoint(_OPPOSITES[term]) for term in claimed)
+
+
+def conflicting_value(
+    claim: Analysis, keys: Sequence[Token], evidence: Sequence[Analysis]
+) -> bool:
+    """Say whether an evidence sentence gives another value where the claim gives a key term.
+
+    The slot of a key term is the content word just before it (``born`` in ``born in Paris``).
+    A sentence that has that word followed by another name (or number, for a number) and does
+    not have the claim's term, contradicts the claim: pieces from several sentences must not
+    make a claim that each of them contradicts.
+
+    Example:
+        >>> from groundwire.emulator.engine.analysis import analyse
+        >>> claim = analyse("Marie Curie was born in Paris.")
+        >>> keys = [t for t in claim.tokens if t.name_like]
+        >>> facts = [analyse("Marie Curie was born in Warsaw."), analyse("Pierre was born here.")]
+        >>> conflicting_value(claim, keys, facts)
+        True
+    """
+    claim_terms = claim.terms
+    key_places = {id(token) for token in keys}
+    for position, token in enumerate(claim.tokens):
+        if id(token) not in key_places:
+            continue
+        slot = _slot_word(claim.tokens, position, key_places)
+        if slot is None:
+            continue
+        for reading in evidence:
+            if token.term in reading.terms:
+                continue
+            for place, said in enumerate(reading.tokens):
+                if said.term != slot:
+                    continue
+                following = [t for t in reading.tokens[place + 1:] if t.content][:_SLOT_REACH]
+                if any(
+                    t.term not in claim_terms
+                    and (t.numeric if token.numeric else t.name_like and not t.numeric)
+                    for t in following
+                ):
+                    return True
+    return False
+
+
+def _slot_word(tokens: Sequence[Token], position: int, key_places: set[int]) -> str | None:
+    before = [t for t in tokens[max(0, position - _SLOT_REACH):position] if t.content]
+    if not before or id(before[-1]) in key_places or before[-1].numeric:
+        return None
+    return before[-1].term
+
+
+def roles_swapped(claim: Analysis, evidence: Sequence[Analysis]) -> bool:
+    """Say whether two names stand around the same relation word in the other order.
+
+    Every capitalised word counts as a name here, the first of the sentence too: the order and
+    the shared relation word are what make a swap, and paraphrases rarely have both reversed.
+
+    Example:
+        >>> from groundwire.emulator.engine.analysis import analyse
+        >>> claim = analyse("Alice defeated Bob in 2017.")
+        >>> roles_swapped(claim, [analyse("In 2017, Bob defeated Alice.")])
+        True
+        >>> roles_swapped(claim, [analyse("Bob was defeated by Alice in 2017.")])
+        False
+    """
+    positions = {id(token): index for index, token in enumerate(claim.tokens)}
+    names = [token for token in claim.tokens if token.name_like]
+    key_terms = {token.term for token in names}
+    for first_index, first in enumerate(names):
+        for second in names[first_index + 1:first_index + 1 + _NAMES_PAIRED_AHEAD]:
+            if first.term == second.term or first.word_index == second.word_index:
+                continue
+            between = claim.tokens[positions[id(first)] + 1:positions[id(second)]]
+            relation = _relation_terms(between, key_terms)
+            if relation and any(
+                _reversed_in(reading, first.term, second.term, relation, _is_passive(between))
+                for reading in evidence
+            ):
+                return True
+    return False
+
+
+def _relation_terms(between: Sequence[Token], key_terms: set[str]) -> frozenset[str]:
+    return frozenset(
+        t.term for t in between if t.content and not t.numeric and t.term not in key_terms
+    )
+
+
+def _is_passive(between: Sequence[Token]) -> bool:
+    return any(token.term in _PASSIVE_TERMS for token in between)
+
+
+def _reversed_in(
+    reading: Analysis, first: str, second: str, relation: frozenset[str], claim_passive: bool
+) -> bool:
+    tokens = reading.tokens
+    first_places = [index for index, token in enumerate(tokens) if token.term == first]
+    second_places = [index for index, token in enumerate(tokens) if token.term == second]
+    if not first_places or not second_places:
+        return False
+    first_place, second_place = min(
+        ((a, b) for a in first_places for b in second_places), key=lambda ab: abs(ab[0] - ab[1])
+    )
+    low, high = sorted((first_place, second_place))
+    between = tokens[low + 1:high]
+    if not relation & frozenset(t.term for t in between if t.content):
+        return False
+    order_reversed = first_place > second_place
+    return order_reversed != (claim_passive != _is_passive(between))

@@ -1,0 +1,206 @@
+"""Indexes a request's facts by sentence, so a claim meets only the sentences that share its words.
+
+Each fact is split into sentences; a window is one to three consecutive sentences of one fact
+(what a citation quotes). Term weights are inverse sentence frequencies over the request's
+facts, so words found everywhere (``the``, ``movie`` in a request about one film) weigh little
+and a claim cannot be carried by them.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+
+from groundwire.emulator.engine.analysis import analyse
+from groundwire.emulator.engine.results import Fact
+from groundwire.emulator.engine.sentences import split_sentences
+from groundwire.emulator.engine.text import clear_text_caches, content_terms
+
+MAX_WINDOW_SENTENCES = 3
+"""The most consecutive sentences of one fact that a window (and so a citation) spans."""
+
+_PREFIX_LENGTH = 5
+_NEGATING_ENDINGS = ("less", "free")
+
+
+@dataclass(frozen=True, slots=True)
+class Window:
+    """Consecutive sentences ``first``..``last`` of one fact (global numbers, inclusive)."""
+
+    fact_index: int
+    first: int
+    last: int
+
+    @property
+    def size(self) -> int:
+        """How many sentences the window spans."""
+        return self.last - self.first + 1
+
+
+@dataclass(frozen=True)
+class FactIndex:
+    """The facts of one request, split into sentences, with an inverted index over their terms.
+
+    Example:
+        >>> index = build_index([Fact("Bees pollinate flowers. Wasps sting.")])
+        >>> index.sentence_count, index.postings["bee"]
+        (2, [0])
+    """
+
+    facts: tuple[Fact, ...]
+    sentence_fact: list[int]
+    sentence_spans: list[tuple[int, int]]
+    sentence_terms: list[frozenset[str]]
+    fact_first_sentence: list[int]
+    attribute_terms: list[frozenset[str]]
+    postings: dict[str, list[int]]
+    prefixes: dict[str, list[str]]
+
+    @property
+    def sentence_count(self) -> int:
+        """How many sentences the facts hold in all."""
+        return len(self.sentence_terms)
+
+    def weight(self, term: str) -> float:
+        """How much a term says: high when few sentences contain it.
+
+        A term no fact contains weighs as one found once: it is unsupported, but a rare word
+        of the claim should not outweigh everything the facts do support.
+
+        Example:
+            >>> index = build_index([Fact("Rome is old."), Fact("Rome has ruins.")])
+            >>> index.weight("ruin") > index.weight("rom")
+            True
+        """
+        frequency = max(1, len(self.postings.get(term, ())))
+        return math.log(1.0 + (self.sentence_count + 1) / (frequency + 1))
+
+    def sentence_text(self, sentence: int) -> str:
+        """The text of one sentence, as written in its fact.
+
+        Example:
+            >>> build_index([Fact("Rome is old. It has ruins.")]).sentence_text(1)
+            'It has ruins.'
+        """
+        start, end = self.sentence_spans[sentence]
+        return self.facts[self.sentence_fact[sentence]].text[start:end]
+
+    def window_text(self, window: Window) -> str:
+        """The text a window quotes from its fact (its sentences and what lies between them).
+
+        Example:
+            >>> build_index([Fact("Rome is old.  It has ruins.")]).window_text(Window(0, 0, 1))
+            'Rome is old.  It has ruins.'
+        """
+        start = self.sentence_spans[window.first][0]
+        end = self.sentence_spans[window.last][1]
+        return self.facts[window.fact_index].text[start:end]
+
+    def windows_around(self, sentence: int) -> list[Window]:
+        """Every window of the sentence's fact that contains the sentence.
+
+        Example:
+            >>> index = build_index([Fact("A b. C d. E f.")])
+            >>> [(w.first, w.last) for w in index.windows_around(0)]
+            [(0, 0), (0, 1), (0, 2)]
+        """
+        fact_index = self.sentence_fact[sentence]
+        first_of_fact = self.fact_first_sentence[fact_index]
+        last_of_fact = self.fact_first_sentence[fact_index + 1] - 1
+        windows = []
+        for size in range(1, MAX_WINDOW_SENTENCES + 1):
+            for first in range(max(first_of_fact, sentence - size + 1), sentence + 1):
+                last = first + size - 1
+                if last <= last_of_fact:
+                    windows.append(Window(fact_index, first, last))
+        return windows
+
+    def related_terms(self, term: str) -> tuple[str, ...]:
+        """Other indexed terms that are the same word with another ending (``invent``,
+        ``inventor``): one is a prefix of the other, give or take one letter.
+
+        Example:
+            >>> build_index([Fact("The inventor was Bell.")]).related_terms("invent")
+            ('inventor',)
+        """
+        if len(term) < _PREFIX_LENGTH or not term.isalpha():
+            return ()
+        return tuple(
+            other
+            for other in self.prefixes.get(term[:_PREFIX_LENGTH], ())
+            if other != term and _same_word(term, other)
+        )
+
+
+def build_index(facts: Sequence[Fact]) -> FactIndex:
+    """Split facts into sentences and index every sentence's content terms.
+
+    Example:
+        >>> index = build_index([Fact("A."), Fact("Rome is old. It has ruins.")])
+        >>> index.fact_first_sentence, index.sentence_fact
+        ([0, 1, 3], [0, 1, 1])
+    """
+    sentence_fact: list[int] = []
+    sentence_spans: list[tuple[int, int]] = []
+    sentence_terms: list[frozenset[str]] = []
+    fact_first_sentence: list[int] = []
+    for fact_index, fact in enumerate(facts):
+        fact_first_sentence.append(len(sentence_terms))
+        spans, term_sets = _fact_sentences(fact.text)
+        sentence_fact.extend([fact_index] * len(spans))
+        sentence_spans.extend(spans)
+        sentence_terms.extend(term_sets)
+    fact_first_sentence.append(len(sentence_terms))
+    postings: dict[str, list[int]] = {}
+    for sentence, terms in enumerate(sentence_terms):
+        for term in terms:
+            postings.setdefault(term, []).append(sentence)
+    attribute_terms = [content_terms(" ; ".join(fact.attributes.values())) for fact in facts]
+    vocabulary = set(postings).union(*attribute_terms)
+    prefixes: dict[str, list[str]] = {}
+    for term in sorted(vocabulary):
+        if len(term) >= _PREFIX_LENGTH and term.isalpha():
+            prefixes.setdefault(term[:_PREFIX_LENGTH], []).append(term)
+    return FactIndex(
+        facts=tuple(facts),
+        sentence_fact=sentence_fact,
+        sentence_spans=sentence_spans,
+        sentence_terms=sentence_terms,
+        fact_first_sentence=fact_first_sentence,
+        attribute_terms=attribute_terms,
+        postings=postings,
+        prefixes=prefixes,
+    )
+
+
+@lru_cache(maxsize=4096)
+def _fact_sentences(
+    text: str,
+) -> tuple[tuple[tuple[int, int], ...], tuple[frozenset[str], ...]]:
+    spans = tuple(split_sentences(text))
+    return spans, tuple(content_terms(text[start:end]) for start, end in spans)
+
+
+def _same_word(term: str, other: str) -> bool:
+    shorter, longer = sorted((term, other), key=len)
+    common = 0
+    for left, right in zip(shorter, longer, strict=False):
+        if left != right:
+            break
+        common += 1
+    if common < len(shorter) - 1 or longer[common:].endswith(_NEGATING_ENDINGS):
+        return False
+    return common >= _PREFIX_LENGTH
+
+
+def clear_caches() -> None:
+    """Forget every cached reading of text, so that the next request starts cold (benchmarks).
+
+    Example:
+        >>> clear_caches()
+    """
+    clear_text_caches()
+    analyse.cache_clear()
+    _fact_sentences.cache_clear()

@@ -1,0 +1,212 @@
+"""Turns text into the terms the grounding engine compares, so that paraphrases meet.
+
+What a term is:
+
+* Words are casefolded, lose Latin and Greek accents (``café`` = ``cafe``), are lightly stemmed
+  (plurals, ``-ed``, ``-ing``, ``-s``, a final ``-e``; irregular forms such as ``won`` = ``win``),
+  and a few frequent synonyms share one term (``film`` = ``movie``, ``bought`` = ``acquire``).
+  British and American spellings meet (``organise``/``organize``, ``metre``/``meter``).
+  Cyrillic words lose a common case ending (``столицей`` = ``столица``).
+* Numbers are written one way: ``1,000`` = ``1000`` = ``one thousand``, ``2.1 million`` =
+  ``2100000``, ``twenty-six`` = ``26``, ``19th`` = ``19``; signs become words (``%``, ``$``).
+* Dates become their parts: a month name is ``month:12``, ``1997-12-19`` and ``12/19/1997``
+  give ``1997``, ``month:12`` and ``19``. So a claim's ``1997`` is found in a fact's
+  ``December 19, 1997``, while a claim's ``December 19, 1997`` is not found in ``1997``.
+* Languages written without spaces (Chinese, Japanese, Korean, Thai, Lao, Khmer, Burmese) have
+  no dictionary here: every run of such characters becomes overlapping character bigrams
+  (``东京是日本`` gives ``东京 京是 是日 日本``), a one-character run stays one term. Japanese
+  hiragana is grammar (particles, endings), so a hiragana run is a function word and cuts the
+  runs around it (``日本の首都`` gives ``日本 首都``). Numbers
+  inside such runs are still numbers, and the character after a number (a counter such as
+  ``年`` or ``米``) is a term of its own too (``1958年建成`` gives ``1958 年 年建 建成``).
+  Chinese numerals are not converted.
+* Function words (``the``, ``is``, ``according``) are kept apart from content terms: they never
+  carry a claim, but negation cues and passive ``by`` are read from them.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+from itertools import chain
+
+from groundwire.emulator.engine.lexicon import (
+    MONTHS,
+    MULTIPLIERS,
+    ORDINAL_SUFFIXES,
+    STOPWORDS,
+    SYNONYMS,
+    UNIT_WORDS,
+    UNITS,
+)
+from groundwire.emulator.engine.numbers import (
+    NUMBER_WORD_MARK,
+    decimal_text,
+    join_number_tokens,
+    parse_digits,
+)
+from groundwire.emulator.engine.scripts import (
+    character_bigrams,
+    has_spaceless,
+    is_hiragana,
+    is_spaceless,
+    script_runs,
+)
+from groundwire.emulator.engine.stemming import english_stem, stem
+
+FUNCTION_WORD_MARK = "~"
+"""Prefix of a function word's term (``~the``); such terms never enter a term set."""
+
+_MARKS = (
+    "\u0300-\u036f\u0483-\u0489\u0591-\u05c7\u0610-\u061a\u064b-\u065f\u0670\u06d6-\u06ed"
+    "\u0900-\u0963\u0966-\u0dff\u0e00-\u0e7f\u0e80-\u0eff\u1000-\u109f\u1780-\u17ff"
+    "\u1ab0-\u1aff\u1dc0-\u1dff\u200c\u200d\u20d0-\u20ff\u3099-\u309c\ufe00-\ufe0f\ufe20-\ufe2f"
+)
+TOKEN_PATTERN = re.compile(
+    r"\d{4}-\d{1,2}-\d{1,2}(?!\d)"
+    r"|\d{1,2}/\d{1,2}/\d{4}(?!\d)"
+    r"|°\s?[CFcf]\b|[℃℉$€£%]"
+    r"|[A-Za-z](?:\.[A-Za-z])+\.?(?!\w)"
+    rf"|\d+(?:[.,]\d+)*[\w{_MARKS}]*"
+    rf"|[\w{_MARKS}]+(?:['’][\w{_MARKS}]+)*"
+)
+"""One match per written word, number, date or sign; everything else separates them."""
+
+NUMBER_WORD_FORMS: frozenset[str] = frozenset(
+    chain.from_iterable((w, w.title(), w.upper()) for w in (*UNITS, *MULTIPLIERS))
+)
+"""Written forms of number words; a text containing none needs no number-word joining."""
+
+_ELISIONS = re.compile(r"^(?:l|d|j|qu|n|s|c|m|t|dell|all|nell|sull)'")
+_LEADING_DIGITS = re.compile(r"\d+(?:[.,]\d+)*")
+_PLURAL_QUANTITIES = frozenset({"hundreds", "thousands", "millions", "billions", "dozens"})
+_AMBIGUOUS_MONTHS = frozenset({"may", "march", "mar"})
+_CONTRACTED_NEGATIONS = {"ca": "can", "wo": "will", "sha": "shall"}
+_DOTTED_FUNCTION_WORDS = frozenset({"eg", "ie", "cf", "vs", "am"})
+
+
+@lru_cache(maxsize=131072)
+def word_terms(word: str) -> tuple[str, ...]:
+    """Give the terms of one written word, number, date or sign (as matched by TOKEN_PATTERN).
+
+    Function words come back marked with ``~``; number words carry a provisional mark that
+    :func:`join_number_words` resolves.
+
+    Example:
+        >>> word_terms("Studied"), word_terms("1997-12-19"), word_terms("the")
+        (('study',), ('1997', 'month:12', '19'), ('~the',))
+    """
+    if word[0].isdigit():
+        return _number_terms(word)
+    if has_spaceless(word):
+        return _spaceless_terms(word)
+    lowered = word.replace("’", "'").casefold()
+    sign = lowered.replace(" ", "")
+    if sign in SYNONYMS and not sign[0].isalpha():
+        return (english_stem(SYNONYMS[sign]),)
+    if "." in lowered:
+        dotted = lowered.replace(".", "")
+        return (FUNCTION_WORD_MARK + dotted if dotted in _DOTTED_FUNCTION_WORDS else dotted,)
+    if lowered.endswith("n't"):
+        base = _CONTRACTED_NEGATIONS.get(lowered[:-3], lowered[:-3])
+        return (FUNCTION_WORD_MARK + base, FUNCTION_WORD_MARK + "not")
+    lowered = _ELISIONS.sub("", lowered)
+    if lowered.endswith("'s"):
+        lowered = lowered[:-2]
+    lowered = lowered.replace("'", "")
+    return (_plain_word_term(word, lowered),) if lowered else ()
+
+
+def _plain_word_term(word: str, lowered: str) -> str:
+    if lowered in UNITS:
+        return f"{NUMBER_WORD_MARK}u:{UNITS[lowered]}"
+    if lowered in MULTIPLIERS:
+        return f"{NUMBER_WORD_MARK}m:{MULTIPLIERS[lowered]}"
+    if lowered in MONTHS and (word[0].isupper() or lowered not in _AMBIGUOUS_MONTHS):
+        return f"month:{MONTHS[lowered]}"
+    if lowered in STOPWORDS or lowered in _PLURAL_QUANTITIES:
+        return FUNCTION_WORD_MARK + lowered
+    return stem(lowered)
+
+
+def _number_terms(word: str) -> tuple[str, ...]:
+    if "-" in word:
+        year_text, month_text, day_text = word.split("-")
+        return (decimal_text(year_text), f"month:{int(month_text)}", decimal_text(day_text))
+    if "/" in word:
+        first, second, year = (int(part) for part in word.split("/"))
+        month, day = (second, first) if first > 12 else (first, second)
+        return (str(year), f"month:{month}", str(day))
+    match = _LEADING_DIGITS.match(word)
+    digits = match.group() if match else word
+    suffix = word[len(digits):]
+    numbers = tuple(parse_digits(digits))
+    if not suffix:
+        return numbers
+    lowered = suffix.casefold()
+    if lowered in ORDINAL_SUFFIXES:
+        return {"1": ("first",), "2": ("second",)}.get(numbers[-1], numbers)
+    if lowered == "s" and numbers[-1].endswith("0"):
+        return (numbers[-1] + "s",)
+    if has_spaceless(suffix):
+        counter = () if is_hiragana(suffix[0]) or len(suffix) == 1 else (suffix[0],)
+        return numbers + counter + word_terms(suffix)
+    if lowered in UNIT_WORDS:
+        return numbers + word_terms(suffix)
+    return (word.casefold(),)
+
+
+def _spaceless_terms(word: str) -> tuple[str, ...]:
+    terms: list[str] = []
+    after_number = False
+    for run in script_runs(word):
+        if is_hiragana(run[0]):
+            terms.append(FUNCTION_WORD_MARK + run)
+        elif is_spaceless(run[0]):
+            if after_number and len(run) > 1:
+                terms.append(run[0])
+            terms.extend(character_bigrams(run))
+        else:
+            terms.extend(word_terms(run))
+        after_number = run[0].isdigit()
+    return tuple(terms)
+
+
+def join_number_words(terms: list[str]) -> list[str]:
+    """Turn runs of number words (and a number followed by a multiplier) into one number.
+
+    Example:
+        >>> join_number_words([word_terms(w)[0] for w in "two hundred and six bones".split()])
+        ['206', 'bon']
+    """
+    return [term for term, _ in join_number_tokens([(term, None) for term in terms])]
+
+
+@lru_cache(maxsize=65536)
+def content_terms(text: str) -> frozenset[str]:
+    """Give the set of content terms of a text: what a claim or a fact sentence is about.
+
+    Example:
+        >>> sorted(content_terms("The film was released on December 19, 1997."))
+        ['19', '1997', 'month:12', 'movi', 'releas']
+    """
+    words = TOKEN_PATTERN.findall(text)
+    if NUMBER_WORD_FORMS.isdisjoint(words):
+        return frozenset(chain.from_iterable(map(_content_word_terms, words)))
+    terms = join_number_words(list(chain.from_iterable(map(word_terms, words))))
+    return frozenset(term for term in terms if term[0] != FUNCTION_WORD_MARK)
+
+
+@lru_cache(maxsize=131072)
+def _content_word_terms(word: str) -> tuple[str, ...]:
+    return tuple(term for term in word_terms(word) if term[0] != FUNCTION_WORD_MARK)
+
+
+def clear_text_caches() -> None:
+    """Forget every cached word and sentence reading (for cold-start benchmarks).
+
+    Example:
+        >>> clear_text_caches()
+    """
+    for cached in (word_terms, _content_word_terms, content_terms):
+        cached.cache_clear()

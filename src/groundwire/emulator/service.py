@@ -1,0 +1,346 @@
+"""The emulated methods as pure request → response functions, shared by the gRPC and REST servers.
+
+Nothing here does I/O: a server parses a request, calls `handle_unary` or `handle_stream` and
+sends what comes back; a `GroundwireError` raised here is the status both protocols report.
+
+Decisions where the API leaves room:
+
+* GenerateGroundedContent without grounding sources answers anyway (the real service lets a
+  model answer ungrounded); the extractive engine has nothing to draw on, so the answer has no
+  grounding metadata and `grounding_score` 0.
+* CorroborateContent joins the content's text parts with no separator, so claim offsets index
+  the parts' plain concatenation. `parameters.citation_threshold` is a plain double, so 0 (unset
+  on the wire) means the documented default, 0.6.
+* The streaming method answers each request it receives on its own, in pieces of a few words;
+  the last piece of each answer carries the grounding metadata.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Generator, Iterable, Mapping, Sequence
+from typing import Any
+
+from google.protobuf.message import Message
+
+from groundwire.core.apis import Method
+from groundwire.core.errors import FailedPrecondition, NotFound, Unimplemented, bad_request
+from groundwire.core.validation import (
+    validate_check_grounding,
+    validate_corroborate,
+    validate_generate,
+)
+from groundwire.emulator.engine import Fact, generate_answer
+from groundwire.emulator.engine import check_grounding as check_answer
+
+DEFAULT_CITATION_THRESHOLD = 0.6
+DEFAULT_GROUNDING_CONFIG = "default_grounding_config"
+WORDS_PER_STREAMED_PIECE = 4
+
+_LOCATION = re.compile(r"projects/[^/]+/locations/[^/]+")
+_GROUNDING_CONFIG = re.compile(r"projects/[^/]+/locations/[^/]+/groundingConfigs/(?P<id>[^/]+)")
+_WORD_WITH_SPACE = re.compile(r"\s*\S+\s*")
+_REMOTE_SOURCES = {
+    "search_source": "Vertex AI Search",
+    "google_search_source": "Google Search",
+    "enterprise_web_retrieval_source": "enterprise web retrieval",
+}
+Responses = Generator[Message, None, None]
+"""The responses of a streaming call, made one by one as they are consumed."""
+
+_INLINE_CONTENT = 2  # RetrievalMetadata.Source.INLINE_CONTENT
+
+
+def handle_unary(method: Method, request: Message) -> Message:
+    """Answers one call of a unary method.
+
+    Example:
+        >>> from groundwire.core.apis import method
+        >>> check = method("discoveryengine", "v1", "CheckGrounding")
+        >>> request = check.request_class(
+        ...     grounding_config="projects/p/locations/global/groundingConfigs/"
+        ...     "default_grounding_config", answer_candidate="Hi!")
+        >>> handle_unary(check, request).claims[0].grounding_check_required
+        False
+    """
+    if method.name == "CheckGrounding":
+        return check_grounding(method, request)
+    if method.name == "CorroborateContent":
+        return corroborate_content(method, request)
+    if method.name == "GenerateGroundedContent":
+        return generate_grounded_content(method, request)
+    raise Unimplemented(f"{method.grpc_path} is not a unary method of the emulator")
+
+
+def handle_stream(method: Method, requests: Iterable[Message]) -> Responses:
+    """Answers a streaming call: the responses to `requests`, lazily, in order.
+
+    Example:
+        >>> from groundwire.core.apis import method
+        >>> stream = method("discoveryengine", "v1", "StreamGenerateGroundedContent")
+        >>> request = stream.request_class(location="projects/p/locations/global")
+        >>> _ = request.contents.add(role="user", parts=[{"text": "Hello?"}])
+        >>> len(list(handle_stream(stream, [request]))) >= 1
+        True
+    """
+    if method.name != "StreamGenerateGroundedContent":
+        raise Unimplemented(f"{method.grpc_path} is not a streaming method of the emulator")
+    return stream_generate_grounded_content(method, requests)
+
+
+def check_grounding(method: Method, request: Message) -> Message:
+    """CheckGrounding: the engine's claims, citations into deduplicated `cited_chunks`.
+
+    v1 and v1beta also list `cited_facts` parallel to `cited_chunks`, and give each claim a
+    `score` when `grounding_spec.enable_claim_level_score` asks for it.
+    """
+    fields: Any = request
+    _check_grounding_config(fields.grounding_config)
+    spec = fields.grounding_spec
+    threshold = spec.citation_threshold if spec.HasField("citation_threshold") else None
+    validate_check_grounding(
+        api_version=method.version,
+        answer_candidate=fields.answer_candidate,
+        fact_texts=[fact.fact_text for fact in fields.facts],
+        citation_threshold=threshold,
+        user_labels=dict(fields.user_labels),
+    )
+    facts = [Fact(fact.fact_text, dict(fact.attributes)) for fact in fields.facts]
+    result = check_answer(
+        fields.answer_candidate,
+        facts,
+        citation_threshold=DEFAULT_CITATION_THRESHOLD if threshold is None else threshold,
+    )
+    response: Any = method.response_class()
+    has_cited_facts = "cited_facts" in response.DESCRIPTOR.fields_by_name
+    claim_scores = (
+        "enable_claim_level_score" in spec.DESCRIPTOR.fields_by_name
+        and spec.enable_claim_level_score
+    )
+    chunk_indices: dict[tuple[int, str], int] = {}
+    for claim in result.claims:
+        citation_indices = []
+        for citation in claim.citations:
+            key = (citation.fact_index, citation.text)
+            if key not in chunk_indices:
+                chunk_indices[key] = len(chunk_indices)
+                response.cited_chunks.add(
+                    chunk_text=citation.text,
+                    source=str(citation.fact_index),
+                    source_metadata=facts[citation.fact_index].attributes,
+                )
+                if has_cited_facts:
+                    response.cited_facts.add(chunk_text=citation.text)
+            citation_indices.append(chunk_indices[key])
+        added = response.claims.add(
+            start_pos=claim.start_byte,
+            end_pos=claim.end_byte,
+            claim_text=claim.text,
+            citation_indices=citation_indices,
+            grounding_check_required=claim.check_required,
+        )
+        if claim_scores:
+            added.score = claim.score
+    if result.support_score is not None:
+        response.support_score = result.support_score
+    return response
+
+
+def corroborate_content(method: Method, request: Message) -> Message:
+    """CorroborateContent: claims at or above the citation threshold, offsets in UTF-8 bytes.
+
+    A fact's text is its `summary`, else its chunk's text; `title` and `uri` count as evidence.
+    """
+    fields: Any = request
+    _check_location("parent", fields.parent)
+    content_text = "".join(part.text for part in fields.content.parts)
+    fact_texts = [fact.summary or fact.chunk.text for fact in fields.facts]
+    uses_chunks = any(not fact.summary and fact.chunk.text for fact in fields.facts)
+    threshold = fields.parameters.citation_threshold
+    validate_corroborate(
+        content_text=content_text,
+        fact_texts=fact_texts,
+        citation_threshold=threshold,
+        fact_text_field="chunk.text" if uses_chunks else "summary",
+    )
+    threshold = threshold or DEFAULT_CITATION_THRESHOLD
+    facts = [
+        Fact(text, _present(fact, ("title", "uri")))
+        for text, fact in zip(fact_texts, fields.facts, strict=True)
+    ]
+    result = check_answer(content_text, facts, citation_threshold=threshold)
+    response: Any = method.response_class()
+    for claim in result.claims:
+        if not claim.check_required or claim.score < threshold:
+            continue
+        response.claims.add(
+            start_index=claim.start_byte,
+            end_index=claim.end_byte,
+            fact_indexes=sorted({citation.fact_index for citation in claim.citations}),
+            score=claim.score,
+        )
+    if result.support_score is not None:
+        response.corroboration_score = result.support_score
+    return response
+
+
+def generate_grounded_content(method: Method, request: Message) -> Message:
+    """GenerateGroundedContent: an extractive answer to the last user turn from inline facts.
+
+    Sources that need Google (search, Google Search, enterprise web retrieval) fail with
+    FAILED_PRECONDITION: the emulator works offline.
+    """
+    return _answer(method, request, chunk_index=False)
+
+
+def stream_generate_grounded_content(
+    method: Method, requests: Iterable[Message]
+) -> Responses:
+    """StreamGenerateGroundedContent: each request's answer in pieces of a few words.
+
+    Only the last piece of an answer carries `grounding_score` and `grounding_metadata`, whose
+    support chunks have their `index` set.
+    """
+    for request in requests:
+        complete: Any = _answer(method, request, chunk_index=True)
+        candidate = complete.candidates[0]
+        pieces = _pieces(candidate.content.parts[0].text)
+        for number, piece in enumerate(pieces, start=1):
+            response: Any = method.response_class()
+            added = response.candidates.add(index=0)
+            added.content.role = "model"
+            added.content.parts.add(text=piece)
+            if number == len(pieces):
+                added.grounding_score = candidate.grounding_score
+                if candidate.HasField("grounding_metadata"):
+                    added.grounding_metadata.CopyFrom(candidate.grounding_metadata)
+            yield response
+
+
+def _answer(method: Method, request: Message, *, chunk_index: bool) -> Message:
+    fields: Any = request
+    _check_location("location", fields.location)
+    inline_sources = _inline_sources(fields.grounding_spec.grounding_sources)
+    labels = dict(fields.user_labels)
+    if not inline_sources:
+        validate_generate(fact_texts=(), user_labels=labels)
+    for position, (source_index, source) in enumerate(inline_sources):
+        validate_generate(
+            fact_texts=[fact.fact_text for fact in source.grounding_facts],
+            user_labels=labels if position == 0 else {},
+            facts_field=f"grounding_spec.grounding_sources[{source_index}]"
+            ".inline_source.grounding_facts",
+        )
+    facts = [
+        Fact(fact.fact_text, {**source.attributes, **fact.attributes})
+        for _, source in inline_sources
+        for fact in source.grounding_facts
+    ]
+    answer = generate_answer(_question(fields.contents), facts)
+    response: Any = method.response_class()
+    candidate = response.candidates.add(index=0)
+    candidate.content.role = "model"
+    candidate.content.parts.add(text=answer.text)
+    supports = answer.supports if facts else ()
+    scores = [support.score for support in supports]
+    candidate.grounding_score = sum(scores) / len(scores) if scores else 0.0
+    if not facts:
+        return response
+    metadata = candidate.grounding_metadata
+    metadata.retrieval_metadata.add(source=_INLINE_CONTENT)
+    chunk_indices: dict[int, int] = {}
+    for support in supports:
+        for fact_index in support.fact_indices:
+            if fact_index not in chunk_indices:
+                chunk_indices[fact_index] = len(chunk_indices)
+                chunk = metadata.support_chunks.add(
+                    chunk_text=facts[fact_index].text,
+                    source=str(fact_index),
+                    source_metadata=facts[fact_index].attributes,
+                )
+                if chunk_index:
+                    chunk.index = chunk_indices[fact_index]
+        metadata.grounding_support.add(
+            claim_text=support.claim_text,
+            support_chunk_indices=[chunk_indices[i] for i in support.fact_indices],
+            support_score=support.score,
+        )
+    return response
+
+
+def _inline_sources(sources: Sequence[Any]) -> list[tuple[int, Any]]:
+    inline = []
+    for index, source in enumerate(sources):
+        kind = source.WhichOneof("source")
+        field = f"grounding_spec.grounding_sources[{index}]"
+        if kind in _REMOTE_SOURCES:
+            raise _offline(f"{field}.{kind}", _REMOTE_SOURCES[kind])
+        if kind is None:
+            raise bad_request([(field, "names no source")], f"{field} names no source")
+        inline.append((index, source.inline_source))
+    return inline
+
+
+def _offline(field: str, service: str) -> FailedPrecondition:
+    from google.rpc.error_details_pb2 import PreconditionFailure
+
+    description = (
+        f"the groundwire emulator works offline and cannot reach {service}; "
+        "ground on inline_source facts instead"
+    )
+    violation = PreconditionFailure.Violation(
+        type="EMULATOR_OFFLINE", subject=field, description=description
+    )
+    return FailedPrecondition(
+        f"{field}: {description}", details=(PreconditionFailure(violations=[violation]),)
+    )
+
+
+def _question(contents: Sequence[Any]) -> str:
+    for content in reversed(contents):
+        if content.role != "model":
+            return " ".join(part.text for part in content.parts)
+    raise bad_request([("contents", "needs a user turn to answer")], "contents has no user turn")
+
+
+def _pieces(text: str) -> list[str]:
+    words = _WORD_WITH_SPACE.findall(text)
+    if not words:
+        return [text]
+    size = WORDS_PER_STREAMED_PIECE
+    return ["".join(words[start : start + size]) for start in range(0, len(words), size)]
+
+
+def _present(message: Any, names: Sequence[str]) -> Mapping[str, str]:
+    return {name: getattr(message, name) for name in names if message.HasField(name)}
+
+
+def _check_location(field: str, name: str) -> None:
+    if not _LOCATION.fullmatch(name):
+        raise bad_request(
+            [(field, f"{name!r} is not of the form projects/{{project}}/locations/{{location}}")],
+            f"{field} must be of the form projects/{{project}}/locations/{{location}}",
+        )
+
+
+def _check_grounding_config(name: str) -> None:
+    found = _GROUNDING_CONFIG.fullmatch(name)
+    if found is None:
+        pattern = "projects/{project}/locations/{location}/groundingConfigs/{grounding_config}"
+        raise bad_request(
+            [("grounding_config", f"{name!r} is not of the form {pattern}")],
+            f"grounding_config must be of the form {pattern}",
+        )
+    if found.group("id") != DEFAULT_GROUNDING_CONFIG:
+        from google.rpc.error_details_pb2 import ResourceInfo
+
+        info = ResourceInfo(
+            resource_type="discoveryengine.googleapis.com/GroundingConfig",
+            resource_name=name,
+            description=f"the only grounding config is {DEFAULT_GROUNDING_CONFIG}",
+        )
+        raise NotFound(
+            f"grounding config {name!r} does not exist; use .../groundingConfigs/"
+            f"{DEFAULT_GROUNDING_CONFIG}",
+            details=(info,),
+        )

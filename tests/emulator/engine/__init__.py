@@ -1,0 +1,1 @@
+"""Specifications of the grounding engine."""
