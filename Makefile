@@ -9,7 +9,7 @@ BUF := node_modules/.bin/buf
 PY_STAMP := $(VENV)/.installed
 NODE_STAMP := node_modules/.installed
 
-.PHONY: install generate check-generated baseline breaking lint test ci lock clean
+.PHONY: install demo generate check-generated baseline breaking lint test bench ci lock clean
 
 install: $(PY_STAMP) $(NODE_STAMP)
 
@@ -47,6 +47,19 @@ lint: generate $(NODE_STAMP)
 
 test: $(PY_STAMP)
 	$(BIN)/pytest -q
+
+## demo: a real grounding check (non-ASCII answer) against the embedded emulator
+demo: $(PY_STAMP)
+	$(BIN)/groundwire check --local \
+	  --answer "Marie Curie won the Nobel Prize in Physics in 1903. Elle est née à Varsovie en 1867. 東京は日本の首都です。The Eiffel Tower is in Berlin. Let me know if you need anything else!" \
+	  --fact "Marie Skłodowska-Curie shared the 1903 Nobel Prize in Physics with Pierre Curie and Henri Becquerel." \
+	  --fact "Marie Curie est née à Varsovie le 7 novembre 1867." \
+	  --fact "東京は日本の首都であり、最大の都市です。" \
+	  --fact "The Eiffel Tower is a wrought-iron lattice tower in Paris, France."
+
+## bench: client, import, offsets and emulator benchmarks side by side; writes bench/results.{json,md}
+bench: $(PY_STAMP)
+	$(BIN)/python -m bench.run
 
 ## ci: everything .ci/run checks
 ci: check-generated breaking lint test

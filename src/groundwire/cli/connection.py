@@ -1,0 +1,104 @@
+"""The connection options every client command shares, and the client they open."""
+
+from __future__ import annotations
+
+import argparse
+import os
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from typing import TYPE_CHECKING, cast
+
+from groundwire.cli.errors import InputError
+
+if TYPE_CHECKING:
+    from groundwire.client import GroundingClient
+    from groundwire.core.calls import TransportName
+
+LOCAL_PROJECT = "local-project"
+PROJECT_ENV = "GOOGLE_CLOUD_PROJECT"
+
+
+def positive_float(text: str) -> float:
+    """An argparse type: a number greater than zero."""
+    value = float(text)
+    if not value > 0 or value == float("inf"):
+        raise argparse.ArgumentTypeError(f"expected a positive number, got {text!r}")
+    return value
+
+
+def add_connection_options(parser: argparse.ArgumentParser) -> None:
+    """Adds the connection options every client command shares."""
+    group = parser.add_argument_group("connection")
+    group.add_argument("--project", help=f"Google Cloud project (default: ${PROJECT_ENV}; "
+                                         f"{LOCAL_PROJECT!r} with --local)")
+    group.add_argument("--location", default="global",
+                       help="global (default), us or eu; a Vertex AI region for corroborate")
+    group.add_argument("--api-version", default="v1", choices=("v1", "v1beta", "v1alpha"),
+                       help="Discovery Engine API version (default: v1)")
+    group.add_argument("--transport", default="auto", choices=("auto", "grpc", "rest"),
+                       help="auto (gRPC, REST when gRPC cannot connect), grpc or rest")
+    group.add_argument("--endpoint", metavar="HOST:PORT",
+                       help="gRPC endpoint instead of Google's (e.g. an emulator)")
+    group.add_argument("--rest-endpoint", metavar="URL",
+                       help="REST base URL instead of Google's (e.g. http://127.0.0.1:8080)")
+    group.add_argument("--local", action="store_true",
+                       help="start the embedded emulator for this command and use it")
+    group.add_argument("--timeout", type=positive_float, default=60.0, metavar="SECONDS",
+                       help="overall deadline of each call, retries included (default: 60)")
+
+
+def _emulator_endpoint(args: argparse.Namespace, environ: Mapping[str, str]) -> bool:
+    """Whether the endpoints given (by flag or emulator variable) are on loopback."""
+    from urllib.parse import urlsplit
+
+    from groundwire.core.endpoints import EMULATOR_GRPC_ENV, EMULATOR_REST_ENV, is_loopback
+
+    grpc_target = args.endpoint or environ.get(EMULATOR_GRPC_ENV)
+    rest_url = args.rest_endpoint or environ.get(EMULATOR_REST_ENV)
+    hosts = []
+    if grpc_target:
+        hosts.append(str(grpc_target).rpartition(":")[0] or str(grpc_target))
+    if rest_url:
+        hosts.append(urlsplit(rest_url if "://" in rest_url else f"http://{rest_url}").hostname
+                     or "")
+    return bool(hosts) and all(is_loopback(host) for host in hosts)
+
+
+def project_for(args: argparse.Namespace, environ: Mapping[str, str]) -> str:
+    """The project to call: --project, else $GOOGLE_CLOUD_PROJECT, else (for an emulator)
+    a placeholder, since the emulator accepts any project."""
+    project = cast("str | None", args.project) or environ.get(PROJECT_ENV)
+    if project:
+        return project
+    if args.local or _emulator_endpoint(args, environ):
+        return LOCAL_PROJECT
+    raise InputError(f"no project: pass --project or set ${PROJECT_ENV} "
+                     "(or use --local for the offline emulator)")
+
+
+def _client(args: argparse.Namespace, project: str, endpoint: str | None,
+            rest_endpoint: str | None) -> GroundingClient:
+    from groundwire.client import GroundingClient
+
+    return GroundingClient(project, cast(str, args.location),
+                           transport=cast("TransportName", args.transport),
+                           api_version=cast(str, args.api_version), endpoint=endpoint,
+                           rest_endpoint=rest_endpoint, timeout=cast(float, args.timeout))
+
+
+@contextmanager
+def open_client(args: argparse.Namespace, environ: Mapping[str, str] = os.environ
+                ) -> Iterator[GroundingClient]:
+    """The client the connection options describe; with --local, an emulator runs around it."""
+    project = project_for(args, environ)
+    if not args.local:
+        with _client(args, project, args.endpoint, args.rest_endpoint) as client:
+            yield client
+        return
+    if args.endpoint or args.rest_endpoint:
+        raise InputError("--local starts its own emulator; drop --endpoint and --rest-endpoint")
+    from groundwire.emulator import emulator
+
+    with emulator() as running, _client(args, project, running.grpc_address,
+                                        running.http_url) as client:
+        yield client

@@ -1,0 +1,104 @@
+"""Turns any failure into one line for stderr and an exit code, so users never see a traceback."""
+
+from __future__ import annotations
+
+import json
+from typing import Final
+
+from groundwire.core.errors import GroundwireError, StatusCode
+
+EXIT_OK: Final = 0
+EXIT_FAILURE: Final = 1
+EXIT_USAGE: Final = 2
+EXIT_INTERRUPTED: Final = 130
+
+CREDENTIALS_HINT: Final = (
+    "run `gcloud auth application-default login`, or use --local for the offline emulator")
+
+_INPUT_CODES = frozenset({StatusCode.INVALID_ARGUMENT, StatusCode.OUT_OF_RANGE})
+_SHOWN_VIOLATIONS = 3
+
+
+class CliError(Exception):
+    """A failure the command line explains itself, with the exit code it deserves."""
+
+    exit_code = EXIT_FAILURE
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+
+class InputError(CliError):
+    """The user's input cannot be used: a bad flag value, file or JSON document (exit 2)."""
+
+    exit_code = EXIT_USAGE
+
+
+def one_line(text: str) -> str:
+    """`text` with every run of whitespace (newlines included) turned into one space.
+
+    >>> one_line("no such\\n  file")
+    'no such file'
+    """
+    return " ".join(text.split())
+
+
+def service_error_text(error: GroundwireError) -> str:
+    """`CODE: what went wrong`, naming the BadRequest field violations when there are any.
+
+    >>> from groundwire.core.errors import bad_request
+    >>> service_error_text(bad_request([("facts[3].fact_text", "is empty")], "invalid"))
+    'INVALID_ARGUMENT: facts[3].fact_text: is empty'
+    """
+    from google.rpc.error_details_pb2 import BadRequest
+
+    bad_request = error.detail(BadRequest)
+    violations = list(bad_request.field_violations) if bad_request is not None else []
+    if violations:
+        shown = [f"{v.field}: {v.description}" if v.field else v.description
+                 for v in violations[:_SHOWN_VIOLATIONS]]
+        more = len(violations) - _SHOWN_VIOLATIONS
+        text = "; ".join(shown) + (f" (and {more} more)" if more > 0 else "")
+    else:
+        text = error.message or "no message"
+    if error.code == StatusCode.UNAUTHENTICATED:
+        text += f" ({CREDENTIALS_HINT})"
+    return one_line(f"{error.code.name}: {text}")
+
+
+def service_exit_code(error: GroundwireError) -> int:
+    """2 when the service rejected the input itself, 1 for every other service failure."""
+    return EXIT_USAGE if error.code in _INPUT_CODES else EXIT_FAILURE
+
+
+def _is_google_auth_error(error: BaseException) -> bool:
+    try:
+        from google.auth.exceptions import GoogleAuthError
+    except ImportError:
+        return False
+    return isinstance(error, GoogleAuthError)
+
+
+def describe(error: BaseException) -> tuple[str, int] | None:
+    """The one-line message and exit code for `error`; None for errors nobody anticipated.
+
+    >>> describe(InputError("--rate must be positive"))
+    ('--rate must be positive', 2)
+    """
+    if isinstance(error, CliError):
+        return one_line(error.message), error.exit_code
+    if isinstance(error, GroundwireError):
+        return service_error_text(error), service_exit_code(error)
+    if _is_google_auth_error(error):
+        first = str(error).strip().splitlines()[0] if str(error).strip() else "not found"
+        return one_line(f"no usable Google credentials ({first}); {CREDENTIALS_HINT}"), \
+            EXIT_FAILURE
+    if isinstance(error, json.JSONDecodeError):
+        return one_line(f"not valid JSON: {error}"), EXIT_USAGE
+    if isinstance(error, OSError):
+        where = f"{error.filename}: " if error.filename else ""
+        return one_line(f"{where}{error.strerror or error}"), EXIT_FAILURE
+    if isinstance(error, ValueError):
+        return one_line(str(error)), EXIT_USAGE
+    return None

@@ -1,0 +1,133 @@
+"""Plain JSON records of results: what `--json` prints and what batch writes per line."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from groundwire.core.errors import GroundwireError
+    from groundwire.core.results import (
+        CheckGroundingResult,
+        Chunk,
+        CorroborationResult,
+        GenerateResult,
+        GroundingSupport,
+    )
+
+
+def score(value: float | None) -> float | None:
+    """A score as JSON: float32 noise dropped (the API sends 0.4365 as 0.43650001287…).
+
+    >>> score(0.43650001287460327), score(None)
+    (0.4365, None)
+    """
+    return None if value is None else float(f"{value:.7g}")
+
+
+def citation_record(chunk: Chunk) -> dict[str, Any]:
+    """A cited fact: its index in the request's facts and the cited text.
+
+    `source` appears only when the chunk did not come from one of the request's facts.
+    """
+    record: dict[str, Any] = {"fact_index": chunk.fact_index, "text": chunk.text}
+    if chunk.fact_index is None:
+        record["source"] = chunk.source
+    return record
+
+
+def check_record(result: CheckGroundingResult, *, include_answer: bool = True
+                 ) -> dict[str, Any]:
+    """A check result as JSON: `answer_candidate[start:end]` is each claim's text.
+
+    Claims carry `start`/`end` (Python str indices), `start_byte`/`end_byte` (the UTF-8
+    offsets the API sent), `supported`, `score` and `citations` (`fact_index`, `text`).
+    """
+    record: dict[str, Any] = {"answer_candidate": result.answer_candidate} if include_answer \
+        else {}
+    record["support_score"] = score(result.support_score)
+    record["claims"] = [
+        {
+            "text": claim.text,
+            "start": claim.start,
+            "end": claim.end,
+            "start_byte": claim.start_byte,
+            "end_byte": claim.end_byte,
+            "supported": claim.supported,
+            "grounding_check_required": claim.grounding_check_required,
+            "score": score(claim.score),
+            "citations": [citation_record(chunk) for chunk in claim.citations],
+        }
+        for claim in result.claims
+    ]
+    return record
+
+
+def corroboration_record(result: CorroborationResult, *, include_content: bool = True
+                         ) -> dict[str, Any]:
+    """A corroboration result as JSON: `content[start:end]` is each claim's text."""
+    record: dict[str, Any] = {"content": result.content_text} if include_content else {}
+    record["corroboration_score"] = score(result.corroboration_score)
+    record["claims"] = [
+        {
+            "text": claim.text,
+            "start": claim.start,
+            "end": claim.end,
+            "start_index": claim.start_index,
+            "end_index": claim.end_index,
+            "fact_indexes": list(claim.fact_indexes),
+            "score": score(claim.score),
+        }
+        for claim in result.claims
+    ]
+    return record
+
+
+def chunk_record(index: int, chunk: Chunk) -> dict[str, Any]:
+    """A support chunk of a generated answer, numbered as `chunk_indices` refer to it."""
+    record: dict[str, Any] = {"index": index, "text": chunk.text, "source": chunk.source,
+                              "fact_index": chunk.fact_index}
+    for name in ("uri", "title", "domain"):
+        value = getattr(chunk, name)
+        if value:
+            record[name] = value
+    return record
+
+
+def _span(support: GroundingSupport, answer: str | None) -> tuple[int | None, int | None]:
+    if answer is None:
+        return (support.start, support.end) if support.located else (None, None)
+    start = answer.find(support.claim_text)
+    return (None, None) if start < 0 else (start, start + len(support.claim_text))
+
+
+def generate_record(result: GenerateResult, answer: str | None = None) -> dict[str, Any]:
+    """A generated answer as JSON; for a streamed piece, `answer` is the text so far, which
+    supports' `start`/`end` then index (null when a claim is not found in it)."""
+    first = result.candidates[0] if result.candidates else None
+    return {
+        "text": result.text,
+        "grounding_score": score(result.grounding_score),
+        "support_chunks": [chunk_record(i, c) for i, c in enumerate(result.support_chunks)],
+        "grounding_supports": [
+            {
+                "claim_text": support.claim_text,
+                "start": _span(support, answer)[0],
+                "end": _span(support, answer)[1],
+                "chunk_indices": list(support.chunk_indices),
+                "score": score(support.score),
+            }
+            for support in result.grounding_supports
+        ],
+        "web_search_queries": list(first.web_search_queries) if first else [],
+    }
+
+
+def error_record(error: GroundwireError) -> dict[str, Any]:
+    """A failed call as JSON: the canonical code's name and the message."""
+    from groundwire.cli.errors import service_error_text
+
+    text = service_error_text(error)
+    prefix = f"{error.code.name}: "
+    return {"code": error.code.name,
+            "message": text[len(prefix):] if text.startswith(prefix) else text}
+

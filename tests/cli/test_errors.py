@@ -1,0 +1,48 @@
+"""Failures become one line and an exit code: 2 for bad input, 1 for the service, never a trace."""
+
+from __future__ import annotations
+
+import json
+
+from google.auth.exceptions import DefaultCredentialsError
+
+from groundwire.cli.errors import InputError, describe
+from groundwire.core.errors import bad_request, error_from_status
+
+
+def test_bad_request_violations_name_their_fields() -> None:
+    error = bad_request([("facts[3].fact_text", "is 20,000 characters long"),
+                         ("grounding_spec.citation_threshold", "is 2.0")], "invalid request")
+    assert describe(error) == (
+        "INVALID_ARGUMENT: facts[3].fact_text: is 20,000 characters long; "
+        "grounding_spec.citation_threshold: is 2.0", 2)
+
+
+def test_a_service_failure_exits_1_with_its_code_and_message() -> None:
+    assert describe(error_from_status(14, "backend\nunavailable")) == (
+        "UNAVAILABLE: backend unavailable", 1)
+
+
+def test_missing_credentials_suggest_gcloud_or_local() -> None:
+    error = DefaultCredentialsError(  # type: ignore[no-untyped-call]
+        "Your default credentials were not found.\nTo set up ...")
+    message, status = describe(error) or ("", 0)
+    assert status == 1 and "\n" not in message
+    assert "gcloud auth application-default login" in message and "--local" in message
+
+
+def test_unauthenticated_also_suggests_logging_in() -> None:
+    message, _ = describe(error_from_status(16, "token expired")) or ("", 0)
+    assert message.startswith("UNAUTHENTICATED: token expired (run `gcloud auth")
+
+
+def test_input_and_json_errors_exit_2() -> None:
+    assert describe(InputError("--rate must be positive")) == ("--rate must be positive", 2)
+    try:
+        json.loads("{")
+    except json.JSONDecodeError as error:
+        assert describe(error) is not None and describe(error)[1] == 2
+
+
+def test_unforeseen_errors_are_left_to_the_caller() -> None:
+    assert describe(TypeError("bug")) is None
