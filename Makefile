@@ -34,7 +34,7 @@ check-generated: generate
 
 ## baseline: record the current protos as the release that `breaking` compares with
 baseline: generate $(NODE_STAMP)
-	$(BUF) build protos --exclude-imports -o baseline/protos.binpb
+	$(BUF) build protos -o baseline/protos.binpb
 
 ## breaking: fail on wire- or JSON-breaking changes since the baseline
 breaking: generate $(NODE_STAMP)
