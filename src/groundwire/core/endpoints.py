@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import ipaddress
 import platform
 from collections.abc import Mapping
@@ -105,9 +106,15 @@ def _version() -> str:
     return __version__
 
 
+@functools.cache
 def api_client_header() -> str:
     """The `x-goog-api-client` value naming groundwire, its version and Python's."""
     return f"gl-python/{platform.python_version()} groundwire/{_version()}"
+
+
+@functools.lru_cache(maxsize=256)
+def _routing_header(field: str, value: str) -> str:
+    return f"{field}={quote(value, safe='')}"
 
 
 def user_agent() -> str:
@@ -127,7 +134,7 @@ def request_metadata(method: Method, request: message.Message, *,
     """
     field = method.routing_field
     value = getattr(request, field)
-    metadata = [("x-goog-request-params", f"{field}={quote(value, safe='')}"),
+    metadata = [("x-goog-request-params", _routing_header(field, value)),
                 ("x-goog-api-client", api_client_header())]
     if quota_project:
         metadata.append(("x-goog-user-project", quota_project))

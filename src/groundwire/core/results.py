@@ -7,7 +7,7 @@ all converted in one pass over the text (see `groundwire.core.offsets`).
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
@@ -35,16 +35,22 @@ class Chunk:
         return int(self.source) if self.source.isdigit() else None
 
 
-def _chunk(raw: Any) -> Chunk:
-    fields = raw.DESCRIPTOR.fields_by_name
-    return Chunk(
-        text=raw.chunk_text,
-        source=raw.source,
-        index=raw.index,
-        source_metadata=MappingProxyType(dict(raw.source_metadata)),
-        uri=raw.uri if "uri" in fields else "",
-        title=raw.title if "title" in fields else "",
-        domain=raw.domain if "domain" in fields else "",
+def _chunks(raw_chunks: Sequence[Any]) -> tuple[Chunk, ...]:
+    if not raw_chunks:
+        return ()
+    fields = raw_chunks[0].DESCRIPTOR.fields_by_name
+    has_links = "uri" in fields  # v1alpha's FactChunk has no uri, title or domain
+    return tuple(
+        Chunk(
+            text=raw.chunk_text,
+            source=raw.source,
+            index=raw.index,
+            source_metadata=MappingProxyType(dict(raw.source_metadata)),
+            uri=raw.uri if has_links else "",
+            title=raw.title if has_links else "",
+            domain=raw.domain if has_links else "",
+        )
+        for raw in raw_chunks
     )
 
 
@@ -101,10 +107,21 @@ def _optional(raw: Any, name: str) -> Any:
     return getattr(raw, name) if name in fields and raw.HasField(name) else None
 
 
+def _optional_getter(message_class: Any, name: str) -> Callable[[Any], Any]:
+    """Reads proto3 optional `name` (None when unset, or absent from this API version)."""
+    if name not in message_class.DESCRIPTOR.fields_by_name:
+        return lambda raw: None
+    return lambda raw: getattr(raw, name) if raw.HasField(name) else None
+
+
 def _spans(text: str, raw_claims: Sequence[Any], start: str, end: str, text_field: str | None,
            unit: OffsetUnit) -> list[Span]:
-    positions = [(_optional(c, start), _optional(c, end),
-                  getattr(c, text_field) if text_field else "") for c in raw_claims]
+    if not raw_claims:
+        return []
+    start_of = _optional_getter(raw_claims[0], start)
+    end_of = _optional_getter(raw_claims[0], end)
+    positions = [(start_of(c), end_of(c), getattr(c, text_field) if text_field else "")
+                 for c in raw_claims]
     return resolve_spans(text, positions, unit)
 
 
@@ -119,22 +136,30 @@ def check_grounding_result(answer_candidate: str, response: message.Message
     2
     """
     raw: Any = response
-    chunks = tuple(_chunk(c) for c in raw.cited_chunks)
-    spans = _spans(answer_candidate, raw.claims, "start_pos", "end_pos", "claim_text", "utf8")
-    claims = tuple(
-        Claim(
-            text=c.claim_text,
-            start=span.start, end=span.end,
-            start_byte=span.start_byte, end_byte=span.end_byte,
-            start_utf16=span.start_utf16, end_utf16=span.end_utf16,
-            citations=tuple(chunks[i] for i in c.citation_indices if 0 <= i < len(chunks)),
-            citation_indices=tuple(c.citation_indices),
-            score=_optional(c, "score"),
-            grounding_check_required=_optional(c, "grounding_check_required"),
-            offsets_adjusted=span.adjusted, located=span.located,
+    chunks = _chunks(raw.cited_chunks)
+    raw_claims = raw.claims
+    spans = _spans(answer_candidate, raw_claims, "start_pos", "end_pos", "claim_text", "utf8")
+    claims: tuple[Claim, ...] = ()
+    if raw_claims:
+        score_of = _optional_getter(raw_claims[0], "score")
+        check_required_of = _optional_getter(raw_claims[0], "grounding_check_required")
+        count = len(chunks)
+        claims = tuple(
+            Claim(
+                text=c.claim_text,
+                start=span.start, end=span.end,
+                start_byte=span.start_byte, end_byte=span.end_byte,
+                start_utf16=span.start_utf16, end_utf16=span.end_utf16,
+                citations=tuple(chunks[i] for i in indices if 0 <= i < count),
+                citation_indices=indices,
+                score=score_of(c),
+                grounding_check_required=check_required_of(c),
+                offsets_adjusted=span.adjusted, located=span.located,
+            )
+            for c, span, indices in zip(raw_claims, spans,
+                                        (tuple(c.citation_indices) for c in raw_claims),
+                                        strict=True)
         )
-        for c, span in zip(raw.claims, spans, strict=True)
-    )
     return CheckGroundingResult(answer_candidate, _optional(raw, "support_score"), claims,
                                 chunks, response)
 
@@ -235,7 +260,7 @@ class GenerateResult:
 def _candidate(raw: Any) -> Candidate:
     text = "".join(p.text for p in raw.content.parts)
     metadata = raw.grounding_metadata
-    chunks = tuple(_chunk(c) for c in metadata.support_chunks)
+    chunks = _chunks(metadata.support_chunks)
     supports_raw = list(metadata.grounding_support)
     # The API sends no offsets for supports: locate each claim text in order.
     spans = resolve_spans(text, [(None, None, s.claim_text) for s in supports_raw], "utf8")

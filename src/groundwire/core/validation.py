@@ -123,6 +123,8 @@ def validate_answer_candidate(
                 )
             ]
         return []
+    if len(answer_candidate) <= MAX_ANSWER_TOKENS:
+        return []  # every token takes at least one character: no need to count
     tokens = count_tokens(answer_candidate)
     if tokens > MAX_ANSWER_TOKENS:
         limit = f"at most {MAX_ANSWER_TOKENS:,} are allowed in {api_version}"
