@@ -1,0 +1,1 @@
+"""`make bench`: groundwire measured side by side with Google's official clients, in one run."""

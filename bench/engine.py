@@ -1,0 +1,117 @@
+"""The emulator's engine end to end: latency, saturation and memory of `groundwire serve`.
+
+The server runs as its own process (`python -m groundwire.cli serve`). Latency is measured
+from this process with one blocking gRPC client, one call at a time. Saturation uses separate
+load-generator processes (each its own connection), which share the machine's cores with the
+server: on two cores the numbers say what a laptop would see, not what the engine could do
+alone. SO_REUSEPORT spreads connections, not calls, over the server's worker processes, so the
+CPU each worker used is reported too. Peak memory is VmHWM of the server and its workers, summed.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import time
+from collections.abc import Callable
+from typing import Any
+
+from bench import procs, workload
+
+LOADGEN_PROCESSES = 4
+LOADGEN_INFLIGHT = 4
+
+
+def start_emulator(workers: int) -> procs.Child:
+    """`groundwire serve` on free loopback ports with `workers` worker processes."""
+    return procs.start(
+        [procs.PYTHON, "-m", "groundwire.cli", "serve", "--grpc-port", "0", "--http-port", "0",
+         "--workers", str(workers)], ready=r"groundwire emulator:", timeout=120)
+
+
+def percentile(samples: list[float], fraction: float) -> float:
+    """The nearest-rank percentile of `samples` (fraction in 0..1)."""
+    ordered = sorted(samples)
+    return ordered[min(len(ordered) - 1, max(0, round(fraction * len(ordered) + 0.5) - 1))]
+
+
+def latencies(call: Callable[[], object], max_calls: int, budget: float) -> list[float]:
+    """Seconds per call, one call at a time, until `max_calls` or `budget` seconds."""
+    found: list[float] = []
+    finish = time.perf_counter() + budget
+    while len(found) < max_calls and time.perf_counter() < finish:
+        started = time.perf_counter()
+        call()
+        found.append(time.perf_counter() - started)
+    return found
+
+
+def _latency_summary(samples: list[float]) -> dict[str, Any]:
+    return {"calls": len(samples), "p50_ms": 1e3 * percentile(samples, 0.5),
+            "p99_ms": 1e3 * percentile(samples, 0.99), "max_ms": 1e3 * max(samples)}
+
+
+def measure_latency(grpc_address: str) -> dict[str, Any]:
+    """p50/p99 of the small and the largest legal request, sequential calls."""
+    from groundwire import GroundingClient
+
+    results: dict[str, Any] = {}
+    with GroundingClient(workload.PROJECT, transport="grpc", endpoint=grpc_address) as client:
+        for name, chosen, max_calls, budget in (("small", workload.small(), 1000, 3.0),
+                                                ("largest", workload.largest(), 10, 15.0)):
+            facts = [(fact.text, fact.attributes) for fact in chosen.facts]
+            check = functools.partial(client.check_grounding, chosen.answer, facts)
+            result = check()  # warm-up
+            results[name] = _latency_summary(latencies(check, max_calls, budget))
+            results[name]["claims"] = len(result.claims)
+    return results
+
+
+def measure_saturation(server_pid: int, grpc_address: str, seconds: float = 3.0
+                       ) -> dict[str, Any]:
+    """Checks per second with every load generator busy at once, and the server's CPU split."""
+    generators = [procs.start([procs.PYTHON, "-m", "bench.loadgen", grpc_address], r'"ready"')
+                  for _ in range(LOADGEN_PROCESSES)]
+    server_processes = procs.descendants(server_pid)
+    try:
+        command = json.dumps({"inflight": LOADGEN_INFLIGHT, "warmup": 0.5, "seconds": seconds})
+        cpu_before = [procs.cpu_seconds(pid) for pid in server_processes]
+        for generator in generators:
+            generator.send(command)
+        windows = [json.loads(generator.read_line(seconds + 60)) for generator in generators]
+        cpu_used = [procs.cpu_seconds(pid) - before
+                    for pid, before in zip(server_processes, cpu_before, strict=True)]
+    finally:
+        for generator in generators:
+            generator.stop()
+    return {
+        "server_cpu_seconds_by_process": [round(used, 2) for used in cpu_used],
+        "checks_per_second": sum(w["calls"] / w["seconds"] for w in windows),
+        "errors": sum(w["errors"] for w in windows),
+        "first_error": next((w["first_error"] for w in windows if w["first_error"]), None),
+        "load_generators": f"{LOADGEN_PROCESSES} processes x {LOADGEN_INFLIGHT} threads",
+    }
+
+
+def peak_rss_mib(pid: int) -> float:
+    """VmHWM of `pid` and every process below it, summed, in MiB."""
+    return sum(procs.memory_kib(each, "VmHWM") for each in procs.descendants(pid)) / 1024
+
+
+def measure() -> dict[str, Any]:
+    """Latency with one worker, then saturation and peak memory with one and two workers."""
+    results: dict[str, Any] = {}
+    for workers in (1, 2):
+        server = start_emulator(workers)
+        try:
+            grpc_address, _ = procs.addresses(server.ready_line)
+            if workers == 1:
+                results["latency"] = measure_latency(grpc_address)
+            results[f"workers_{workers}"] = {
+                **measure_saturation(server.pid, grpc_address),
+                "peak_rss_mib": peak_rss_mib(server.pid),
+            }
+        finally:
+            server.stop()
+    return results
+

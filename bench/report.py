@@ -1,0 +1,159 @@
+"""Turns one run's results into the markdown report (bench/results.md) that the README links to."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from bench import contenders
+from bench.throughput import ratio
+
+RATIOS = (
+    ("groundwire gRPC / bare stub (sync)", "groundwire-grpc", "stub-grpc"),
+    ("groundwire gRPC / bare stub (asyncio)", "groundwire-grpc-async", "stub-grpc-async"),
+    ("groundwire gRPC / official gRPC (sync)", "groundwire-grpc", "official-grpc"),
+    ("groundwire gRPC / official gRPC (asyncio)", "groundwire-grpc-async",
+     "official-grpc-async"),
+    ("groundwire REST / official REST (sync)", "groundwire-rest", "official-rest"),
+    ("groundwire REST asyncio / official REST (sync)", "groundwire-rest-async", "official-rest"),
+)
+
+
+def table(header: Sequence[str], rows: Iterable[Sequence[object]]) -> str:
+    """A markdown table; numbers are formatted by `cell`."""
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    lines += ["| " + " | ".join(cell(value) for value in row) + " |" for row in rows]
+    return "\n".join(lines)
+
+
+def cell(value: object) -> str:
+    """A table cell: floats to 3 significant figures, None as an em dash."""
+    if value is None:
+        return "—"
+    if isinstance(value, bool):
+        return "met" if value else "**missed**"
+    if isinstance(value, float):
+        return f"{value:,.0f}" if abs(value) >= 100 else f"{value:.3g}"
+    return str(value)
+
+
+def _section(title: str, results: dict[str, Any], key: str, body: Any) -> list[str]:
+    found = results.get(key)
+    if found is None:
+        return []
+    if "error" in found:
+        return [f"## {title}", "", f"Not measured: `{found['error']}`", ""]
+    return [f"## {title}", "", *body(found), ""]
+
+
+def _targets(judged: list[dict[str, Any]]) -> list[str]:
+    rows = [(t["target"], None if t["value"] is None else f"{cell(t['value'])}{t['unit']}",
+             t["met"]) for t in judged]
+    return [table(("target", "measured", "verdict"), rows)]
+
+
+def _throughput(found: dict[str, Any]) -> list[str]:
+    rows = []
+    for contender in contenders.CONTENDERS:
+        entry = found["contenders"][contender.name]
+        if "failed" in entry:
+            rows.append((contender.name, "failed: " + entry["failed"][:80], *[None] * 6))
+            continue
+        one, many = entry["inflight"]["1"], entry["inflight"]["64"]
+        rows.append((f"`{contender.name}`", one["calls_per_second"], many["calls_per_second"],
+                     one["client_cpu_us_per_call"], many["client_cpu_us_per_call"],
+                     many["server_cpu_us_per_call"], one["errors"] + many["errors"]))
+    settings = found["settings"]
+    ratios = [(name, ratio(found, top, bottom, 1), ratio(found, top, bottom, 64),
+               _cpu_saving(found, top, bottom, 1), _cpu_saving(found, top, bottom, 64))
+              for name, top, bottom in RATIOS]
+    return [
+        f"{settings['rounds']} interleaved rounds of {settings['seconds']} s per contender and "
+        f"load, after {settings['warmup']} s of warm-up; medians over rounds. CPU is the "
+        "contender process's own (`time.process_time`), per completed call.",
+        "",
+        table(("contender", "calls/s @1", "calls/s @64", "client CPU µs/call @1",
+               "client CPU µs/call @64", "server CPU µs/call @64", "errors"), rows),
+        "",
+        "Ratios (same run): calls/s as the median of per-round ratios, and the other "
+        "contender's client CPU per call divided by groundwire's (above 1: groundwire uses "
+        "less CPU).",
+        "",
+        table(("comparison", "calls/s @1", "calls/s @64", "their CPU ÷ ours @1",
+               "their CPU ÷ ours @64"), ratios),
+    ]
+
+
+def _cpu_saving(found: dict[str, Any], top: str, bottom: str, inflight: int) -> float | None:
+    try:
+        mine = found["contenders"][top]["inflight"][str(inflight)]["client_cpu_us_per_call"]
+        theirs = found["contenders"][bottom]["inflight"][str(inflight)]["client_cpu_us_per_call"]
+    except KeyError:
+        return None
+    return float(theirs / mine) if mine else None
+
+
+def _imports(found: dict[str, Any]) -> list[str]:
+    rows = [(f"`{name.replace(chr(10), '; ')}`", 1e3 * entry["seconds"], entry["rss_mib"])
+            for name, entry in found.items()]
+    return ["Fresh interpreter per sample, median of "
+            f"{next(iter(found.values()))['samples']} samples.", "",
+            table(("import", "time (ms)", "RSS added (MiB)"), rows)]
+
+
+def _offsets(found: dict[str, Any]) -> list[str]:
+    return [f"{found['claims']} claims over a {found['answer_characters']:,}-character "
+            f"({found['answer_bytes']:,}-byte) answer of 4,096 tokens.", "",
+            table(("method", "answers converted/s"),
+                  [("groundwire `resolve_byte_spans`", found["groundwire_per_second"]),
+                   ("naive per-claim re-encode", found["naive_per_second"]),
+                   ("speed-up", f"{found['speedup']:.1f}×")])]
+
+
+def _engine(found: dict[str, Any]) -> list[str]:
+    latency = found["latency"]
+    rows: list[tuple[object, ...]] = [
+        (f"{name} request: p50 / p99 / max (ms), {entry['calls']} sequential calls",
+         f"{cell(entry['p50_ms'])} / {cell(entry['p99_ms'])} / {cell(entry['max_ms'])}")
+        for name, entry in latency.items()]
+    for workers in (1, 2):
+        entry = found[f"workers_{workers}"]
+        rows.append((f"--workers {workers}: checks/s at saturation ({entry['load_generators']})",
+                     f"{cell(entry['checks_per_second'])} ({entry['errors']} errors)"))
+        split = " / ".join(f"{used:.1f}" for used in entry["server_cpu_seconds_by_process"])
+        rows.append((f"--workers {workers}: CPU seconds per server process (supervisor first)",
+                     split))
+        rows.append((f"--workers {workers}: peak RSS of the server processes (MiB)",
+                     entry["peak_rss_mib"]))
+    return ["`groundwire serve` in its own process; load generators share the machine's cores.",
+            "", table(("measure", "value"), rows)]
+
+
+def _quality(found: dict[str, Any]) -> list[str]:
+    rows = [(name, entry["cases"], entry["precision"], entry["recall"],
+             entry["balanced_accuracy"]) for name, entry in found.items()]
+    return [table(("set", "cases", "precision", "recall", "balanced accuracy"), rows)]
+
+
+def render(results: dict[str, Any]) -> str:
+    """The whole report as markdown."""
+    meta = results["meta"]
+    lines = [
+        "# groundwire benchmarks",
+        "",
+        f"One run of `make bench` on {meta['machine']}, {meta['date']}; wall time "
+        f"{meta['wall_seconds']:.0f} s. Versions: {meta['versions']}. The machine is shared "
+        "and noisy: compare the ratios (taken within this run), not absolute times.",
+        "",
+        "## Targets",
+        "",
+        *_targets(results["targets"]),
+        "",
+    ]
+    lines += _section("Client throughput (CheckGrounding, canned server process)", results,
+                      "throughput", _throughput)
+    lines += _section("Import cost", results, "imports", _imports)
+    lines += _section("Offset conversion", results, "offsets", _offsets)
+    lines += _section("Emulator engine", results, "engine", _engine)
+    lines += _section("Engine quality (labelled sets)", results, "quality", _quality)
+    return "\n".join(lines).rstrip() + "\n"
