@@ -123,6 +123,8 @@ class AsyncGroundingClient:
         return found
 
     def _make_transport(self, api: str) -> AsyncTransport:
+        from groundwire.core.endpoints import user_agent
+
         endpoints, credentials = self._settings.connection(
             api, self._config.location, self._config.quota_project)
         mode = self._settings.transport
@@ -131,7 +133,8 @@ class AsyncGroundingClient:
             from groundwire.transports.grpc_aio import AsyncGrpcTransport
 
             grpc_transport = AsyncGrpcTransport(endpoints.grpc_target, credentials=credentials,
-                                                secure=not endpoints.plaintext)
+                                                secure=not endpoints.plaintext,
+                                                user_agent=user_agent())
         if mode in ("auto", "rest"):
             from groundwire.transports.rest_aio import AsyncRestTransport
 

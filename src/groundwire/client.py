@@ -264,6 +264,8 @@ class GroundingClient:
             return found
 
     def _make_transport(self, api: str) -> Transport:
+        from groundwire.core.endpoints import user_agent
+
         endpoints, credentials = self._settings.connection(
             api, self._config.location, self._config.quota_project)
         mode = self._settings.transport
@@ -272,7 +274,8 @@ class GroundingClient:
             from groundwire.transports.grpc import GrpcTransport
 
             grpc_transport = GrpcTransport(endpoints.grpc_target, credentials=credentials,
-                                           secure=not endpoints.plaintext)
+                                           secure=not endpoints.plaintext,
+                                           user_agent=user_agent())
         if mode in ("auto", "rest"):
             from groundwire.transports.rest import RestTransport
 

@@ -139,6 +139,7 @@ def test_headers_name_the_resource_the_client_and_the_quota_project(
             "grounding_config=projects%2Fproj%2Flocations%2Fglobal%2FgroundingConfigs"
             "%2Fdefault_grounding_config")
         assert "groundwire/" in headers["x-goog-api-client"]
+        assert headers["user-agent"].startswith("groundwire/")
         assert headers["x-goog-user-project"] == "billing"
 
 

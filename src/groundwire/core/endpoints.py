@@ -117,14 +117,16 @@ def _routing_header(field: str, value: str) -> str:
     return f"{field}={quote(value, safe='')}"
 
 
+@functools.cache
 def user_agent() -> str:
-    """The HTTP user agent: `groundwire/<version>`."""
+    """The user agent: `groundwire/<version>` (REST sends it as a header; gRPC channels are
+    given it as their primary user agent, since gRPC core writes that header itself)."""
     return f"groundwire/{_version()}"
 
 
 def request_metadata(method: Method, request: message.Message, *,
                      quota_project: str | None) -> tuple[tuple[str, str], ...]:
-    """Headers (gRPC metadata) for one call: routing params, API client, quota project.
+    """Headers (gRPC metadata) for one call: routing, API client, user agent, quota project.
 
     >>> from groundwire.core.apis import method
     >>> m = method("aiplatform", "v1", "CorroborateContent")
@@ -135,7 +137,8 @@ def request_metadata(method: Method, request: message.Message, *,
     field = method.routing_field
     value = getattr(request, field)
     metadata = [("x-goog-request-params", _routing_header(field, value)),
-                ("x-goog-api-client", api_client_header())]
+                ("x-goog-api-client", api_client_header()),
+                ("user-agent", user_agent())]
     if quota_project:
         metadata.append(("x-goog-user-project", quota_project))
     return tuple(metadata)
