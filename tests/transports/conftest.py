@@ -14,6 +14,8 @@ from tests.transports.servers import (
     start_grpc_server,
     start_rest_server,
 )
+from tests.transports.tls import Certificate, make_certificate
+from tests.transports.tokens import TokenServer, start_token_server
 
 
 @pytest.fixture
@@ -48,3 +50,18 @@ def refused_port() -> Iterator[int]:
     reserved.bind(("127.0.0.1", 0))
     yield reserved.getsockname()[1]
     reserved.close()
+
+
+@pytest.fixture(scope="session")
+def certificate(tmp_path_factory: pytest.TempPathFactory) -> Certificate:
+    """A self-signed certificate for 127.0.0.1 and tls.HOST_NAME (needs `cryptography`)."""
+    pytest.importorskip("cryptography")
+    return make_certificate(tmp_path_factory.mktemp("tls"))
+
+
+@pytest.fixture
+def token_server() -> Iterator[TokenServer]:
+    server = start_token_server()
+    yield server
+    server.shutdown()
+    server.server_close()

@@ -77,12 +77,18 @@ async def test_grpc_and_rest_sync_and_async_give_the_same_result(
     assert grpc_sync == grpc_async == rest_sync == rest_async
 
 
+def in_our_words(outcome: tuple[Any, ...]) -> tuple[Any, ...]:
+    """An outcome without the HTTP library's own words (http.client's or httpx's)."""
+    name, code, message, *rest = outcome
+    return (name, code, message.split(": ")[0], *rest)
+
+
 @pytest.mark.parametrize("answer", REST_ONLY)
 async def test_rest_sync_and_async_give_the_same_failure(rest_server: RestServer,
                                                          answer: str) -> None:
     rest_sync, rest_async = await rest_outcomes(rest_server, answer)
     assert rest_sync[0] != "response"
-    assert rest_sync == rest_async
+    assert in_our_words(rest_sync) == in_our_words(rest_async)
 
 
 async def test_streams_give_the_same_responses_over_every_transport(

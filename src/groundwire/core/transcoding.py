@@ -19,6 +19,7 @@ from google.protobuf import json_format, message
 
 from groundwire.core.apis import Method
 from groundwire.core.errors import GroundwireError, bad_request
+from groundwire.core.json_decode import message_from_json
 
 _VARIABLE = re.compile(r"\{(?P<field>[a-z_.]+)(?:=(?P<pattern>[^}]+))?\}")
 
@@ -156,15 +157,24 @@ def decode_message(body: bytes | str | Mapping[str, Any],
                    ignore_unknown_fields: bool = True) -> message.Message:
     """Parses proto3 JSON into `message_class`; malformed input raises a GroundwireError.
 
-    The client ignores unknown fields (the service may add some); the emulator does not.
+    The client ignores unknown fields (the service may add some) and decodes an already
+    parsed object with `message_from_json`; the emulator is strict and keeps json_format.
+
+    >>> from groundwire.core.apis import method
+    >>> response_class = method("discoveryengine", "v1", "CheckGrounding").response_class
+    >>> decode_message({"supportScore": 0.5, "new": 1}, response_class).support_score
+    0.5
     """
-    target = message_class()
     try:
+        if isinstance(body, Mapping) and ignore_unknown_fields:
+            return message_from_json(dict(body), message_class)
+        target = message_class()
         if isinstance(body, Mapping):
             json_format.ParseDict(dict(body), target, ignore_unknown_fields=ignore_unknown_fields)
         else:
             json_format.Parse(body, target, ignore_unknown_fields=ignore_unknown_fields)
-    except (json_format.ParseError, UnicodeDecodeError, RecursionError, ValueError) as error:
+    except (json_format.ParseError, UnicodeDecodeError, RecursionError, ValueError,
+            OverflowError) as error:
         raise bad_request([("body", _first_line(str(error)))],
                           f"invalid JSON for {message_class.DESCRIPTOR.name}: "
                           f"{_first_line(str(error))}") from None

@@ -1,22 +1,26 @@
-"""OAuth tokens for every transport, refreshed over httpx (the `requests` package is not needed).
+"""OAuth tokens for every transport, fetched with the standard library (no `requests` needed).
 
-google-auth talks to token endpoints through a `google.auth.transport.Request`; `HttpxRequest`
-is that adapter. `AccessTokens` puts a token on a call, refreshing it once for all threads
-when it has expired. Nothing here logs a token.
+google-auth talks to token endpoints through a `google.auth.transport.Request`; `TokenRequest`
+is that adapter, over `http1`'s keep-alive pools (proxies from the environment included).
+`AccessTokens` puts a token on a call, refreshing it once for all threads when it has
+expired. Nothing here logs a token.
 """
 
 from __future__ import annotations
 
 import threading
+import urllib.parse
 from collections.abc import Mapping, MutableMapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import httpx
 from google.auth import exceptions as auth_exceptions
 from google.auth import transport as auth_transport
 from google.auth.credentials import Credentials
 
 from groundwire.core.errors import GroundwireError, Unauthenticated, Unavailable
+
+if TYPE_CHECKING:
+    from groundwire.transports.http1 import ConnectionPool
 
 _TOKEN_TIMEOUT = 30.0
 
@@ -40,50 +44,59 @@ class _Response(auth_transport.Response):
         return self._data
 
 
-class HttpxRequest(auth_transport.Request):
-    """google-auth's HTTP interface over a (thread-safe) httpx.Client, used to fetch tokens.
+class TokenRequest(auth_transport.Request):
+    """google-auth's HTTP interface, used to fetch tokens; thread-safe, one pool per origin.
 
     Example:
         >>> import google.oauth2.credentials
-        >>> request = HttpxRequest()
+        >>> request = TokenRequest()
         >>> credentials = google.oauth2.credentials.Credentials(token="t")
         >>> credentials.refresh(request)  # doctest: +SKIP
+        >>> request.close()
     """
 
-    def __init__(self, client: httpx.Client | None = None, *,
-                 timeout: float = _TOKEN_TIMEOUT) -> None:
-        self._client = client
-        self._owns_client = client is None
+    def __init__(self, *, timeout: float = _TOKEN_TIMEOUT) -> None:
         self._timeout = timeout
+        self._pools: dict[tuple[str, str, int | None], ConnectionPool] = {}
         self._lock = threading.Lock()
 
     def __call__(self, url: str, method: str = "GET", body: bytes | None = None,
                  headers: Mapping[str, str] | None = None, timeout: float | None = None,
                  **kwargs: Any) -> _Response:
         """Sends one request; any failure is a google.auth TransportError, as google-auth wants."""
+        from groundwire.transports.http1 import WIRE_ERRORS
+
+        parts = urllib.parse.urlsplit(url)
+        target = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
+        if isinstance(body, str):
+            body = body.encode()
         try:
-            response = self._http().request(method, url, content=body, headers=headers,
-                                            timeout=self._timeout if timeout is None else timeout)
-        except httpx.HTTPError as error:
+            response = self._pool(parts).request(
+                method, target, body, headers or {},
+                self._timeout if timeout is None else timeout)
+            data = response.read()
+        except (*WIRE_ERRORS, ValueError) as error:
             raise auth_exceptions.TransportError(  # type: ignore[no-untyped-call]
                 f"token request to {url} failed: {type(error).__name__}: {error}") from error
-        return _Response(response.status_code, response.headers, response.content)
+        return _Response(response.status, response.headers(), data)
 
     def close(self) -> None:
-        """Closes the connection pool this adapter opened (not one it was given)."""
+        """Closes the connections this adapter opened."""
         with self._lock:
-            client, self._client = self._client, None
-        if client is not None and self._owns_client:
-            client.close()
+            pools, self._pools = list(self._pools.values()), {}
+        for pool in pools:
+            pool.close()
 
-    def _http(self) -> httpx.Client:
-        client = self._client
-        if client is None:
-            with self._lock:
-                if self._client is None:
-                    self._client = httpx.Client(follow_redirects=False)
-                client = self._client
-        return client
+    def _pool(self, parts: urllib.parse.SplitResult) -> ConnectionPool:
+        from groundwire.transports.http1 import ConnectionPool
+
+        key = (parts.scheme, parts.hostname or "", parts.port)
+        with self._lock:
+            pool = self._pools.get(key)
+            if pool is None:
+                pool = self._pools[key] = ConnectionPool(*key)
+            return pool
+
 
 
 class AccessTokens:
@@ -100,9 +113,9 @@ class AccessTokens:
         True
     """
 
-    def __init__(self, credentials: Credentials, request: HttpxRequest | None = None) -> None:
+    def __init__(self, credentials: Credentials, request: TokenRequest | None = None) -> None:
         self.credentials = credentials
-        self.request = request or HttpxRequest()
+        self.request = request or TokenRequest()
         self._lock = threading.Lock()
 
     def needs_refresh(self) -> bool:

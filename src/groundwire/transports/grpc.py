@@ -17,7 +17,7 @@ from google.protobuf.message import Message
 
 from groundwire.core.apis import Method
 from groundwire.core.errors import GroundwireError, error_from_status
-from groundwire.transports.auth import HttpxRequest
+from groundwire.transports.auth import TokenRequest
 from groundwire.transports.base import ConnectionFailure, Metadata, refuse_plaintext
 
 MAX_MESSAGE_BYTES = 64 * 1024 * 1024
@@ -96,7 +96,7 @@ def target_host(target: str) -> str:
 
 def channel_credentials(target: str, credentials: Credentials | None, secure: bool,
                         root_certificates: bytes | None
-                        ) -> tuple[grpc.ChannelCredentials | None, HttpxRequest | None]:
+                        ) -> tuple[grpc.ChannelCredentials | None, TokenRequest | None]:
     """TLS composed with google-auth call credentials, or None for a loopback emulator.
 
     Returns the credentials and the token adapter to close with the channel.
@@ -108,7 +108,7 @@ def channel_credentials(target: str, credentials: Credentials | None, secure: bo
     tls = grpc.ssl_channel_credentials(root_certificates=root_certificates)
     if credentials is None:
         return tls, None
-    token_request = HttpxRequest()
+    token_request = TokenRequest()
     plugin = AuthMetadataPlugin(credentials, token_request)  # type: ignore[no-untyped-call]
     call_credentials = grpc.metadata_call_credentials(plugin, name="google-auth")
     return grpc.composite_channel_credentials(tls, call_credentials), token_request

@@ -1,24 +1,28 @@
 """The blocking REST transport (JSON over HTTP/1.1), for networks where gRPC cannot pass.
 
-Also what the asyncio REST transport shares: the URL and header rules, decoding of response
-bodies and stream elements, and the translation of httpx failures into `GroundwireError`.
+Calls go over `http1`, a small pool around the standard library's `http.client`. Also
+what the asyncio REST transport (on httpx) shares: the URL and header rules, decoding of
+response bodies and stream elements, and the translation of httpx failures into
+`GroundwireError`.
 """
 
 from __future__ import annotations
 
+import http.client
 import json
 import ssl
 import time
+import urllib.parse
 from collections.abc import Iterable, Iterator, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import httpx
 from google.auth.credentials import Credentials
 from google.protobuf.message import Message
 
 from groundwire.core.apis import Method
 from groundwire.core.errors import (
     DeadlineExceeded,
+    FailedPrecondition,
     GroundwireError,
     Internal,
     Unavailable,
@@ -27,13 +31,15 @@ from groundwire.core.errors import (
 )
 from groundwire.core.jsonstream import JsonArrayStream
 from groundwire.core.transcoding import decode_message, encode_request, encode_stream_request
+from groundwire.transports import http1
 from groundwire.transports.auth import AccessTokens
 from groundwire.transports.base import ConnectionFailure, Metadata, refuse_plaintext
 
+if TYPE_CHECKING:
+    import httpx
+
 # Enums as numbers, like Google's own REST clients: values newer than our stubs survive.
 SYSTEM_QUERY = "?%24alt=json%3Benum-encoding%3Dint"
-DEFAULT_LIMITS = httpx.Limits(max_connections=100, max_keepalive_connections=100,
-                              keepalive_expiry=30.0)
 _EXCERPT = 120
 
 
@@ -44,14 +50,22 @@ def base_url_for(base_url: str, credentials: Credentials | None) -> str:
         >>> base_url_for("https://discoveryengine.googleapis.com/", None)
         'https://discoveryengine.googleapis.com'
     """
-    url = httpx.URL(base_url)
-    if url.scheme == "http":
-        refuse_plaintext(f"REST base URL {base_url}", url.host, credentials is not None)
-    elif url.scheme != "https":
+    parts = urllib.parse.urlsplit(base_url)
+    scheme = parts.scheme.lower()
+    if scheme == "http":
+        refuse_plaintext(f"REST base URL {base_url}", parts.hostname or "",
+                         credentials is not None)
+    elif scheme != "https":
         raise ValueError(f"REST base URL {base_url}: use https:// (or http:// to loopback)")
-    if url.query or url.fragment:
+    if parts.query or parts.fragment:
         raise ValueError(f"REST base URL {base_url}: no query or fragment allowed")
-    return str(url).rstrip("/")
+    try:
+        port = parts.port
+    except ValueError as error:
+        raise ValueError(f"REST base URL {base_url}: {error}") from None
+    if not parts.hostname or parts.username is not None or port == 0:
+        raise ValueError(f"REST base URL {base_url}: name a host and port (and no user)")
+    return urllib.parse.urlunsplit((scheme, parts.netloc.lower(), parts.path, "", "")).rstrip("/")
 
 
 def request_headers(metadata: Metadata) -> dict[str, str]:
@@ -104,13 +118,39 @@ def excerpt(body: bytes) -> str:
     return f": {text[:_EXCERPT]}…" if len(text) > _EXCERPT else f": {text}"
 
 
+def error_from_wire(error: Exception) -> GroundwireError:
+    """The GroundwireError for a failure of the blocking transport's HTTP/1.1 connection.
+
+    Example:
+        >>> type(error_from_wire(http1.ConnectError("refused"))).__name__
+        'ConnectionFailure'
+        >>> type(error_from_wire(TimeoutError("timed out"))).__name__
+        'DeadlineExceeded'
+    """
+    text = f"{type(error).__name__}: {error}" if str(error) else type(error).__name__
+    if isinstance(error, http1.ConnectError):
+        return ConnectionFailure(f"could not connect: {error}")
+    if isinstance(error, http1.ProxyNotSupported):
+        return FailedPrecondition(str(error))
+    if isinstance(error, TimeoutError):
+        return DeadlineExceeded(f"the attempt's timeout passed: {text}")
+    if isinstance(error, http1.DecodingError):
+        return Internal(f"the response could not be decoded: {text}")
+    if isinstance(error, OSError | http.client.HTTPException):
+        return Unavailable(f"the connection dropped: {text}")
+    return Unknown(text)
+
+
 def error_from_exception(error: httpx.HTTPError) -> GroundwireError:
     """The GroundwireError for an httpx failure (no connection, timeout, dropped connection).
 
     Example:
+        >>> import httpx
         >>> type(error_from_exception(httpx.ConnectError("refused"))).__name__
         'ConnectionFailure'
     """
+    import httpx
+
     text = f"{type(error).__name__}: {error}" if str(error) else type(error).__name__
     if isinstance(error, httpx.ConnectError | httpx.ConnectTimeout):
         return ConnectionFailure(f"could not connect: {text}")
@@ -136,6 +176,8 @@ class RestTransport:
     `base_url` is `https://host` (or `http://127.0.0.1:port` for a local emulator, without
     credentials). With credentials every call carries `Authorization: Bearer`, refreshed when
     it expires. `ssl_context` replaces the system's certificate checks (a corporate CA).
+    HTTPS_PROXY (or ALL_PROXY) and NO_PROXY are honoured: through an http:// proxy the calls
+    travel in a CONNECT tunnel, still TLS from end to end.
 
     A stream is one POST whose body is the JSON array of all requests, so `requests` is read
     to its end before anything is sent; responses are yielded as the array arrives. The
@@ -148,56 +190,63 @@ class RestTransport:
 
     def __init__(self, base_url: str, *, credentials: Credentials | None,
                  ssl_context: ssl.SSLContext | None = None,
-                 limits: httpx.Limits = DEFAULT_LIMITS) -> None:
+                 max_idle_connections: int = http1.MAX_IDLE) -> None:
         self.base_url = base_url_for(base_url, credentials)
+        parts = urllib.parse.urlsplit(self.base_url)
+        self._path_prefix = parts.path
         self._tokens = None if credentials is None else AccessTokens(credentials)
-        self._client = httpx.Client(limits=limits, follow_redirects=False,
-                                    verify=True if ssl_context is None else ssl_context)
+        self._pool = http1.ConnectionPool(parts.scheme, parts.hostname or "", parts.port,
+                                          ssl_context=ssl_context,
+                                          max_idle=max_idle_connections)
 
     def unary(self, method: Method, request: Message, *, timeout: float | None,
               metadata: Metadata) -> Message:
         """POSTs the transcoded request; returns the decoded response."""
         http_request = encode_request(method, request)
-        url = self.base_url + http_request.path + SYSTEM_QUERY
+        target = self._path_prefix + http_request.path + SYSTEM_QUERY
         headers = request_headers(metadata)
         if self._tokens is not None:
-            self._tokens.apply(headers, url)
+            self._tokens.apply(headers, self.base_url + http_request.path + SYSTEM_QUERY)
         try:
-            response = self._client.request(http_request.verb, url, content=http_request.body,
-                                            headers=headers, timeout=timeout)
-        except httpx.HTTPError as error:
-            raise error_from_exception(error) from None
-        if not response.is_success:
-            raise error_from_http(response.status_code, response.content, response.headers)
-        return decode_response(method, response.content)
+            response = self._pool.request(http_request.verb, target, http_request.body,
+                                          headers, timeout)
+            body = response.read()
+        except http1.WIRE_ERRORS as error:
+            raise error_from_wire(error) from None
+        if not response.ok:
+            raise error_from_http(response.status, body, response.headers())
+        return decode_response(method, body)
 
     def stream(self, method: Method, requests: Iterable[Message], *, timeout: float | None,
                metadata: Metadata) -> Iterator[Message]:
         """POSTs all requests as one JSON array; yields each response as its JSON completes."""
         http_request = encode_stream_request(method, requests)
-        url = self.base_url + http_request.path + SYSTEM_QUERY
+        target = self._path_prefix + http_request.path + SYSTEM_QUERY
         headers = request_headers(metadata)
         if self._tokens is not None:
-            self._tokens.apply(headers, url)
+            self._tokens.apply(headers, self.base_url + http_request.path + SYSTEM_QUERY)
         deadline = None if timeout is None else time.monotonic() + timeout
         try:
-            with self._client.stream(http_request.verb, url, content=http_request.body,
-                                     headers=headers, timeout=timeout) as response:
-                if not response.is_success:
-                    raise error_from_http(response.status_code, response.read(),
-                                          response.headers)
+            response = self._pool.request(http_request.verb, target, http_request.body,
+                                          headers, timeout)
+            try:
+                if not response.ok:
+                    raise error_from_http(response.status, response.read(), response.headers())
+                response_headers = response.headers()
                 elements = JsonArrayStream()
-                for chunk in response.iter_bytes():
+                for chunk in response.chunks():
                     for element in elements.feed(chunk):
-                        yield decode_element(method, element, response.headers)
+                        yield decode_element(method, element, response_headers)
                     if deadline is not None and time.monotonic() > deadline:
                         raise stream_deadline_error(timeout)
                 elements.close()
-        except httpx.HTTPError as error:
-            raise error_from_exception(error) from None
+            finally:
+                response.close()
+        except http1.WIRE_ERRORS as error:
+            raise error_from_wire(error) from None
 
     def close(self) -> None:
         """Closes the connection pool and the token adapter."""
-        self._client.close()
+        self._pool.close()
         if self._tokens is not None:
             self._tokens.close()

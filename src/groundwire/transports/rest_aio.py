@@ -17,7 +17,6 @@ from groundwire.core.transcoding import encode_request, encode_stream_request
 from groundwire.transports.auth import AccessTokens
 from groundwire.transports.base import Metadata
 from groundwire.transports.rest import (
-    DEFAULT_LIMITS,
     SYSTEM_QUERY,
     base_url_for,
     decode_element,
@@ -26,6 +25,10 @@ from groundwire.transports.rest import (
     request_headers,
     stream_deadline_error,
 )
+
+DEFAULT_LIMITS = httpx.Limits(max_connections=100, max_keepalive_connections=100,
+                              keepalive_expiry=30.0)
+"""The connection pool's limits: 100 connections, idle ones kept for 30 s."""
 
 
 class AsyncRestTransport:

@@ -1,0 +1,201 @@
+"""The HTTP/1.1 pool under the blocking REST transport: reuse, gzip, timeouts, closing."""
+
+from __future__ import annotations
+
+import gzip
+import threading
+import time
+from collections.abc import Iterator
+from concurrent import futures
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+import pytest
+
+from groundwire.transports import http1
+
+BODY = "東京タワー 🗼 «ok»".encode() * 50
+
+
+class _Server(ThreadingHTTPServer):
+    daemon_threads = True
+
+    def __init__(self) -> None:
+        super().__init__(("127.0.0.1", 0), _Handler)
+        self.peers: list[object] = []
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        """A client that gave up is part of the tests: stay quiet."""
+
+
+class _Handler(BaseHTTPRequestHandler):
+    """Answers by path: /plain, /gzip, /gzip-chunked, /broken-gzip, /close, /hang-up, /slow."""
+
+    protocol_version = "HTTP/1.1"
+    server: _Server
+
+    def log_message(self, format: str, *args: Any) -> None:
+        pass
+
+    def do_POST(self) -> None:
+        self.rfile.read(int(self.headers.get("content-length", "0")))
+        self.server.peers.append(self.client_address)
+        path = self.path
+        if path == "/slow":
+            time.sleep(2.0)
+        if path == "/gzip-chunked":
+            self._chunked(gzip.compress(BODY))
+            return
+        body = {"/gzip": gzip.compress(BODY), "/broken-gzip": b"\x1f\x8b not gzip"}.get(
+            path, BODY)
+        self.send_response(200)
+        if path in ("/gzip", "/broken-gzip"):
+            self.send_header("content-encoding", "gzip")
+        if path == "/close":
+            self.send_header("connection", "close")
+        self.send_header("x-Mixed-Case", "yes")
+        self.send_header("content-length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+        if path == "/hang-up":  # keep-alive promised, then the connection closes while idle
+            self.wfile.flush()
+            self.close_connection = True
+
+    def _chunked(self, body: bytes) -> None:
+        self.send_response(200)
+        self.send_header("content-encoding", "gzip")
+        self.send_header("transfer-encoding", "chunked")
+        self.end_headers()
+        for start in range(0, len(body), 50):
+            piece = body[start : start + 50]
+            self.wfile.write(f"{len(piece):x}\r\n".encode() + piece + b"\r\n")
+        self.wfile.write(b"0\r\n\r\n")
+
+
+@pytest.fixture
+def server() -> Iterator[_Server]:
+    running = _Server()
+    threading.Thread(target=running.serve_forever, kwargs={"poll_interval": 0.05},
+                     daemon=True).start()
+    yield running
+    running.shutdown()
+    running.server_close()
+
+
+@pytest.fixture
+def pool(server: _Server) -> Iterator[http1.ConnectionPool]:
+    opened = http1.ConnectionPool("http", "127.0.0.1", server.server_address[1])
+    yield opened
+    opened.close()
+
+
+def post(pool: http1.ConnectionPool, path: str, timeout: float = 3.0) -> http1.Response:
+    return pool.request("POST", path, b"{}", {"content-type": "application/json"}, timeout)
+
+
+def test_a_connection_is_reused_once_its_response_is_read(pool: http1.ConnectionPool,
+                                                          server: _Server) -> None:
+    for _ in range(3):
+        assert post(pool, "/plain").read() == BODY
+    assert len(set(server.peers)) == 1
+
+
+def test_threads_share_the_pool_each_on_a_connection_of_its_own(
+        pool: http1.ConnectionPool, server: _Server) -> None:
+    def calls(_: int) -> list[bytes]:
+        return [post(pool, "/plain").read() for _ in range(10)]
+
+    with futures.ThreadPoolExecutor(16) as threads:
+        bodies = [body for batch in threads.map(calls, range(16)) for body in batch]
+    assert bodies == [BODY] * 160
+    assert len(set(server.peers)) <= 16
+
+
+def test_gzip_bodies_are_decompressed_whole_or_in_chunks(pool: http1.ConnectionPool) -> None:
+    assert post(pool, "/gzip").read() == BODY
+    assert b"".join(post(pool, "/gzip-chunked").chunks()) == BODY
+
+
+def test_a_broken_gzip_body_is_a_decoding_error(pool: http1.ConnectionPool) -> None:
+    with pytest.raises(http1.DecodingError):
+        post(pool, "/broken-gzip").read()
+
+
+def test_headers_are_found_in_any_case(pool: http1.ConnectionPool) -> None:
+    response = post(pool, "/plain")
+    response.read()
+    assert response.headers()["X-MIXED-CASE"] == response.headers()["x-mixed-case"] == "yes"
+
+
+def test_a_connection_the_server_closes_is_not_reused(pool: http1.ConnectionPool,
+                                                      server: _Server) -> None:
+    assert post(pool, "/close").read() == BODY
+    assert post(pool, "/plain").read() == BODY
+    assert len(set(server.peers)) == 2
+
+
+def test_a_connection_closed_while_idle_is_replaced_before_it_fails_a_call(
+        pool: http1.ConnectionPool, server: _Server) -> None:
+    assert post(pool, "/hang-up").read() == BODY
+    time.sleep(0.1)  # the server's close reaches us
+    assert post(pool, "/plain").read() == BODY
+    assert len(set(server.peers)) == 2
+
+
+def test_connections_idle_too_long_are_replaced(pool: http1.ConnectionPool, server: _Server,
+                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(http1, "IDLE_SECONDS", 0.0)
+    for _ in range(2):
+        assert post(pool, "/plain").read() == BODY
+    assert len(set(server.peers)) == 2
+
+
+def test_an_abandoned_response_closes_its_connection(pool: http1.ConnectionPool,
+                                                     server: _Server) -> None:
+    chunks = post(pool, "/gzip-chunked").chunks()
+    next(chunks)
+    chunks.close()
+    assert post(pool, "/plain").read() == BODY
+    assert len(set(server.peers)) == 2
+
+
+def test_a_read_past_the_timeout_raises_timeout_error(pool: http1.ConnectionPool) -> None:
+    started = time.monotonic()
+    with pytest.raises(TimeoutError):
+        post(pool, "/slow", timeout=0.2)
+    assert time.monotonic() - started < 1.5
+
+
+def test_closing_the_pool_fails_the_calls_in_flight_and_refuses_new_ones(
+        pool: http1.ConnectionPool) -> None:
+    failures: list[BaseException] = []
+
+    def slow_call() -> None:
+        try:
+            post(pool, "/slow", timeout=10.0).read()
+        except BaseException as error:
+            failures.append(error)
+
+    caller = threading.Thread(target=slow_call)
+    caller.start()
+    time.sleep(0.3)
+    started = time.monotonic()
+    pool.close()
+    caller.join(5.0)
+    assert time.monotonic() - started < 1.5
+    assert len(failures) == 1 and isinstance(failures[0], http1.WIRE_ERRORS)
+    with pytest.raises(RuntimeError):
+        post(pool, "/plain")
+
+
+def test_a_refused_connection_is_a_connect_error(refused_port: int) -> None:
+    pool = http1.ConnectionPool("http", "127.0.0.1", refused_port)
+    with pytest.raises(http1.ConnectError, match="ConnectionRefusedError"):
+        post(pool, "/plain")
+    pool.close()
+
+
+def test_a_proxy_url_without_http_is_not_supported() -> None:
+    with pytest.raises(http1.ProxyNotSupported):
+        http1.parse_proxy("https://proxy.internal:3128")
+    assert http1.parse_proxy("proxy.internal").port == 80
