@@ -55,6 +55,7 @@ class AsyncGroundingClient:
                                    timeout=timeout, retry=retry,
                                    fallback_cooldown=fallback_cooldown)
         self._transports: dict[str, AsyncTransport] = {}
+        self._lock = asyncio.Lock()
 
     async def check_grounding(
         self,
@@ -117,81 +118,58 @@ class AsyncGroundingClient:
             yield plan.finish(response)
 
     async def _transport(self, api: str) -> AsyncTransport:
-        found = self._transports.get(api)
-        if found is None:
-            found = self._transports[api] = await asyncio.to_thread(self._make_transport, api)
-        return found
-
-    def _make_transport(self, api: str) -> AsyncTransport:
-        from groundwire.core.endpoints import user_agent
-
-        endpoints, credentials = self._settings.connection(
-            api, self._config.location, self._config.quota_project)
-        mode = self._settings.transport
-        grpc_transport = rest_transport = None
-        if mode in ("auto", "grpc"):
-            from groundwire.transports.grpc_aio import AsyncGrpcTransport
-
-            grpc_transport = AsyncGrpcTransport(endpoints.grpc_target, credentials=credentials,
-                                                secure=not endpoints.plaintext,
-                                                user_agent=user_agent())
-        if mode in ("auto", "rest"):
-            from groundwire.transports.rest_aio import AsyncRestTransport
-
-            rest_transport = AsyncRestTransport(endpoints.rest_base_url,
-                                                credentials=credentials)
-        if grpc_transport is not None and rest_transport is not None:
-            from groundwire.transports.auto import AsyncAutoTransport
-
-            return AsyncAutoTransport(grpc_transport, rest_transport,
-                                      cooldown=self._settings.fallback_cooldown)
-        transport = grpc_transport or rest_transport
-        assert transport is not None
-        return transport
+        async with self._lock:
+            if self._settings.closed:
+                raise RuntimeError("this client is closed; create a new one")
+            found = self._transports.get(api)
+            if found is None:
+                # Finding credentials may read files or ask a metadata server: off the loop.
+                found = self._transports[api] = await asyncio.to_thread(
+                    self._settings.make_transport, api, self._config.location,
+                    self._config.quota_project, asynchronous=True)
+            return found
 
     async def _unary(self, call: calls.Call[Any], timeout: float | None) -> message.Message:
+        retrying = self._settings.retrying(timeout)
         transport = await self._transport(call.method.api)
-        deadline = self._settings.deadline(timeout)
-        attempt = 0
         while True:
-            attempt += 1
             try:
                 return await transport.unary(call.method, call.request,
-                                             timeout=deadline.attempt_timeout(),
+                                             timeout=retrying.attempt_timeout(),
                                              metadata=call.metadata)
             except GroundwireError as error:
-                delay = self._settings.delay(attempt, error, deadline)
+                delay = retrying.after_failure(error)
                 if delay is None:
                     raise
                 await asyncio.sleep(delay)
 
     async def _stream(self, plan: calls.StreamCall, timeout: float | None
                       ) -> AsyncIterator[message.Message]:
+        retrying = self._settings.retrying(timeout)
         transport = await self._transport(plan.method.api)
         if plan.interactive:
             transport = _live_transport(transport)
-        deadline = self._settings.deadline(timeout)
-        attempt = 0
         while True:
-            attempt += 1
             received = False
             try:
                 async for response in transport.stream(plan.method, plan.requests,
-                                                       timeout=deadline.attempt_timeout(),
+                                                       timeout=retrying.attempt_timeout(),
                                                        metadata=plan.metadata):
                     received = True
                     yield response
                 return
             except GroundwireError as error:
-                delay = None if received or plan.interactive else self._settings.delay(
-                    attempt, error, deadline)
+                delay = retrying.after_failure(error, response_received=received,
+                                               requests_consumed=plan.interactive)
                 if delay is None:
                     raise
                 await asyncio.sleep(delay)
 
     async def close(self) -> None:
         """Closes the connections; the client cannot be used afterwards."""
-        transports, self._transports = list(self._transports.values()), {}
+        async with self._lock:
+            self._settings.closed = True
+            transports, self._transports = list(self._transports.values()), {}
         for transport in transports:
             await transport.close()
 

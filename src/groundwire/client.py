@@ -12,11 +12,17 @@ from typing import TYPE_CHECKING, Any
 from google.protobuf import message
 
 from groundwire.core import calls
-from groundwire.core.errors import GroundwireError, bad_request
+from groundwire.core.endpoints import (
+    CLOUD_PLATFORM_SCOPE,
+    Endpoints,
+    resolve_endpoints,
+    user_agent,
+)
+from groundwire.core.errors import GroundwireError, Unauthenticated, bad_request
 from groundwire.core.offsets import OffsetUnit
 from groundwire.core.requests import FactLike, TurnLike
 from groundwire.core.results import CheckGroundingResult, CorroborationResult, GenerateResult
-from groundwire.core.retry import Deadline, RetryPolicy, next_delay
+from groundwire.core.retry import Retrying, RetryPolicy
 
 if TYPE_CHECKING:
     from google.auth.credentials import Credentials
@@ -41,26 +47,22 @@ class _Settings:
         self.endpoint = endpoint
         self.rest_endpoint = rest_endpoint
         self.credentials = credentials
-        self.timeout = timeout if retry is None else min(timeout, retry.timeout)
+        self.timeout = timeout
         self.retry = retry
         self.fallback_cooldown = fallback_cooldown
         self.random = random.Random()
+        self.closed = False
 
-    def deadline(self, timeout: float | None) -> Deadline:
-        """The overall deadline of one call (its own `timeout` wins over the client's)."""
-        return Deadline.start(self.timeout if timeout is None else timeout)
-
-    def delay(self, attempt: int, error: GroundwireError, deadline: Deadline) -> float | None:
-        """How long to wait before the next attempt, or None to give up."""
-        if self.retry is None:
-            return None
-        return next_delay(self.retry, attempt, error, deadline, self.random)
+    def retrying(self, timeout: float | None) -> Retrying:
+        """The retry state of one call: its own `timeout`, else the client's, is the deadline
+        (and the retry policy's `timeout`, when smaller)."""
+        if self.closed:
+            raise RuntimeError("this client is closed; create a new one")
+        return Retrying(self.retry, self.timeout if timeout is None else timeout, self.random)
 
     def connection(self, api: str, location: str, quota_project: str | None
-                   ) -> tuple[Any, Credentials | None]:
+                   ) -> tuple[Endpoints, Credentials | None]:
         """The endpoints of `api` and the credentials to use with them (None: anonymous)."""
-        from groundwire.core.endpoints import CLOUD_PLATFORM_SCOPE, resolve_endpoints
-
         found = resolve_endpoints(api, location, endpoint=self.endpoint,
                                   rest_endpoint=self.rest_endpoint, environ=os.environ)
         if found.plaintext:
@@ -71,10 +73,52 @@ class _Settings:
         if self.credentials is not None:
             return found, self.credentials
         import google.auth
+        from google.auth.exceptions import DefaultCredentialsError
 
-        credentials, _ = google.auth.default(scopes=[CLOUD_PLATFORM_SCOPE],
-                                             quota_project_id=quota_project)
+        try:
+            credentials, _ = google.auth.default(scopes=[CLOUD_PLATFORM_SCOPE],
+                                                 quota_project_id=quota_project)
+        except DefaultCredentialsError as error:
+            raise Unauthenticated(
+                f"no Application Default Credentials ({error}); run `gcloud auth "
+                "application-default login`, pass credentials=, or use an emulator") from None
         return found, credentials
+
+    def make_transport(self, api: str, location: str, quota_project: str | None, *,
+                       asynchronous: bool) -> Any:
+        """Builds the (sync or asyncio) transport for `api`: gRPC, REST, or auto over both."""
+        endpoints, credentials = self.connection(api, location, quota_project)
+        use_grpc = self.transport in ("auto", "grpc") and endpoints.grpc_target is not None
+        use_rest = self.transport in ("auto", "rest") and endpoints.rest_base_url is not None
+        if not (use_grpc or use_rest):
+            missing = "a gRPC endpoint" if self.transport == "grpc" else "a REST endpoint"
+            raise ValueError(f"transport={self.transport!r} needs {missing}, and only the "
+                             "other protocol's emulator endpoint is configured")
+        grpc_transport = rest_transport = None
+        if use_grpc and endpoints.grpc_target is not None:
+            grpc_class = _transport_class("grpc_aio.AsyncGrpcTransport" if asynchronous
+                                          else "grpc.GrpcTransport")
+            grpc_transport = grpc_class(endpoints.grpc_target, credentials=credentials,
+                                        secure=not endpoints.plaintext,
+                                        user_agent=user_agent())
+        if use_rest and endpoints.rest_base_url is not None:
+            rest_class = _transport_class("rest_aio.AsyncRestTransport" if asynchronous
+                                          else "rest.RestTransport")
+            rest_transport = rest_class(endpoints.rest_base_url, credentials=credentials)
+        if grpc_transport is not None and rest_transport is not None:
+            auto_class = _transport_class("auto.AsyncAutoTransport" if asynchronous
+                                          else "auto.AutoTransport")
+            return auto_class(grpc_transport, rest_transport, cooldown=self.fallback_cooldown)
+        return grpc_transport or rest_transport
+
+
+def _transport_class(name: str) -> Any:
+    """A transport class by `module.Class` under groundwire.transports, imported on first use
+    so that a sync gRPC client never loads the HTTP or asyncio stacks."""
+    import importlib
+
+    module_name, class_name = name.split(".")
+    return getattr(importlib.import_module(f"groundwire.transports.{module_name}"), class_name)
 
 
 def _live_transport(transport: Any) -> Any:
@@ -258,75 +302,47 @@ class GroundingClient:
 
     def _transport(self, api: str) -> Transport:
         with self._lock:
+            if self._settings.closed:
+                raise RuntimeError("this client is closed; create a new one")
             found = self._transports.get(api)
             if found is None:
-                found = self._transports[api] = self._make_transport(api)
+                found = self._transports[api] = self._settings.make_transport(
+                    api, self._config.location, self._config.quota_project,
+                    asynchronous=False)
             return found
 
-    def _make_transport(self, api: str) -> Transport:
-        from groundwire.core.endpoints import user_agent
-
-        endpoints, credentials = self._settings.connection(
-            api, self._config.location, self._config.quota_project)
-        mode = self._settings.transport
-        grpc_transport = rest_transport = None
-        if mode in ("auto", "grpc"):
-            from groundwire.transports.grpc import GrpcTransport
-
-            grpc_transport = GrpcTransport(endpoints.grpc_target, credentials=credentials,
-                                           secure=not endpoints.plaintext,
-                                           user_agent=user_agent())
-        if mode in ("auto", "rest"):
-            from groundwire.transports.rest import RestTransport
-
-            rest_transport = RestTransport(endpoints.rest_base_url, credentials=credentials)
-        if grpc_transport is not None and rest_transport is not None:
-            from groundwire.transports.auto import AutoTransport
-
-            return AutoTransport(grpc_transport, rest_transport,
-                                 cooldown=self._settings.fallback_cooldown)
-        transport = grpc_transport or rest_transport
-        assert transport is not None
-        return transport
-
     def _unary(self, call: calls.Call[Any], timeout: float | None) -> message.Message:
+        retrying = self._settings.retrying(timeout)
         transport = self._transport(call.method.api)
-        deadline = self._settings.deadline(timeout)
-        attempt = 0
         while True:
-            attempt += 1
             try:
                 return transport.unary(call.method, call.request,
-                                       timeout=deadline.attempt_timeout(),
+                                       timeout=retrying.attempt_timeout(),
                                        metadata=call.metadata)
             except GroundwireError as error:
-                delay = self._settings.delay(attempt, error, deadline)
+                delay = retrying.after_failure(error)
                 if delay is None:
                     raise
                 time.sleep(delay)
 
     def _stream(self, plan: calls.StreamCall, timeout: float | None
                 ) -> Iterator[message.Message]:
+        retrying = self._settings.retrying(timeout)
         transport = self._transport(plan.method.api)
         if plan.interactive:
             transport = _live_transport(transport)
-        deadline = self._settings.deadline(timeout)
-        attempt = 0
         while True:
-            attempt += 1
             received = False
             try:
                 for response in transport.stream(plan.method, plan.requests,
-                                                 timeout=deadline.attempt_timeout(),
+                                                 timeout=retrying.attempt_timeout(),
                                                  metadata=plan.metadata):
                     received = True
                     yield response
                 return
             except GroundwireError as error:
-                # A stream is not retried once a response has arrived, nor when its
-                # requests were an iterator that the failed attempt has consumed.
-                delay = None if received or plan.interactive else self._settings.delay(
-                    attempt, error, deadline)
+                delay = retrying.after_failure(error, response_received=received,
+                                               requests_consumed=plan.interactive)
                 if delay is None:
                     raise
                 time.sleep(delay)
@@ -334,6 +350,7 @@ class GroundingClient:
     def close(self) -> None:
         """Closes the connections; the client cannot be used afterwards."""
         with self._lock:
+            self._settings.closed = True
             transports, self._transports = list(self._transports.values()), {}
         for transport in transports:
             transport.close()

@@ -50,7 +50,7 @@ def test_defaults_match_the_documented_policy() -> None:
         0.1,
         10.0,
         2.0,
-        60.0,
+        math.inf,  # no deadline of its own: the client's or call's timeout bounds the call
     )
     assert policy.max_attempts is None
     assert policy.retryable_codes == {

@@ -159,6 +159,7 @@ class BatchRun:
         self.work: queue.Queue[Line | None] = queue.Queue(maxsize=2 * args.concurrency)
         self.lock = threading.Lock()
         self.fatal: BaseException | None = None
+        self.stopping = threading.Event()
         self.workers = [threading.Thread(target=self._work, name=f"groundwire-batch-{i}",
                                          daemon=True) for i in range(args.concurrency)]
 
@@ -183,7 +184,9 @@ class BatchRun:
             self.progress.finish()
 
     def stop(self) -> None:
-        """Refuses every later write: lines still in flight will be done by the next run."""
+        """Refuses every later write and sends nothing more: lines still in flight will be
+        done by the next run."""
+        self.stopping.set()
         with self.lock:
             self.writer.close()
 
@@ -202,8 +205,8 @@ class BatchRun:
 
     def _work(self) -> None:
         while (line := self.work.get()) is not None:
-            if self.fatal is not None:
-                continue
+            if self.fatal is not None or self.stopping.is_set():
+                continue  # drain the queue without sending: the batch is ending
             try:
                 self._do(line)
             except BaseException as error:  # anything unforeseen stops the batch, not a thread

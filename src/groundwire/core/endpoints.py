@@ -21,14 +21,16 @@ _MULTI_REGIONS = ("us", "eu")
 
 @dataclass(frozen=True)
 class Endpoints:
-    """How to reach one API: a gRPC target, a REST base URL, and whether both are plaintext.
+    """How to reach one API: a gRPC target and a REST base URL (None when not configured).
 
-    `plaintext` is only ever True for loopback addresses (an emulator); such calls carry
-    no credentials.
+    Plaintext is only ever used for loopback addresses (an emulator), and such calls carry
+    no credentials. An emulator reached by one protocol only (just `GROUNDWIRE_EMULATOR_HOST`
+    or just `GROUNDWIRE_EMULATOR_REST`) leaves the other protocol unset rather than sending
+    it to Google.
     """
 
-    grpc_target: str
-    rest_base_url: str
+    grpc_target: str | None
+    rest_base_url: str | None
     plaintext: bool
 
 
@@ -68,36 +70,52 @@ def _split_target(target: str) -> tuple[str, str]:
 def resolve_endpoints(api: str, location: str, *, endpoint: str | None,
                       rest_endpoint: str | None, environ: Mapping[str, str]) -> Endpoints:
     """Picks the gRPC target and REST URL for `api`, honouring explicit endpoints and the
-    emulator variables; refuses plaintext anywhere but loopback.
+    emulator variables; refuses plaintext anywhere but loopback, and mixing an emulator with
+    Google.
 
     >>> resolve_endpoints("discoveryengine", "global", endpoint=None, rest_endpoint=None,
     ...                   environ={})
     Endpoints(grpc_target='discoveryengine.googleapis.com:443', \
 rest_base_url='https://discoveryengine.googleapis.com', plaintext=False)
+    >>> resolve_endpoints("aiplatform", "us-central1", endpoint="127.0.0.1:50051",
+    ...                   rest_endpoint=None, environ={})
+    Endpoints(grpc_target='127.0.0.1:50051', rest_base_url=None, plaintext=True)
     """
     endpoint = endpoint or environ.get(EMULATOR_GRPC_ENV) or None
     rest_endpoint = rest_endpoint or environ.get(EMULATOR_REST_ENV) or None
     host = default_host(api, location)
-    grpc_target = endpoint or f"{host}:443"
-    grpc_host, grpc_port = _split_target(grpc_target)
-    if not grpc_port:
-        grpc_target = f"{grpc_target}:443"
-    if rest_endpoint is None:
-        rest_endpoint = (f"http://{grpc_host}" if is_loopback(grpc_host) and endpoint
-                         else f"https://{grpc_host if endpoint else host}")
-    parts = urlsplit(rest_endpoint if "://" in rest_endpoint else f"https://{rest_endpoint}")
-    if parts.scheme not in ("http", "https"):
-        raise ValueError(f"rest_endpoint must be an http(s) URL, got {rest_endpoint!r}")
-    rest_base_url = f"{parts.scheme}://{parts.netloc}{parts.path.rstrip('/')}"
-    grpc_plain = is_loopback(grpc_host) and endpoint is not None
-    rest_plain = parts.scheme == "http"
-    if rest_plain and not is_loopback(parts.hostname or ""):
-        raise ValueError(f"refusing plaintext HTTP to {parts.hostname}: only loopback "
-                         "addresses may be reached without TLS")
-    if grpc_plain != rest_plain and endpoint and rest_endpoint:
+    grpc_target: str | None = _grpc_target(endpoint, host)
+    grpc_plain = grpc_target is not None and endpoint is not None and is_loopback(
+        _split_target(grpc_target)[0])
+    rest_base_url = _rest_base_url(rest_endpoint, endpoint, host, grpc_plain)
+    rest_plain = rest_base_url is not None and rest_base_url.startswith("http://")
+    if rest_plain and grpc_target is not None and not grpc_plain and endpoint is None:
+        grpc_target = None  # a REST emulator alone: gRPC is not sent to Google meanwhile
+    if grpc_target is not None and rest_base_url is not None and grpc_plain != rest_plain:
         raise ValueError("endpoint and rest_endpoint must both be loopback emulators or both "
                          "TLS services")
     return Endpoints(grpc_target, rest_base_url, grpc_plain or rest_plain)
+
+
+def _grpc_target(endpoint: str | None, host: str) -> str:
+    if endpoint is None:
+        return f"{host}:443"
+    return endpoint if _split_target(endpoint)[1] else f"{endpoint}:443"
+
+
+def _rest_base_url(rest_endpoint: str | None, endpoint: str | None, host: str,
+                   grpc_plain: bool) -> str | None:
+    if rest_endpoint is None:
+        if grpc_plain:
+            return None  # a gRPC emulator alone: its REST port is unknown
+        return f"https://{_split_target(endpoint)[0] if endpoint else host}"
+    parts = urlsplit(rest_endpoint if "://" in rest_endpoint else f"https://{rest_endpoint}")
+    if parts.scheme not in ("http", "https"):
+        raise ValueError(f"rest_endpoint must be an http(s) URL, got {rest_endpoint!r}")
+    if parts.scheme == "http" and not is_loopback(parts.hostname or ""):
+        raise ValueError(f"refusing plaintext HTTP to {parts.hostname}: only loopback "
+                         "addresses may be reached without TLS")
+    return f"{parts.scheme}://{parts.netloc}{parts.path.rstrip('/')}"
 
 
 def _version() -> str:

@@ -36,6 +36,28 @@ def resource_name(project: str, location: str, kind: str | None = None,
     return parent if kind is None else f"{parent}/{kind}/{name}"
 
 
+def assign(target: Any, name: str, value: Any, path: str) -> None:
+    """Sets `target.name = value`; a value of the wrong type is an InvalidArgument naming `path`.
+
+    >>> from groundwire.core.apis import method
+    >>> spec = method("discoveryengine", "v1", "CheckGrounding").request_class().grounding_spec
+    >>> try:
+    ...     assign(spec, "citation_threshold", "high", "grounding_spec.citation_threshold")
+    ... except Exception as error:
+    ...     print(error.details[0].field_violations[0].field)
+    grounding_spec.citation_threshold
+    """
+    try:
+        if isinstance(value, Mapping):
+            getattr(target, name).update(value)
+        else:
+            setattr(target, name, value)
+    except (TypeError, ValueError) as error:
+        raise bad_request([(path, f"wrong type or value: {error}")],
+                          f"{path} has the wrong type or value ({type(value).__name__})"
+                          ) from None
+
+
 def field_class(owner: message.Message | type[message.Message], field: str
                 ) -> type[message.Message]:
     """The message class of a message-typed field, e.g. `GroundingFact` for `facts`."""
@@ -103,7 +125,10 @@ def grounding_facts(facts: Iterable[FactLike], fact_class: type[message.Message]
             built.append(converted)
             continue
         text, attributes = _fact_parts(fact, index, field)
-        built.append(fact_class(fact_text=text, attributes=attributes))
+        fact = fact_class()
+        assign(fact, "fact_text", text, f"{field}[{index}].fact_text")
+        assign(fact, "attributes", attributes, f"{field}[{index}].attributes")
+        built.append(fact)
     return built
 
 
@@ -123,17 +148,19 @@ def check_grounding_request(
     request: Any = method.request_class()
     request.grounding_config = resource_name(project, location, "groundingConfigs",
                                              grounding_config)
-    request.answer_candidate = answer_candidate
+    assign(request, "answer_candidate", answer_candidate, "answer_candidate")
     request.facts.extend(grounding_facts(facts, field_class(request, "facts")))
     if citation_threshold is not None:
-        request.grounding_spec.citation_threshold = citation_threshold
+        assign(request.grounding_spec, "citation_threshold", citation_threshold,
+               "grounding_spec.citation_threshold")
     if enable_claim_level_score is not None:
         if "enable_claim_level_score" not in request.grounding_spec.DESCRIPTOR.fields_by_name:
             raise bad_request([("grounding_spec.enable_claim_level_score",
                                 f"not available in {method.version}")],
                               f"claim-level scores are not available in {method.version}")
-        request.grounding_spec.enable_claim_level_score = enable_claim_level_score
-    request.user_labels.update(user_labels or {})
+        assign(request.grounding_spec, "enable_claim_level_score", enable_claim_level_score,
+               "grounding_spec.enable_claim_level_score")
+    assign(request, "user_labels", user_labels or {}, "user_labels")
     return request
 
 
@@ -153,10 +180,11 @@ def _corroboration_fact(fact: Any, fact_class: type[message.Message], index: int
                               f"facts[{index}] is not a Fact") from None
         return built
     text, attributes = _fact_parts(fact, index, "facts")
-    built = fact_class(summary=text)
+    built = fact_class()
+    assign(built, "summary", text, f"facts[{index}].summary")
     for key in ("title", "uri", "query"):
         if key in attributes:
-            setattr(built, key, attributes[key])
+            assign(built, key, attributes[key], f"facts[{index}].{key}")
     return built
 
 
@@ -191,7 +219,8 @@ def corroborate_content_request(
                           "facts must be a list")
     request.facts.extend(_corroboration_fact(f, fact_class, i) for i, f in enumerate(facts))
     if citation_threshold is not None:
-        request.parameters.citation_threshold = citation_threshold
+        assign(request.parameters, "citation_threshold", citation_threshold,
+               "parameters.citation_threshold")
     return request
 
 
@@ -254,7 +283,7 @@ def generate_grounded_content_request(
                         ("frequency_penalty", frequency_penalty),
                         ("presence_penalty", presence_penalty)):
         if value is not None:
-            setattr(spec, name, value)
+            assign(spec, name, value, f"generation_spec.{name}")
     sources = request.grounding_spec.grounding_sources
     if facts is not None:
         inline = sources.add().inline_source
@@ -275,7 +304,7 @@ def generate_grounded_content_request(
         if dynamic_retrieval_threshold is not None:
             predictor = google.dynamic_retrieval_config.predictor
             predictor.threshold = dynamic_retrieval_threshold
-    request.user_labels.update(user_labels or {})
+    assign(request, "user_labels", user_labels or {}, "user_labels")
     return request
 
 

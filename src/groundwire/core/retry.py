@@ -35,10 +35,12 @@ class RetryPolicy:
     """Exponential back-off with full jitter inside one overall deadline.
 
     The wait before retry ``n`` (0-based) is uniform in
-    ``[0, min(maximum, initial * multiplier**n)]`` seconds. ``timeout`` is the overall deadline
-    in seconds for all attempts and waits together; ``max_attempts`` optionally caps the number
-    of attempts (first try included). An attempt that hits its own timeout (DEADLINE_EXCEEDED)
-    is retried, since these methods are idempotent, but nothing outlives ``timeout``.
+    ``[0, min(maximum, initial * multiplier**n)]`` seconds. ``timeout`` is an overall deadline
+    in seconds for all attempts and waits together, on top of the client's or call's own
+    ``timeout`` (the smaller wins; by default the policy sets none); ``max_attempts``
+    optionally caps the number of attempts (first try included). An attempt that hits its own
+    timeout (DEADLINE_EXCEEDED) is retried, since these methods are idempotent, but nothing
+    outlives the deadline.
 
     Example:
         >>> import random
@@ -50,7 +52,7 @@ class RetryPolicy:
     initial: float = 0.1
     maximum: float = 10.0
     multiplier: float = 2.0
-    timeout: float = 60.0
+    timeout: float = math.inf
     max_attempts: int | None = None
     retryable_codes: frozenset[StatusCode] = RETRYABLE_CODES
 
@@ -187,3 +189,45 @@ def next_delay(
     if delay >= deadline.remaining():
         return None
     return delay
+
+
+class Retrying:
+    """The retry state of one call: its deadline, its attempts, and the wait after a failure.
+
+    The sync and async clients share it and differ only in how they wait.
+
+    Example:
+        >>> import random
+        >>> from groundwire.core.errors import error_from_status
+        >>> retrying = Retrying(RetryPolicy(initial=0.1, maximum=0.1), 30.0, random.Random(1),
+        ...                     clock=lambda: 0.0)
+        >>> retrying.attempt_timeout()
+        30.0
+        >>> 0.0 <= retrying.after_failure(error_from_status(14, "busy")) <= 0.1
+        True
+        >>> retrying.after_failure(error_from_status(14, "busy"), response_received=True)
+    """
+
+    def __init__(self, policy: RetryPolicy | None, timeout: float, rng: Jitter,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        self.policy = policy
+        self.deadline = Deadline.start(timeout if policy is None else min(timeout,
+                                                                           policy.timeout), clock)
+        self.rng = rng
+        self.attempts = 0
+
+    def attempt_timeout(self) -> float:
+        """Starts an attempt; returns its timeout, cut from what remains of the deadline."""
+        self.attempts += 1
+        return self.deadline.attempt_timeout()
+
+    def after_failure(self, error: GroundwireError, *, response_received: bool = False,
+                      requests_consumed: bool = False) -> float | None:
+        """Seconds to wait before the next attempt, or None to raise `error`.
+
+        A stream is never retried once a response has arrived, nor when the failed attempt
+        consumed requests that cannot be produced again (a live iterator).
+        """
+        if self.policy is None or response_received or requests_consumed:
+            return None
+        return next_delay(self.policy, self.attempts, error, self.deadline, self.rng)
