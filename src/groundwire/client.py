@@ -170,7 +170,8 @@ class GroundingClient:
         quota_project: a project to bill quota to (`x-goog-user-project`).
         timeout: the overall deadline of one call in seconds, retries included.
         retry: the retry policy (`None` disables retries); UNAVAILABLE, RESOURCE_EXHAUSTED
-            and an attempt's DEADLINE_EXCEEDED are retried with jittered back-off.
+            and an attempt's DEADLINE_EXCEEDED are retried with jittered back-off. A policy
+            `timeout`, when set, caps the deadline too.
         validate: check the documented limits before sending (default True).
         fallback_cooldown: seconds to stay on REST after gRPC could not connect.
         corroborate_offset_unit: what CorroborateContent's `start_index`/`end_index` count:
