@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import logging
+import threading
+import time
+from collections.abc import Iterator
 from typing import Any
 
 import grpc
@@ -145,3 +149,41 @@ def test_an_emulator_bug_is_internal_and_the_servers_keep_serving(
         assert response.json()["error"]["status"] == "INTERNAL"
     assert unary_call(channel, CHECK, check_request()).claims  # type: ignore[attr-defined]
     assert httpx.post(emu.http_url + CHECK_PATH, json={}, timeout=5).status_code == 200
+
+
+def test_a_client_leaving_a_stream_is_no_emulator_bug(
+    channel: grpc.Channel, caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    handler_done = threading.Event()
+    handle_stream = service.handle_stream
+
+    def observed(*args: Any) -> Iterator[Any]:
+        try:
+            yield from handle_stream(*args)
+        finally:
+            handler_done.set()
+
+    monkeypatch.setattr(service, "handle_stream", observed)
+    request: Any = STREAM.request_class(location=PROJECT_LOCATION)
+    request.contents.add(role="user", parts=[{"text": QUESTION}])
+    client_left = threading.Event()
+
+    def requests() -> Iterator[Any]:
+        yield request
+        client_left.wait(timeout=5)  # the server is left waiting for a second request
+
+    call = channel.stream_stream(STREAM.grpc_path,
+                                 request_serializer=STREAM.request_class.SerializeToString,
+                                 response_deserializer=STREAM.response_class.FromString)
+    responses = call(requests(), timeout=5)
+    for response in responses:
+        if response.candidates[0].HasField("grounding_score"):
+            break
+    time.sleep(0.2)  # the server has answered the first request and waits for the second
+    responses.cancel()
+    client_left.set()
+    assert handler_done.wait(timeout=3)
+    time.sleep(0.1)  # the handler's own except clause runs just after
+    errors = [r for r in caplog.records
+              if r.name.startswith("groundwire") and r.levelno >= logging.ERROR]
+    assert [r.getMessage() for r in errors] == []

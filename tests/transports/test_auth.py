@@ -6,15 +6,20 @@ A token endpoint and TLS servers (with a certificate made for the test) run on l
 from __future__ import annotations
 
 import json
+import socket
+import time
+from collections.abc import Iterator
 from concurrent import futures
 
 import grpc
 import pytest
+from google.oauth2.credentials import Credentials
 
-from groundwire.core.errors import Unauthenticated
+from groundwire.core.errors import DeadlineExceeded, Unauthenticated
 from groundwire.transports.auth import AccessTokens, TokenRequest
 from groundwire.transports.grpc import GrpcTransport
 from groundwire.transports.rest import RestTransport
+from groundwire.transports.rest_aio import AsyncRestTransport
 from tests.transports import canned, servers
 from tests.transports.tls import Certificate, start_tls_rest_server
 from tests.transports.tokens import TOKEN, TokenServer, credentials_for
@@ -61,6 +66,46 @@ def test_the_token_adapter_speaks_google_auths_transport_interface(
     assert response.status == 200
     assert json.loads(response.data)["access_token"] == TOKEN
     assert response.headers["content-type"] == "application/json"
+
+
+@pytest.fixture
+def silent_token_uri() -> Iterator[str]:
+    """A token endpoint that takes the connection and the request, and never answers."""
+    listener = socket.create_server(("127.0.0.1", 0))
+    yield f"http://127.0.0.1:{listener.getsockname()[1]}/token"
+    listener.close()
+
+
+def credentials_refreshing_at(token_uri: str) -> Credentials:
+    return Credentials(token=None, refresh_token="good", token_uri=token_uri,
+                       client_id="client", client_secret="client-secret")
+
+
+def test_a_token_endpoint_that_never_answers_ends_the_call_within_its_timeout(
+        silent_token_uri: str) -> None:
+    transport = RestTransport("https://127.0.0.1:1",
+                              credentials=credentials_refreshing_at(silent_token_uri))
+    started = time.monotonic()
+    try:
+        with pytest.raises(DeadlineExceeded):
+            transport.unary(canned.CHECK, canned.check_request(), timeout=1.0, metadata=())
+    finally:
+        transport.close()
+    assert time.monotonic() - started < 3.0
+
+
+async def test_a_token_endpoint_that_never_answers_ends_an_async_call_within_its_timeout(
+        silent_token_uri: str) -> None:
+    transport = AsyncRestTransport("https://127.0.0.1:1",
+                                   credentials=credentials_refreshing_at(silent_token_uri))
+    started = time.monotonic()
+    try:
+        with pytest.raises(DeadlineExceeded):
+            await transport.unary(canned.CHECK, canned.check_request(), timeout=1.0,
+                                  metadata=())
+    finally:
+        await transport.close()
+    assert time.monotonic() - started < 3.0
 
 
 # ---- over TLS, end to end ----------------------------------------------------------------

@@ -7,13 +7,13 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 
 import pytest
 from google.protobuf.message import Message
 
 from groundwire.core.apis import Method
-from groundwire.core.errors import Unavailable
+from groundwire.core.errors import DeadlineExceeded, Unavailable
 from groundwire.transports.auto import AutoTransport
 from groundwire.transports.base import ConnectionFailure, Metadata, Transport
 from groundwire.transports.grpc import GrpcTransport
@@ -182,3 +182,77 @@ def test_a_stream_over_grpc_stays_on_grpc(grpc_server: GrpcServer,
         assert (grpc_server.seen.calls, rest_server.seen.calls) == (1, 0)
     finally:
         auto.close()
+
+
+class RefusedAfter:
+    """A gRPC transport that takes `seconds` of the clock to find that it cannot connect."""
+
+    def __init__(self, clock: FakeClock, seconds: float) -> None:
+        self.clock = clock
+        self.seconds = seconds
+
+    def unary(self, method: Method, request: Message, *, timeout: float | None,
+              metadata: Metadata) -> Message:
+        self.clock.now += self.seconds
+        raise ConnectionFailure("TLS handshake failed")
+
+    def stream(self, method: Method, requests: Iterable[Message], *, timeout: float | None,
+               metadata: Metadata) -> Iterator[Message]:
+        self.clock.now += self.seconds
+        raise ConnectionFailure("TLS handshake failed")
+        yield  # a generator, like the real transport's stream
+
+    def close(self) -> None:
+        pass
+
+
+class TimedRest:
+    """A REST transport that answers at once and notes the timeout of every call."""
+
+    def __init__(self) -> None:
+        self.timeouts: list[float | None] = []
+
+    def unary(self, method: Method, request: Message, *, timeout: float | None,
+              metadata: Metadata) -> Message:
+        self.timeouts.append(timeout)
+        return canned.check_response()
+
+    def stream(self, method: Method, requests: Iterable[Message], *, timeout: float | None,
+               metadata: Metadata) -> Iterator[Message]:
+        self.timeouts.append(timeout)
+        return canned.stream_responses(requests)
+
+    def close(self) -> None:
+        pass
+
+
+def unary_after_grpc_took(seconds: float, clock: FakeClock, rest: TimedRest) -> None:
+    auto = AutoTransport(RefusedAfter(clock, seconds), rest, clock=clock)
+    auto.unary(canned.CHECK, canned.check_request(), timeout=2.0, metadata=())
+
+
+def stream_after_grpc_took(seconds: float, clock: FakeClock, rest: TimedRest) -> None:
+    auto = AutoTransport(RefusedAfter(clock, seconds), rest, clock=clock)
+    list(auto.stream(canned.STREAM, [canned.stream_request("one")], timeout=2.0, metadata=()))
+
+
+CALLS_WITH_A_TIMEOUT_OF_2_S = [unary_after_grpc_took, stream_after_grpc_took]
+
+
+@pytest.mark.parametrize("call_after_grpc_took", CALLS_WITH_A_TIMEOUT_OF_2_S)
+def test_rest_gets_only_what_grpc_left_of_the_attempts_timeout(
+        clock: FakeClock, call_after_grpc_took: Callable[[float, FakeClock, TimedRest], None]
+        ) -> None:
+    rest = TimedRest()
+    call_after_grpc_took(1.5, clock, rest)
+    assert rest.timeouts == [pytest.approx(0.5)]
+
+
+@pytest.mark.parametrize("call_after_grpc_took", CALLS_WITH_A_TIMEOUT_OF_2_S)
+def test_when_grpc_used_up_the_timeout_rest_is_not_tried(
+        clock: FakeClock, call_after_grpc_took: Callable[[float, FakeClock, TimedRest], None]
+        ) -> None:
+    rest = TimedRest()
+    with pytest.raises(DeadlineExceeded):
+        call_after_grpc_took(2.5, clock, rest)
+    assert rest.timeouts == []

@@ -3,14 +3,15 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterable, AsyncIterator, Awaitable, Callable, Iterable
 
 import pytest
 from google.protobuf.message import Message
 
-from groundwire.core.errors import Unavailable
+from groundwire.core.apis import Method
+from groundwire.core.errors import DeadlineExceeded, Unavailable
 from groundwire.transports.auto import AsyncAutoTransport
-from groundwire.transports.base import ConnectionFailure
+from groundwire.transports.base import ConnectionFailure, Metadata
 from groundwire.transports.grpc_aio import AsyncGrpcTransport
 from groundwire.transports.rest_aio import AsyncRestTransport
 from tests.transports import canned
@@ -98,3 +99,79 @@ async def test_a_stream_over_grpc_stays_on_grpc_and_passes_every_request(
         assert (aio_grpc_server.seen.calls, rest_server.seen.calls) == (1, 0)
     finally:
         await auto.close()
+
+
+class AsyncRefusedAfter:
+    """`RefusedAfter` for asyncio."""
+
+    def __init__(self, clock: FakeClock, seconds: float) -> None:
+        self.clock = clock
+        self.seconds = seconds
+
+    async def unary(self, method: Method, request: Message, *, timeout: float | None,
+                    metadata: Metadata) -> Message:
+        self.clock.now += self.seconds
+        raise ConnectionFailure("TLS handshake failed")
+
+    async def stream(self, method: Method, requests: Iterable[Message] | AsyncIterable[Message],
+                     *, timeout: float | None, metadata: Metadata) -> AsyncIterator[Message]:
+        self.clock.now += self.seconds
+        raise ConnectionFailure("TLS handshake failed")
+        yield  # an async generator, like the real transport's stream
+
+    async def close(self) -> None:
+        pass
+
+
+class AsyncTimedRest:
+    """`TimedRest` for asyncio."""
+
+    def __init__(self) -> None:
+        self.timeouts: list[float | None] = []
+
+    async def unary(self, method: Method, request: Message, *, timeout: float | None,
+                    metadata: Metadata) -> Message:
+        self.timeouts.append(timeout)
+        return canned.check_response()
+
+    async def stream(self, method: Method, requests: Iterable[Message] | AsyncIterable[Message],
+                     *, timeout: float | None, metadata: Metadata) -> AsyncIterator[Message]:
+        self.timeouts.append(timeout)
+        yield canned.check_response()
+
+    async def close(self) -> None:
+        pass
+
+
+async def unary_after_grpc_took(seconds: float, rest: AsyncTimedRest) -> None:
+    clock = FakeClock()
+    auto = AsyncAutoTransport(AsyncRefusedAfter(clock, seconds), rest, clock=clock)
+    await auto.unary(canned.CHECK, canned.check_request(), timeout=2.0, metadata=())
+
+
+async def stream_after_grpc_took(seconds: float, rest: AsyncTimedRest) -> None:
+    clock = FakeClock()
+    auto = AsyncAutoTransport(AsyncRefusedAfter(clock, seconds), rest, clock=clock)
+    async for _ in auto.stream(canned.STREAM, [canned.stream_request("one")], timeout=2.0,
+                               metadata=()):
+        pass
+
+
+CALLS_WITH_A_TIMEOUT_OF_2_S = [unary_after_grpc_took, stream_after_grpc_took]
+
+
+@pytest.mark.parametrize("call_after_grpc_took", CALLS_WITH_A_TIMEOUT_OF_2_S)
+async def test_rest_gets_only_what_grpc_left_of_the_attempts_timeout(
+        call_after_grpc_took: Callable[[float, AsyncTimedRest], Awaitable[None]]) -> None:
+    rest = AsyncTimedRest()
+    await call_after_grpc_took(1.5, rest)
+    assert rest.timeouts == [pytest.approx(0.5)]
+
+
+@pytest.mark.parametrize("call_after_grpc_took", CALLS_WITH_A_TIMEOUT_OF_2_S)
+async def test_when_grpc_used_up_the_timeout_rest_is_not_tried(
+        call_after_grpc_took: Callable[[float, AsyncTimedRest], Awaitable[None]]) -> None:
+    rest = AsyncTimedRest()
+    with pytest.raises(DeadlineExceeded):
+        await call_after_grpc_took(2.5, rest)
+    assert rest.timeouts == []

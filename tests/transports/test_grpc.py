@@ -160,7 +160,28 @@ def test_closing_a_stream_early_cancels_the_call(transport: GrpcTransport) -> No
     assert call(transport, canned.OK) == canned.check_response()
 
 
-@pytest.mark.parametrize("target", ["example.com:443", "10.0.0.1:50051", "dns:///example.com"])
+class RequestsFailed(Exception):
+    """The caller's own error, raised by its request generator."""
+
+
+@pytest.mark.parametrize("failure", [RequestsFailed("no second request"),
+                                     InvalidArgument("requests[1] is not a request")])
+def test_an_exception_from_the_requests_is_raised_unchanged_after_the_earlier_responses(
+        transport: GrpcTransport, failure: Exception) -> None:
+    def requests() -> Iterator[Message]:
+        yield canned.stream_request("one")
+        raise failure
+
+    texts = []
+    with pytest.raises(type(failure)) as raised:
+        for response in transport.stream(canned.STREAM, requests(), timeout=3.0, metadata=()):
+            texts.append(response.candidates[0].content.parts[0].text)
+    assert raised.value is failure
+    assert texts == ["0: one"]
+
+
+@pytest.mark.parametrize("target", ["example.com:443", "10.0.0.1:50051", "dns:///example.com",
+                                    "foo.localhost:50051"])
 def test_plaintext_is_refused_to_a_host_that_is_not_loopback(target: str) -> None:
     with pytest.raises(ValueError, match="loopback"):
         GrpcTransport(target, credentials=None, secure=False)

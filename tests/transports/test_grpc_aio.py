@@ -124,6 +124,27 @@ async def test_a_stream_past_its_timeout_raises_deadline_exceeded(
             pass
 
 
+class RequestsFailed(Exception):
+    """The caller's own error, raised by its request generator."""
+
+
+@pytest.mark.parametrize("failure", [RequestsFailed("no second request"),
+                                     InvalidArgument("requests[1] is not a request")])
+async def test_an_exception_from_the_requests_is_raised_unchanged_not_a_cancellation(
+        transport: AsyncGrpcTransport, failure: Exception) -> None:
+    async def requests() -> AsyncIterator[Message]:
+        yield canned.stream_request("one")
+        raise failure
+
+    texts = []
+    with pytest.raises(type(failure)) as raised:
+        async for response in transport.stream(canned.STREAM, requests(), timeout=3.0,
+                                               metadata=()):
+            texts.append(response.candidates[0].content.parts[0].text)
+    assert raised.value is failure
+    assert texts == ["0: one"]
+
+
 async def test_a_transport_built_in_a_worker_thread_works_in_the_event_loop(
         aio_grpc_server: GrpcServer) -> None:
     transport = await asyncio.to_thread(AsyncGrpcTransport, aio_grpc_server.target,

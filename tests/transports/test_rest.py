@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
+import socket
 import threading
+import time
 from collections.abc import Iterator
 
 import pytest
@@ -114,6 +117,59 @@ def test_a_call_past_its_timeout_raises_deadline_exceeded(transport: RestTranspo
         call(transport, canned.SLOW, timeout=0.2)
 
 
+TRICKLED_BODY = b'{"supportScore": 0.5}' + b" " * 20
+TRICKLED_HEAD = (b"HTTP/1.1 200 OK\r\ncontent-type: application/json\r\n"
+                 b"content-length: %d\r\n\r\n" % len(TRICKLED_BODY))
+
+
+@contextlib.contextmanager
+def trickling_server(head_first: bool) -> Iterator[str]:
+    """A server that answers one byte every 0.1 s: 4 to 6 s in all, always a little more.
+
+    The head comes at once when `head_first`, else byte by byte like the body.
+    """
+    listener = socket.create_server(("127.0.0.1", 0))
+    stop = threading.Event()
+
+    def serve() -> None:
+        connection, _ = listener.accept()
+        with connection:
+            request = b""
+            while b"\r\n\r\n" not in request:
+                request += connection.recv(65536)
+            trickled = TRICKLED_BODY
+            if head_first:
+                connection.sendall(TRICKLED_HEAD)
+            else:
+                trickled = TRICKLED_HEAD + TRICKLED_BODY
+            for byte in trickled:
+                if stop.wait(0.1):
+                    return
+                connection.sendall(bytes([byte]))
+
+    thread = threading.Thread(target=serve, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{listener.getsockname()[1]}"
+    finally:
+        stop.set()
+        listener.close()
+        thread.join(timeout=3)
+
+
+@pytest.mark.parametrize("head_first", [True, False], ids=["body", "head and body"])
+def test_the_timeout_bounds_the_whole_attempt_not_each_read(head_first: bool) -> None:
+    with trickling_server(head_first) as base_url:
+        transport = RestTransport(base_url, credentials=None)
+        started = time.monotonic()
+        try:
+            with pytest.raises(DeadlineExceeded):
+                call(transport, canned.OK, timeout=0.5)
+        finally:
+            transport.close()
+    assert time.monotonic() - started < 1.5
+
+
 def test_a_refused_port_is_a_connection_failure(refused_port: int) -> None:
     transport = RestTransport(f"http://127.0.0.1:{refused_port}", credentials=None)
     try:
@@ -186,7 +242,7 @@ def test_a_stream_whose_requests_name_different_resources_fails_before_sending(
 
 
 @pytest.mark.parametrize("base_url", ["http://example.com", "http://10.1.2.3:8080",
-                                      "ftp://127.0.0.1"])
+                                      "ftp://127.0.0.1", "http://foo.localhost:8080"])
 def test_plaintext_is_refused_to_a_host_that_is_not_loopback(base_url: str) -> None:
     with pytest.raises(ValueError):
         RestTransport(base_url, credentials=None)

@@ -2,7 +2,7 @@
 
 Handlers are thin: parse the bytes, draw a fault, call `service`, send the response or the
 error as a rich status (google.rpc.Status in grpc-status-details-bin). An unexpected exception
-becomes INTERNAL; the server keeps serving.
+becomes INTERNAL; the server keeps serving. A client that leaves a stream is no error.
 """
 
 from __future__ import annotations
@@ -109,6 +109,10 @@ def _method_handler(
                 parsed = (_parse(method, raw) for raw in requests)
                 yield from service.handle_stream(method, parsed)
             except Exception as error:  # every failure becomes a status
+                if isinstance(error, grpc.RpcError) or not context.is_active():
+                    # Reading requests fails once the client has cancelled or gone.
+                    _log.debug("the client left a %s stream: %r", method.name, error)
+                    return
                 _abort(context, error)
 
         return grpc.stream_stream_rpc_method_handler(

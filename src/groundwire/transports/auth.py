@@ -3,12 +3,13 @@
 google-auth talks to token endpoints through a `google.auth.transport.Request`; `TokenRequest`
 is that adapter, over `http1`'s keep-alive pools (proxies from the environment included).
 `AccessTokens` puts a token on a call, refreshing it once for all threads when it has
-expired. Nothing here logs a token.
+expired, within what is left of the call's timeout. Nothing here logs a token.
 """
 
 from __future__ import annotations
 
 import threading
+import time
 import urllib.parse
 from collections.abc import Mapping, MutableMapping
 from typing import TYPE_CHECKING, Any
@@ -17,7 +18,12 @@ from google.auth import exceptions as auth_exceptions
 from google.auth import transport as auth_transport
 from google.auth.credentials import Credentials
 
-from groundwire.core.errors import GroundwireError, Unauthenticated, Unavailable
+from groundwire.core.errors import (
+    DeadlineExceeded,
+    GroundwireError,
+    Unauthenticated,
+    Unavailable,
+)
 
 if TYPE_CHECKING:
     from groundwire.transports.http1 import ConnectionPool
@@ -56,7 +62,7 @@ class TokenRequest(auth_transport.Request):
     """
 
     def __init__(self, *, timeout: float = _TOKEN_TIMEOUT) -> None:
-        self._timeout = timeout
+        self.timeout = timeout
         self._pools: dict[tuple[str, str, int | None], ConnectionPool] = {}
         self._lock = threading.Lock()
 
@@ -73,12 +79,22 @@ class TokenRequest(auth_transport.Request):
         try:
             response = self._pool(parts).request(
                 method, target, body, headers or {},
-                self._timeout if timeout is None else timeout)
+                self.timeout if timeout is None else timeout)
             data = response.read()
         except (*WIRE_ERRORS, ValueError) as error:
             raise auth_exceptions.TransportError(  # type: ignore[no-untyped-call]
                 f"token request to {url} failed: {type(error).__name__}: {error}") from error
         return _Response(response.status, response.headers(), data)
+
+    def until(self, deadline: float | None) -> auth_transport.Request:
+        """This adapter, its requests cut short at `deadline` (on `time.monotonic`; None: not).
+
+        Example:
+            >>> request = TokenRequest()
+            >>> request.until(None) is request
+            True
+        """
+        return self if deadline is None else _RequestUntil(self, deadline)
 
     def close(self) -> None:
         """Closes the connections this adapter opened."""
@@ -97,6 +113,23 @@ class TokenRequest(auth_transport.Request):
                 pool = self._pools[key] = ConnectionPool(*key)
             return pool
 
+
+
+class _RequestUntil(auth_transport.Request):
+    """A `TokenRequest` whose every request waits no longer than one deadline."""
+
+    def __init__(self, request: TokenRequest, deadline: float) -> None:
+        self._request, self._deadline = request, deadline
+
+    def __call__(self, url: str, method: str = "GET", body: bytes | None = None,
+                 headers: Mapping[str, str] | None = None, timeout: float | None = None,
+                 **kwargs: Any) -> _Response:
+        left = self._deadline - time.monotonic()
+        if left <= 0:
+            raise auth_exceptions.TransportError(  # type: ignore[no-untyped-call]
+                f"token request to {url} not sent: the call's timeout has passed")
+        limit = self._request.timeout if timeout is None else timeout
+        return self._request(url, method, body, headers, min(left, limit), **kwargs)
 
 
 class AccessTokens:
@@ -122,20 +155,36 @@ class AccessTokens:
         """Whether the token is missing or expired (an async caller refreshes in a thread)."""
         return not self.credentials.valid
 
-    def refresh(self) -> None:
-        """Refreshes the token unless another thread has just done so; failures as errors."""
-        with self._lock:
+    def refresh(self, timeout: float | None = None) -> None:
+        """Refreshes the token unless another thread has just done so; failures as errors.
+
+        `timeout` (None: the token adapter's own, per request) bounds the wait for another
+        thread's refresh and the token requests; once it has passed, DeadlineExceeded.
+        """
+        deadline = None if timeout is None else time.monotonic() + timeout
+        if not self._lock.acquire(timeout=-1 if timeout is None else max(timeout, 0)):
+            raise _token_deadline_error(timeout)
+        try:
             if self.credentials.valid:
                 return
             try:
-                self.credentials.refresh(self.request)  # type: ignore[no-untyped-call]
+                self.credentials.refresh(  # type: ignore[no-untyped-call]
+                    self.request.until(deadline))
             except Exception as error:
+                if deadline is not None and time.monotonic() >= deadline:
+                    raise _token_deadline_error(timeout) from None
                 raise auth_error(error) from None
+        finally:
+            self._lock.release()
 
-    def apply(self, headers: MutableMapping[str, str], url: str) -> None:
-        """Adds the credentials' headers to `headers`, refreshing the token first if needed."""
+    def apply(self, headers: MutableMapping[str, str], url: str,
+              timeout: float | None = None) -> None:
+        """Adds the credentials' headers to `headers`, refreshing the token first if needed.
+
+        `timeout` bounds the refresh, as in `refresh`: pass what is left of the call's.
+        """
         if self.needs_refresh():
-            self.refresh()
+            self.refresh(timeout)
         try:
             self.credentials.before_request(  # type: ignore[no-untyped-call]
                 self.request, "POST", url, headers)
@@ -145,6 +194,11 @@ class AccessTokens:
     def close(self) -> None:
         """Closes the token endpoint's connection pool."""
         self.request.close()
+
+
+def _token_deadline_error(timeout: float | None) -> DeadlineExceeded:
+    return DeadlineExceeded(f"the attempt's timeout of {timeout} s passed while getting an "
+                            "access token")
 
 
 def auth_error(error: Exception) -> GroundwireError:

@@ -1,8 +1,9 @@
 """gRPC first, REST when gRPC cannot connect at all: the transport the clients use by default.
 
-A call that fails with `ConnectionFailure` over gRPC is sent again over REST at once, and
-calls keep going over REST for the cool-down; then gRPC is tried again. Every other failure,
-including UNAVAILABLE from a reachable server, is raised as it is (the client retries).
+A call that fails with `ConnectionFailure` over gRPC is sent again over REST at once, with
+what is left of the attempt's timeout, and calls keep going over REST for the cool-down; then
+gRPC is tried again. Every other failure, including UNAVAILABLE from a reachable server, is
+raised as it is (the client retries).
 Each switch is logged once, at WARNING, on the "groundwire" logger.
 """
 
@@ -17,8 +18,15 @@ from collections.abc import AsyncIterable, AsyncIterator, Callable, Iterable, It
 from google.protobuf.message import Message
 
 from groundwire.core.apis import Method
+from groundwire.core.errors import DeadlineExceeded
 from groundwire.core.fallback import FallbackState
-from groundwire.transports.base import AsyncTransport, ConnectionFailure, Metadata, Transport
+from groundwire.transports.base import (
+    AsyncTransport,
+    ConnectionFailure,
+    Metadata,
+    Transport,
+    as_async_iterator,
+)
 
 logger = logging.getLogger("groundwire")
 
@@ -46,6 +54,20 @@ class _Switch:
                            "then trying gRPC again", failure.message, self.cooldown)
         else:
             logger.debug("gRPC still cannot connect (%s); staying on REST", failure.message)
+
+    def time_left(self, timeout: float | None, started: float,
+                  failure: ConnectionFailure) -> float | None:
+        """What REST gets of an attempt's `timeout` after gRPC failed to connect.
+
+        Raises DeadlineExceeded when gRPC used it all up.
+        """
+        if timeout is None:
+            return None
+        left = timeout - (self.clock() - started)
+        if left <= 0:
+            raise DeadlineExceeded(f"gRPC could not connect ({failure.message}) and the "
+                                   f"attempt's timeout of {timeout} s passed before REST")
+        return left
 
     def grpc_worked(self) -> None:
         if not self.state.on_rest:
@@ -114,10 +136,12 @@ class AutoTransport:
               metadata: Metadata) -> Message:
         """Calls over gRPC, or over REST when gRPC cannot connect."""
         if self._switch.use_grpc():
+            started = self._switch.clock()
             try:
                 response = self.grpc.unary(method, request, timeout=timeout, metadata=metadata)
             except ConnectionFailure as failure:
                 self._switch.connection_failed(failure)
+                timeout = self._switch.time_left(timeout, started, failure)
             else:
                 self._switch.grpc_worked()
                 return response
@@ -130,6 +154,7 @@ class AutoTransport:
             yield from self.rest.stream(method, requests, timeout=timeout, metadata=metadata)
             return
         replay = None if isinstance(requests, Sequence) else _SyncReplay(requests)
+        started = self._switch.clock()
         responses = self.grpc.stream(method, requests if replay is None else replay,
                                      timeout=timeout, metadata=metadata)
         try:
@@ -139,6 +164,7 @@ class AutoTransport:
             return
         except ConnectionFailure as failure:
             self._switch.connection_failed(failure)
+            timeout = self._switch.time_left(timeout, started, failure)
             yield from self.rest.stream(method, requests if replay is None else replay,
                                         timeout=timeout, metadata=metadata)
             return
@@ -161,7 +187,7 @@ class _AsyncReplay:
     gRPC request reader cancelled while it waits does not close the caller's generator."""
 
     def __init__(self, requests: Iterable[Message] | AsyncIterable[Message]) -> None:
-        self._source = _as_async_iterator(requests)
+        self._source = as_async_iterator(requests)
         self._seen: list[Message] = []
         self._dropped = 0
         self._remember = True
@@ -196,17 +222,6 @@ class _AsyncReplay:
         self._remember = False
 
 
-async def _as_async_iterator(
-    requests: Iterable[Message] | AsyncIterable[Message],
-) -> AsyncIterator[Message]:
-    if isinstance(requests, AsyncIterable):
-        async for request in requests:
-            yield request
-    else:
-        for request in requests:
-            yield request
-
-
 class AsyncAutoTransport:
     """`AutoTransport` for asyncio: gRPC with a fallback to REST, from one event loop."""
 
@@ -220,11 +235,13 @@ class AsyncAutoTransport:
                     metadata: Metadata) -> Message:
         """Calls over gRPC, or over REST when gRPC cannot connect."""
         if self._switch.use_grpc():
+            started = self._switch.clock()
             try:
                 response = await self.grpc.unary(method, request, timeout=timeout,
                                                  metadata=metadata)
             except ConnectionFailure as failure:
                 self._switch.connection_failed(failure)
+                timeout = self._switch.time_left(timeout, started, failure)
             else:
                 self._switch.grpc_worked()
                 return response
@@ -244,6 +261,7 @@ class AsyncAutoTransport:
             return
         replay = None if isinstance(requests, Sequence) else _AsyncReplay(requests)
         sent = requests if replay is None else replay
+        started = self._switch.clock()
         responses = self.grpc.stream(method, sent, timeout=timeout, metadata=metadata)
         try:
             try:
@@ -253,6 +271,7 @@ class AsyncAutoTransport:
                 return
             except ConnectionFailure as failure:
                 self._switch.connection_failed(failure)
+                timeout = self._switch.time_left(timeout, started, failure)
                 responses = self.rest.stream(method, sent, timeout=timeout, metadata=metadata)
             else:
                 self._switch.grpc_worked()

@@ -7,13 +7,13 @@ transport as a `GroundwireError`, whichever protocol carried the call.
 
 from __future__ import annotations
 
-import ipaddress
 from collections.abc import AsyncIterable, AsyncIterator, Iterable, Iterator, Sequence
 from typing import Protocol
 
 from google.protobuf.message import Message
 
 from groundwire.core.apis import Method
+from groundwire.core.endpoints import is_loopback
 from groundwire.core.errors import Unavailable
 
 Metadata = Sequence[tuple[str, str]]
@@ -72,20 +72,24 @@ class AsyncTransport(Protocol):
         ...
 
 
-def is_loopback(host: str) -> bool:
-    """Whether `host` names this machine: localhost, 127.0.0.0/8 or ::1.
+async def as_async_iterator(
+    requests: Iterable[Message] | AsyncIterable[Message],
+) -> AsyncIterator[Message]:
+    """Requests given as a list, a generator or an async generator, as one async iterator.
 
     Example:
-        >>> is_loopback("127.0.0.2"), is_loopback("[::1]"), is_loopback("example.com")
-        (True, True, False)
+        >>> import asyncio
+        >>> async def read_all(requests):
+        ...     return [request async for request in as_async_iterator(requests)]
+        >>> asyncio.run(read_all(["a", "b"]))
+        ['a', 'b']
     """
-    host = host.strip("[]").lower()
-    if host == "localhost" or host.endswith(".localhost"):
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
+    if isinstance(requests, AsyncIterable):
+        async for request in requests:
+            yield request
+    else:
+        for request in requests:
+            yield request
 
 
 def refuse_plaintext(where: str, host: str, has_credentials: bool) -> None:

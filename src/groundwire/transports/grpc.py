@@ -151,6 +151,48 @@ def error_from_call(call: FailedCall, state: grpc.ChannelConnectivity | None) ->
     return error_from_status(number, details, details_bin)
 
 
+class RequestReader(Iterator[Message]):
+    """The caller's requests as gRPC reads them, keeping an exception they raise for later.
+
+    gRPC reads requests on a thread of its own and turns an exception there into a bare
+    "Exception iterating requests!". Instead the reading stops (the server sees the end of
+    the requests) and `raise_failure` raises the caller's exception, unchanged, once the
+    call has ended.
+
+    Example:
+        >>> def requests():
+        ...     yield "first"
+        ...     raise ValueError("no second")
+        >>> reader = RequestReader(requests())
+        >>> list(reader)
+        ['first']
+        >>> reader.raise_failure()
+        Traceback (most recent call last):
+        ...
+        ValueError: no second
+    """
+
+    def __init__(self, requests: Iterable[Message]) -> None:
+        self._source = iter(requests)
+        self.failure: Exception | None = None
+
+    def __next__(self) -> Message:
+        if self.failure is not None:
+            raise StopIteration
+        try:
+            return next(self._source)
+        except StopIteration:
+            raise
+        except Exception as error:  # the caller's own error, raised again after the call
+            self.failure = error
+            raise StopIteration from None
+
+    def raise_failure(self) -> None:
+        """Raises the exception the requests raised, if they did."""
+        if self.failure is not None:
+            raise self.failure
+
+
 class GrpcTransport:
     """Calls over one gRPC channel (HTTP/2, TLS); thread-safe, one instance per client.
 
@@ -199,13 +241,18 @@ class GrpcTransport:
         call = self._stream_calls.get(method.grpc_path)
         if call is None:
             call = self._stream_call(method)
-        responses = call(iter(requests), timeout=timeout, metadata=metadata)  # type: ignore[arg-type]
+        reader = RequestReader(requests)
+        responses = call(reader, timeout=timeout, metadata=metadata)  # type: ignore[arg-type]
+        failed: GroundwireError | None = None
         try:
             yield from responses
         except grpc.RpcError as error:
-            raise self._error(error) from None
+            failed = self._error(error)
         finally:
             responses.cancel()  # type: ignore[no-untyped-call]
+        reader.raise_failure()  # outside the handler: the caller's error, not chained to ours
+        if failed is not None:
+            raise failed
 
     def close(self) -> None:
         """Closes the channel (calls in flight are cancelled) and the token adapter."""

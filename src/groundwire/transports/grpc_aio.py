@@ -11,13 +11,53 @@ from google.protobuf.message import Message
 
 from groundwire.core.apis import Method
 from groundwire.core.errors import GroundwireError
-from groundwire.transports.base import Metadata
+from groundwire.transports.base import Metadata, as_async_iterator
 from groundwire.transports.grpc import (
     ChannelOptions,
     channel_credentials,
     channel_options,
     error_from_call,
 )
+
+
+class AsyncRequestReader(AsyncIterator[Message]):
+    """`RequestReader` for grpc.aio, whose request task would otherwise cancel the call.
+
+    Example:
+        >>> import asyncio
+        >>> async def requests():
+        ...     yield "first"
+        ...     raise ValueError("no second")
+        >>> async def read_all(reader):
+        ...     return [request async for request in reader]
+        >>> reader = AsyncRequestReader(requests())
+        >>> asyncio.run(read_all(reader))
+        ['first']
+        >>> reader.raise_failure()
+        Traceback (most recent call last):
+        ...
+        ValueError: no second
+    """
+
+    def __init__(self, requests: Iterable[Message] | AsyncIterable[Message]) -> None:
+        self._source = as_async_iterator(requests)
+        self.failure: Exception | None = None
+
+    async def __anext__(self) -> Message:
+        if self.failure is not None:
+            raise StopAsyncIteration
+        try:
+            return await anext(self._source)
+        except StopAsyncIteration:
+            raise
+        except Exception as error:  # the caller's own error, raised again after the call
+            self.failure = error
+            raise StopAsyncIteration from None
+
+    def raise_failure(self) -> None:
+        """Raises the exception the requests raised, if they did."""
+        if self.failure is not None:
+            raise self.failure
 
 
 class AsyncGrpcTransport:
@@ -64,14 +104,19 @@ class AsyncGrpcTransport:
         call = self._stream_calls.get(method.grpc_path)
         if call is None:
             call = self._stream_call(method)
-        responses = call(requests, timeout=timeout, metadata=metadata)  # type: ignore[arg-type]
+        reader = AsyncRequestReader(requests)
+        responses = call(reader, timeout=timeout, metadata=metadata)
+        failed: GroundwireError | None = None
         try:
             async for response in responses:
                 yield response
         except grpc.aio.AioRpcError as error:
-            raise self._error(error) from None
+            failed = self._error(error)
         finally:
             responses.cancel()
+        reader.raise_failure()  # outside the handler: the caller's error, not chained to ours
+        if failed is not None:
+            raise failed
 
     async def close(self) -> None:
         """Closes the channel (calls in flight are cancelled) and the token adapter."""

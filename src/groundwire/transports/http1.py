@@ -2,7 +2,7 @@
 
 httpx spends about four times the CPU of `http.client` on a call, and both parse the same
 protocol. This module adds only what a client needs around the standard library: a
-thread-safe pool of idle connections per origin, a timeout per request, TLS with the
+thread-safe pool of idle connections per origin, a deadline per request, TLS with the
 system's roots, gzip, and proxies from the environment.
 """
 
@@ -12,6 +12,7 @@ import base64
 import contextlib
 import functools
 import http.client
+import io
 import select
 import socket
 import ssl
@@ -23,7 +24,7 @@ import zlib
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 
-from groundwire.transports.base import is_loopback
+from groundwire.core.endpoints import is_loopback
 
 IDLE_SECONDS = 30.0
 """How long an idle connection is kept; servers and proxies drop quiet ones after a while."""
@@ -197,11 +198,15 @@ class ConnectionPool:
                 headers: Mapping[str, str], timeout: float | None) -> Response:
         """Sends a request, waits for the response's head and returns it, body unread.
 
-        `target` is the path and query; `timeout` bounds connecting and every send and read
-        (None: no limit). Raises one of `WIRE_ERRORS`.
+        `target` is the path and query. `timeout` bounds the whole exchange, from connecting
+        to reading the body's last byte (None: no limit): every socket operation waits only for
+        what is left of it, and a `TimeoutError` ends the exchange once it has passed. Raises
+        one of `WIRE_ERRORS`.
         """
-        connection = self._take(timeout)
+        deadline = None if timeout is None else time.monotonic() + timeout
+        connection = self._take(deadline)
         try:
+            connection.sock.settimeout(time_left(deadline))
             connection.putrequest(method, self._target_prefix + target,
                                   skip_accept_encoding=True)
             for name, value in headers.items():
@@ -212,6 +217,7 @@ class ConnectionPool:
             if self._target_prefix and self._proxy and self._proxy.authorization:
                 connection.putheader("proxy-authorization", self._proxy.authorization)
             connection.endheaders(body)
+            connection.sock.settimeout(time_left(deadline))  # the response keeps this deadline
             response = connection.getresponse()
         except BaseException:
             self._discard(connection)
@@ -231,7 +237,7 @@ class ConnectionPool:
                 with contextlib.suppress(OSError):
                     connection.sock.shutdown(socket.SHUT_RDWR)
 
-    def _take(self, timeout: float | None) -> http.client.HTTPConnection:
+    def _take(self, deadline: float | None) -> http.client.HTTPConnection:
         while True:
             with self._lock:
                 if self._closed:
@@ -241,10 +247,9 @@ class ConnectionPool:
                 connection, since = self._idle.pop()
                 self._active.add(connection)
             if time.monotonic() - since < IDLE_SECONDS and not _dropped(connection.sock):
-                connection.sock.settimeout(timeout)
                 return connection
             self._discard(connection)
-        connection = self._open(timeout)
+        connection = self._open(deadline)
         with self._lock:
             closed = self._closed
             if not closed:
@@ -254,9 +259,10 @@ class ConnectionPool:
             raise RuntimeError("the connection pool is closed")
         return connection
 
-    def _open(self, timeout: float | None) -> http.client.HTTPConnection:
+    def _open(self, deadline: float | None) -> http.client.HTTPConnection:
         if self._proxy_problem is not None:
             raise ProxyNotSupported(self._proxy_problem)
+        timeout = time_left(deadline)
         proxy = self._proxy
         host, port = (proxy.host, proxy.port) if proxy is not None else (self.host, self.port)
         connection: http.client.HTTPConnection
@@ -272,6 +278,7 @@ class ConnectionPool:
                 connection.set_tunnel(self.host, self.port, headers=tunnel_headers)
         else:
             connection = http.client.HTTPConnection(host, port, timeout=timeout)
+        connection.response_class = _DeadlineResponse
         try:
             connection.connect()
         except (OSError, http.client.HTTPException) as error:
@@ -294,6 +301,61 @@ class ConnectionPool:
         with self._lock:
             self._active.discard(connection)
         connection.close()
+
+
+def time_left(deadline: float | None) -> float | None:
+    """Seconds until `deadline` (on `time.monotonic`), None for none; TimeoutError once passed.
+
+    Example:
+        >>> time_left(None) is None, 0 < time_left(time.monotonic() + 5) <= 5
+        (True, True)
+    """
+    if deadline is None:
+        return None
+    left = deadline - time.monotonic()
+    if left <= 0:
+        raise TimeoutError("timed out")
+    return left
+
+
+class _DeadlineReader(io.RawIOBase):
+    """A socket's reading side where every read waits only until one deadline."""
+
+    def __init__(self, sock: socket.socket, deadline: float | None) -> None:
+        super().__init__()
+        self._sock = sock
+        self._raw = sock.makefile("rb", buffering=0)
+        self._deadline = deadline
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: memoryview) -> int | None:  # type: ignore[override]
+        self._sock.settimeout(time_left(self._deadline))
+        return self._raw.readinto(buffer)
+
+    def fileno(self) -> int:
+        return self._raw.fileno()
+
+    def close(self) -> None:
+        self._raw.close()
+        super().close()
+
+
+class _DeadlineResponse(http.client.HTTPResponse):
+    """An `http.client` response whose head and body are read by one deadline.
+
+    The deadline is the socket's timeout when the response is made: the pool sets it to what
+    is left of the request's deadline just before it waits for the response.
+    """
+
+    def __init__(self, sock: socket.socket, debuglevel: int = 0, method: str | None = None,
+                 url: str | None = None) -> None:
+        super().__init__(sock, debuglevel, method, url)
+        timeout = sock.gettimeout()
+        self.fp.close()
+        self.fp = io.BufferedReader(_DeadlineReader(
+            sock, None if timeout is None else time.monotonic() + timeout))
 
 
 class Response:

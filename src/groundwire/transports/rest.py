@@ -181,7 +181,7 @@ class RestTransport:
 
     A stream is one POST whose body is the JSON array of all requests, so `requests` is read
     to its end before anything is sent; responses are yielded as the array arrives. The
-    timeout bounds each phase (connect, send, every read) and, for a stream, its whole run.
+    timeout bounds the whole attempt, from connecting to the last byte of the response.
 
     Example:
         >>> transport = RestTransport("http://127.0.0.1:8080", credentials=None)
@@ -204,12 +204,11 @@ class RestTransport:
         """POSTs the transcoded request; returns the decoded response."""
         http_request = encode_request(method, request)
         target = self._path_prefix + http_request.path + SYSTEM_QUERY
-        headers = request_headers(metadata)
-        if self._tokens is not None:
-            self._tokens.apply(headers, self.base_url + http_request.path + SYSTEM_QUERY)
+        deadline = None if timeout is None else time.monotonic() + timeout
+        headers = self._headers(metadata, http_request.path, timeout)
         try:
             response = self._pool.request(http_request.verb, target, http_request.body,
-                                          headers, timeout)
+                                          headers, http1.time_left(deadline))
             body = response.read()
         except http1.WIRE_ERRORS as error:
             raise error_from_wire(error) from None
@@ -222,13 +221,11 @@ class RestTransport:
         """POSTs all requests as one JSON array; yields each response as its JSON completes."""
         http_request = encode_stream_request(method, requests)
         target = self._path_prefix + http_request.path + SYSTEM_QUERY
-        headers = request_headers(metadata)
-        if self._tokens is not None:
-            self._tokens.apply(headers, self.base_url + http_request.path + SYSTEM_QUERY)
         deadline = None if timeout is None else time.monotonic() + timeout
+        headers = self._headers(metadata, http_request.path, timeout)
         try:
             response = self._pool.request(http_request.verb, target, http_request.body,
-                                          headers, timeout)
+                                          headers, http1.time_left(deadline))
             try:
                 if not response.ok:
                     raise error_from_http(response.status, response.read(), response.headers())
@@ -250,3 +247,10 @@ class RestTransport:
         self._pool.close()
         if self._tokens is not None:
             self._tokens.close()
+
+    def _headers(self, metadata: Metadata, path: str, timeout: float | None) -> dict[str, str]:
+        """The call's headers, with a token fetched within the attempt's `timeout`."""
+        headers = request_headers(metadata)
+        if self._tokens is not None:
+            self._tokens.apply(headers, self.base_url + path + SYSTEM_QUERY, timeout)
+        return headers

@@ -34,7 +34,7 @@ DEFAULT_LIMITS = httpx.Limits(max_connections=100, max_keepalive_connections=100
 class AsyncRestTransport:
     """Calls over a keep-alive pool of HTTP/1.1 connections from one event loop.
 
-    Same rules as `RestTransport`, except that the timeout bounds the whole attempt exactly.
+    Same rules as `RestTransport`, the timeout bounding the whole attempt there too.
     Tokens are refreshed in a worker thread, so the event loop never waits on the network.
 
     Example:
@@ -55,12 +55,14 @@ class AsyncRestTransport:
         """POSTs the transcoded request; returns the decoded response."""
         http_request = encode_request(method, request)
         url = self.base_url + http_request.path + SYSTEM_QUERY
-        headers = await self._headers(metadata, url)
+        loop = asyncio.get_running_loop()
+        deadline = None if timeout is None else loop.time() + timeout
+        headers = await self._headers(metadata, url, timeout)
         try:
-            async with asyncio.timeout(timeout):
+            async with asyncio.timeout_at(deadline):
                 response = await self._client.request(
                     http_request.verb, url, content=http_request.body, headers=headers,
-                    timeout=timeout)
+                    timeout=_time_left(deadline, loop))
         except httpx.HTTPError as error:
             raise error_from_exception(error) from None
         except TimeoutError:
@@ -77,12 +79,13 @@ class AsyncRestTransport:
             requests = [request async for request in requests]
         http_request = encode_stream_request(method, requests)
         url = self.base_url + http_request.path + SYSTEM_QUERY
-        headers = await self._headers(metadata, url)
         loop = asyncio.get_running_loop()
         deadline = None if timeout is None else loop.time() + timeout
+        headers = await self._headers(metadata, url, timeout)
         try:
             async with self._client.stream(http_request.verb, url, content=http_request.body,
-                                           headers=headers, timeout=timeout) as response:
+                                           headers=headers,
+                                           timeout=_time_left(deadline, loop)) as response:
                 if not response.is_success:
                     body = await response.aread()
                     raise error_from_http(response.status_code, body, response.headers)
@@ -107,10 +110,17 @@ class AsyncRestTransport:
         if self._tokens is not None:
             self._tokens.close()
 
-    async def _headers(self, metadata: Metadata, url: str) -> dict[str, str]:
+    async def _headers(self, metadata: Metadata, url: str,
+                       timeout: float | None) -> dict[str, str]:
+        """The call's headers, with a token fetched (in a thread) within `timeout`."""
         headers = request_headers(metadata)
         if self._tokens is not None:
             if self._tokens.needs_refresh():
-                await asyncio.to_thread(self._tokens.refresh)
+                await asyncio.to_thread(self._tokens.refresh, timeout)
             self._tokens.apply(headers, url)
         return headers
+
+
+def _time_left(deadline: float | None, loop: asyncio.AbstractEventLoop) -> float | None:
+    """Seconds until `deadline` on the loop's clock (None: no limit), at least a little."""
+    return None if deadline is None else max(deadline - loop.time(), 0.001)
