@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from google.protobuf import message
 
-from groundwire.client import DEFAULT_RETRY, DEFAULT_TIMEOUT, _live_transport, _Settings
+from groundwire.client import DEFAULT_RETRY, DEFAULT_TIMEOUT, _Settings
 from groundwire.core import calls
 from groundwire.core.errors import GroundwireError
 from groundwire.core.offsets import OffsetUnit
@@ -147,8 +147,6 @@ class AsyncGroundingClient:
                       ) -> AsyncIterator[message.Message]:
         retrying = self._settings.retrying(timeout)
         transport = await self._transport(plan.method.api)
-        if plan.interactive:
-            transport = _live_transport(transport)
         while True:
             received = False
             try:

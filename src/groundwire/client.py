@@ -18,7 +18,7 @@ from groundwire.core.endpoints import (
     resolve_endpoints,
     user_agent,
 )
-from groundwire.core.errors import GroundwireError, Unauthenticated, bad_request
+from groundwire.core.errors import GroundwireError, Unauthenticated
 from groundwire.core.offsets import OffsetUnit
 from groundwire.core.requests import FactLike, TurnLike
 from groundwire.core.results import CheckGroundingResult, CorroborationResult, GenerateResult
@@ -119,25 +119,6 @@ def _transport_class(name: str) -> Any:
 
     module_name, class_name = name.split(".")
     return getattr(importlib.import_module(f"groundwire.transports.{module_name}"), class_name)
-
-
-def _live_transport(transport: Any) -> Any:
-    """The transport for a live exchange (requests sent while responses are read): gRPC only.
-
-    REST must read every request before it sends one, so such a stream never falls back.
-    """
-    from groundwire.transports.auto import AsyncAutoTransport, AutoTransport
-    from groundwire.transports.rest import RestTransport
-    from groundwire.transports.rest_aio import AsyncRestTransport
-
-    if isinstance(transport, (AutoTransport, AsyncAutoTransport)):
-        return transport.grpc
-    if isinstance(transport, (RestTransport, AsyncRestTransport)):
-        raise bad_request(
-            [("requests", "a live exchange that sends after reading needs gRPC; over REST "
-              "pass the requests as a list")],
-            "interactive bidirectional streaming is gRPC-only")
-    return transport
 
 
 class GroundingClient:
@@ -330,8 +311,6 @@ class GroundingClient:
                 ) -> Iterator[message.Message]:
         retrying = self._settings.retrying(timeout)
         transport = self._transport(plan.method.api)
-        if plan.interactive:
-            transport = _live_transport(transport)
         while True:
             received = False
             try:

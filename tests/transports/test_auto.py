@@ -161,14 +161,23 @@ def test_unavailable_from_a_reachable_grpc_server_does_not_switch(
         auto.close()
 
 
-def test_a_stream_falls_back_with_every_request_even_those_grpc_had_read(
+def test_a_stream_of_a_request_list_falls_back_whole(
         refused_auto: tuple[AutoTransport, Counted], rest_server: RestServer) -> None:
     auto, _ = refused_auto
-    requests = (canned.stream_request(text) for text in ("一", "二", "三"))
+    requests = [canned.stream_request(text) for text in ("一", "二", "三")]
     responses = list(auto.stream(canned.STREAM, requests, timeout=3.0, metadata=()))
     assert [r.candidates[0].content.parts[0].text for r in responses] == [
         "0: 一", "1: 二", "2: 三"]
     assert rest_server.seen.calls == 1
+
+
+def test_a_live_stream_stays_on_grpc_even_when_it_cannot_connect(
+        refused_auto: tuple[AutoTransport, Counted], rest_server: RestServer) -> None:
+    auto, _ = refused_auto
+    requests = (canned.stream_request(text) for text in ("一", "二"))
+    with pytest.raises(ConnectionFailure):
+        list(auto.stream(canned.STREAM, requests, timeout=3.0, metadata=()))
+    assert rest_server.seen.calls == 0  # REST would read every request first: a live one hangs
 
 
 def test_a_stream_over_grpc_stays_on_grpc(grpc_server: GrpcServer,

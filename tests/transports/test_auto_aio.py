@@ -67,18 +67,28 @@ async def test_unavailable_from_a_reachable_grpc_server_does_not_switch(
         await auto.close()
 
 
-async def test_a_stream_falls_back_with_every_request_of_an_async_generator(
+async def test_a_stream_of_a_request_list_falls_back_whole(
+        refused_auto: tuple[AsyncAutoTransport, FakeClock], rest_server: RestServer) -> None:
+    auto, _ = refused_auto
+    requests = [canned.stream_request(text) for text in ("一", "二", "三")]
+    texts = [r.candidates[0].content.parts[0].text
+             async for r in auto.stream(canned.STREAM, requests, timeout=3.0, metadata=())]
+    assert texts == ["0: 一", "1: 二", "2: 三"]
+    assert rest_server.seen.calls == 1
+
+
+async def test_a_live_async_stream_stays_on_grpc_even_when_it_cannot_connect(
         refused_auto: tuple[AsyncAutoTransport, FakeClock], rest_server: RestServer) -> None:
     auto, _ = refused_auto
 
     async def requests() -> AsyncIterator[Message]:
-        for text in ("一", "二", "三"):
+        for text in ("一", "二"):
             yield canned.stream_request(text)
 
-    texts = [r.candidates[0].content.parts[0].text
-             async for r in auto.stream(canned.STREAM, requests(), timeout=3.0, metadata=())]
-    assert texts == ["0: 一", "1: 二", "2: 三"]
-    assert rest_server.seen.calls == 1
+    with pytest.raises(ConnectionFailure):
+        async for _ in auto.stream(canned.STREAM, requests(), timeout=3.0, metadata=()):
+            pass
+    assert rest_server.seen.calls == 0
 
 
 async def test_a_stream_over_grpc_stays_on_grpc_and_passes_every_request(

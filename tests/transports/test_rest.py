@@ -188,9 +188,17 @@ def test_a_bad_resource_name_fails_before_anything_is_sent(
     assert rest_server.seen.calls == 0
 
 
+def test_a_live_stream_is_refused_clearly_since_rest_reads_every_request_first(
+        transport: RestTransport, rest_server: RestServer) -> None:
+    requests = (canned.stream_request(text) for text in ("一", "二"))
+    with pytest.raises(InvalidArgument, match="gRPC-only"):
+        list(transport.stream(canned.STREAM, requests, timeout=3.0, metadata=()))
+    assert rest_server.seen.calls == 0
+
+
 def test_a_stream_posts_every_request_as_one_json_array(
         transport: RestTransport, rest_server: RestServer) -> None:
-    requests = (canned.stream_request(text) for text in ("一", "二 🎉", canned.TEXT))
+    requests = [canned.stream_request(text) for text in ("一", "二 🎉", canned.TEXT)]
     responses = list(transport.stream(canned.STREAM, requests, timeout=3.0,
                                       metadata=canned.METADATA))
     assert [r.candidates[0].content.parts[0].text for r in responses] == [

@@ -9,7 +9,6 @@ Each switch is logged once, at WARNING, on the "groundwire" logger.
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import threading
 import time
@@ -25,7 +24,6 @@ from groundwire.transports.base import (
     ConnectionFailure,
     Metadata,
     Transport,
-    as_async_iterator,
 )
 
 logger = logging.getLogger("groundwire")
@@ -78,42 +76,6 @@ class _Switch:
             logger.warning("gRPC connects again; switching back from REST to gRPC")
 
 
-class _SyncReplay:
-    """Lets REST send again the requests a failed gRPC stream had already read.
-
-    gRPC reads requests on its own thread; every request read is kept (until `forget`) and
-    each new iteration starts again from the first.
-    """
-
-    def __init__(self, requests: Iterable[Message]) -> None:
-        self._source = iter(requests)
-        self._seen: list[Message] = []
-        self._remember = True
-        self._lock = threading.Lock()
-
-    def __iter__(self) -> Iterator[Message]:
-        index = 0
-        while True:
-            with self._lock:
-                if index < len(self._seen):
-                    item = self._seen[index]
-                else:
-                    try:
-                        item = next(self._source)
-                    except StopIteration:
-                        return
-                    if self._remember:
-                        self._seen.append(item)
-            index += 1
-            yield item
-
-    def forget(self) -> None:
-        """The stream has connected: nothing will be sent again, so nothing is kept."""
-        with self._lock:
-            self._remember = False
-            self._seen.clear()
-
-
 class AutoTransport:
     """gRPC with a fallback to REST for networks that cannot carry it; thread-safe.
 
@@ -149,14 +111,19 @@ class AutoTransport:
 
     def stream(self, method: Method, requests: Iterable[Message], *, timeout: float | None,
                metadata: Metadata) -> Iterator[Message]:
-        """Streams over gRPC, or over REST when gRPC cannot connect before a first response."""
+        """Streams over gRPC, or over REST when gRPC cannot connect before a first response.
+
+        Requests that are not a sequence are a live exchange, which may send after it reads:
+        REST would have to read every request first, so such a stream stays on gRPC.
+        """
+        if not isinstance(requests, Sequence):
+            yield from self.grpc.stream(method, requests, timeout=timeout, metadata=metadata)
+            return
         if not self._switch.use_grpc():
             yield from self.rest.stream(method, requests, timeout=timeout, metadata=metadata)
             return
-        replay = None if isinstance(requests, Sequence) else _SyncReplay(requests)
         started = self._switch.clock()
-        responses = self.grpc.stream(method, requests if replay is None else replay,
-                                     timeout=timeout, metadata=metadata)
+        responses = self.grpc.stream(method, requests, timeout=timeout, metadata=metadata)
         try:
             first = next(responses)
         except StopIteration:
@@ -165,12 +132,9 @@ class AutoTransport:
         except ConnectionFailure as failure:
             self._switch.connection_failed(failure)
             timeout = self._switch.time_left(timeout, started, failure)
-            yield from self.rest.stream(method, requests if replay is None else replay,
-                                        timeout=timeout, metadata=metadata)
+            yield from self.rest.stream(method, requests, timeout=timeout, metadata=metadata)
             return
         self._switch.grpc_worked()
-        if replay is not None:
-            replay.forget()
         yield first
         yield from responses
 
@@ -180,46 +144,6 @@ class AutoTransport:
             self.grpc.close()
         finally:
             self.rest.close()
-
-
-class _AsyncReplay:
-    """`_SyncReplay` for asyncio. The next request is fetched by a task of its own, so that a
-    gRPC request reader cancelled while it waits does not close the caller's generator."""
-
-    def __init__(self, requests: Iterable[Message] | AsyncIterable[Message]) -> None:
-        self._source = as_async_iterator(requests)
-        self._seen: list[Message] = []
-        self._dropped = 0
-        self._remember = True
-        self._fetch: asyncio.Future[None] | None = None
-        self._ended = False
-
-    async def __aiter__(self) -> AsyncIterator[Message]:
-        index = 0
-        while True:
-            if index - self._dropped >= len(self._seen) and not self._ended:
-                if self._fetch is None or self._fetch.done():
-                    self._fetch = asyncio.ensure_future(self._fetch_next())
-                await asyncio.shield(self._fetch)
-            position = index - self._dropped
-            if position >= len(self._seen):
-                return
-            item = self._seen[position]
-            if not self._remember:
-                self._dropped += len(self._seen)
-                self._seen.clear()
-            index += 1
-            yield item
-
-    async def _fetch_next(self) -> None:
-        try:
-            self._seen.append(await anext(self._source))
-        except StopAsyncIteration:
-            self._ended = True
-
-    def forget(self) -> None:
-        """The stream has connected: requests are still passed on but no longer kept."""
-        self._remember = False
 
 
 class AsyncAutoTransport:
@@ -250,19 +174,22 @@ class AsyncAutoTransport:
     async def stream(self, method: Method,
                      requests: Iterable[Message] | AsyncIterable[Message], *,
                      timeout: float | None, metadata: Metadata) -> AsyncIterator[Message]:
-        """Streams over gRPC, or over REST when gRPC cannot connect before a first response."""
-        if not self._switch.use_grpc():
-            responses = self.rest.stream(method, requests, timeout=timeout, metadata=metadata)
+        """Streams over gRPC, or over REST when gRPC cannot connect before a first response.
+
+        As in `AutoTransport.stream`, requests that are not a sequence stay on gRPC.
+        """
+        live = not isinstance(requests, Sequence)
+        if live or not self._switch.use_grpc():
+            transport = self.grpc if live else self.rest
+            responses = transport.stream(method, requests, timeout=timeout, metadata=metadata)
             try:
                 async for response in responses:
                     yield response
             finally:
                 await _close(responses)
             return
-        replay = None if isinstance(requests, Sequence) else _AsyncReplay(requests)
-        sent = requests if replay is None else replay
         started = self._switch.clock()
-        responses = self.grpc.stream(method, sent, timeout=timeout, metadata=metadata)
+        responses = self.grpc.stream(method, requests, timeout=timeout, metadata=metadata)
         try:
             try:
                 first = await anext(responses)
@@ -272,11 +199,10 @@ class AsyncAutoTransport:
             except ConnectionFailure as failure:
                 self._switch.connection_failed(failure)
                 timeout = self._switch.time_left(timeout, started, failure)
-                responses = self.rest.stream(method, sent, timeout=timeout, metadata=metadata)
+                responses = self.rest.stream(method, requests, timeout=timeout,
+                                             metadata=metadata)
             else:
                 self._switch.grpc_worked()
-                if replay is not None:
-                    replay.forget()
                 yield first
             async for response in responses:
                 yield response

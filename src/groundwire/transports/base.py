@@ -14,7 +14,7 @@ from google.protobuf.message import Message
 
 from groundwire.core.apis import Method
 from groundwire.core.endpoints import is_loopback
-from groundwire.core.errors import Unavailable
+from groundwire.core.errors import Unavailable, bad_request
 
 Metadata = Sequence[tuple[str, str]]
 """Per-call metadata as (lowercase name, value) pairs: gRPC metadata, or REST HTTP headers."""
@@ -103,3 +103,17 @@ def refuse_plaintext(where: str, host: str, has_credentials: bool) -> None:
     if not is_loopback(host):
         raise ValueError(f"{where}: plaintext is only allowed to a loopback address "
                          f"(localhost, 127.0.0.0/8, ::1), not {host!r}")
+
+
+def fixed_requests(requests: object) -> Sequence[Message]:
+    """The requests of a REST stream, which must be a fixed sequence.
+
+    REST sends every request in one body before it reads a response, so a live exchange (an
+    iterator that sends after it reads) would wait forever: it is refused, clearly.
+    """
+    if not isinstance(requests, Sequence):
+        raise bad_request(
+            [("requests", "a live exchange that sends after reading needs gRPC; over REST "
+              "pass the requests as a list")],
+            "interactive bidirectional streaming is gRPC-only")
+    return requests

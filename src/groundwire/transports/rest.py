@@ -33,7 +33,12 @@ from groundwire.core.jsonstream import JsonArrayStream
 from groundwire.core.transcoding import decode_message, encode_request, encode_stream_request
 from groundwire.transports import http1
 from groundwire.transports.auth import AccessTokens
-from groundwire.transports.base import ConnectionFailure, Metadata, refuse_plaintext
+from groundwire.transports.base import (
+    ConnectionFailure,
+    Metadata,
+    fixed_requests,
+    refuse_plaintext,
+)
 
 if TYPE_CHECKING:
     import httpx
@@ -219,7 +224,7 @@ class RestTransport:
     def stream(self, method: Method, requests: Iterable[Message], *, timeout: float | None,
                metadata: Metadata) -> Iterator[Message]:
         """POSTs all requests as one JSON array; yields each response as its JSON completes."""
-        http_request = encode_stream_request(method, requests)
+        http_request = encode_stream_request(method, fixed_requests(requests))
         target = self._path_prefix + http_request.path + SYSTEM_QUERY
         deadline = None if timeout is None else time.monotonic() + timeout
         headers = self._headers(metadata, http_request.path, timeout)

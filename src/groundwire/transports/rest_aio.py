@@ -15,7 +15,7 @@ from groundwire.core.errors import DeadlineExceeded, error_from_http
 from groundwire.core.jsonstream import JsonArrayStream
 from groundwire.core.transcoding import encode_request, encode_stream_request
 from groundwire.transports.auth import AccessTokens
-from groundwire.transports.base import Metadata
+from groundwire.transports.base import Metadata, fixed_requests
 from groundwire.transports.rest import (
     SYSTEM_QUERY,
     base_url_for,
@@ -75,9 +75,7 @@ class AsyncRestTransport:
                      requests: Iterable[Message] | AsyncIterable[Message], *,
                      timeout: float | None, metadata: Metadata) -> AsyncIterator[Message]:
         """POSTs all requests as one JSON array; yields each response as its JSON completes."""
-        if isinstance(requests, AsyncIterable):
-            requests = [request async for request in requests]
-        http_request = encode_stream_request(method, requests)
+        http_request = encode_stream_request(method, fixed_requests(requests))
         url = self.base_url + http_request.path + SYSTEM_QUERY
         loop = asyncio.get_running_loop()
         deadline = None if timeout is None else loop.time() + timeout
