@@ -125,10 +125,13 @@ def grounding_facts(facts: Iterable[FactLike], fact_class: type[message.Message]
             built.append(converted)
             continue
         text, attributes = _fact_parts(fact, index, field)
-        fact = fact_class()
-        assign(fact, "fact_text", text, f"{field}[{index}].fact_text")
-        assign(fact, "attributes", attributes, f"{field}[{index}].attributes")
-        built.append(fact)
+        try:
+            built.append(fact_class(fact_text=text, attributes=attributes))
+        except (TypeError, ValueError):  # find the culprit, for an error that names it
+            fact = fact_class()
+            assign(fact, "fact_text", text, f"{field}[{index}].fact_text")
+            assign(fact, "attributes", attributes, f"{field}[{index}].attributes")
+            raise
     return built
 
 
