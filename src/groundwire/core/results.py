@@ -137,29 +137,28 @@ def check_grounding_result(answer_candidate: str, response: message.Message
     """
     raw: Any = response
     chunks = _chunks(raw.cited_chunks)
-    raw_claims = raw.claims
-    spans = _spans(answer_candidate, raw_claims, "start_pos", "end_pos", "claim_text", "utf8")
+    raw_claims = list(raw.claims)  # each pass over a repeated field makes new wrappers: one
     claims: tuple[Claim, ...] = ()
     if raw_claims:
-        score_of = _optional_getter(raw_claims[0], "score")
-        check_required_of = _optional_getter(raw_claims[0], "grounding_check_required")
+        has_score = "score" in raw_claims[0].DESCRIPTOR.fields_by_name  # not in v1alpha
+        read = [
+            (c.start_pos if c.HasField("start_pos") else None,
+             c.end_pos if c.HasField("end_pos") else None,
+             c.claim_text,
+             tuple(c.citation_indices),
+             c.score if has_score and c.HasField("score") else None,
+             c.grounding_check_required if c.HasField("grounding_check_required") else None)
+            for c in raw_claims
+        ]
+        spans = resolve_spans(answer_candidate, [r[:3] for r in read], "utf8")
         count = len(chunks)
-        claims = tuple(
-            Claim(
-                text=c.claim_text,
-                start=span.start, end=span.end,
-                start_byte=span.start_byte, end_byte=span.end_byte,
-                start_utf16=span.start_utf16, end_utf16=span.end_utf16,
-                citations=tuple(chunks[i] for i in indices if 0 <= i < count),
-                citation_indices=indices,
-                score=score_of(c),
-                grounding_check_required=check_required_of(c),
-                offsets_adjusted=span.adjusted, located=span.located,
-            )
-            for c, span, indices in zip(raw_claims, spans,
-                                        (tuple(c.citation_indices) for c in raw_claims),
-                                        strict=True)
-        )
+        claims = tuple([
+            Claim(text, span.start, span.end, start_byte, end_byte, span.start_utf16,
+                  span.end_utf16, tuple([chunks[i] for i in indices if 0 <= i < count]),
+                  indices, score, check_required, span.adjusted, span.located)
+            for (start_byte, end_byte, text, indices, score, check_required), span
+            in zip(read, spans, strict=True)
+        ])
     return CheckGroundingResult(answer_candidate, _optional(raw, "support_score"), claims,
                                 chunks, response)
 
