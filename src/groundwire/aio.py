@@ -8,21 +8,18 @@ from typing import TYPE_CHECKING, Any
 
 from google.protobuf import message
 
-from groundwire.client import DEFAULT_RETRY, DEFAULT_TIMEOUT, _Settings
+from groundwire.client import _ClientBase
 from groundwire.core import calls
 from groundwire.core.errors import GroundwireError
-from groundwire.core.offsets import OffsetUnit
 from groundwire.core.requests import FactLike, TurnLike
 from groundwire.core.results import CheckGroundingResult, CorroborationResult, GenerateResult
-from groundwire.core.retry import RetryPolicy
 
 if TYPE_CHECKING:
-    from google.auth.credentials import Credentials
 
     from groundwire.transports.base import AsyncTransport
 
 
-class AsyncGroundingClient:
+class AsyncGroundingClient(_ClientBase):
     """The asyncio twin of `GroundingClient`: same arguments, same results, awaitable.
 
     >>> async with AsyncGroundingClient("my-project") as client:    # doctest: +SKIP
@@ -31,31 +28,9 @@ class AsyncGroundingClient:
     See `groundwire.GroundingClient` for what each argument does.
     """
 
-    def __init__(
-        self,
-        project: str,
-        location: str = "global",
-        *,
-        transport: calls.TransportName = "auto",
-        api_version: str = "v1",
-        endpoint: str | None = None,
-        rest_endpoint: str | None = None,
-        credentials: Credentials | None = None,
-        quota_project: str | None = None,
-        timeout: float = DEFAULT_TIMEOUT,
-        retry: RetryPolicy | None = DEFAULT_RETRY,
-        validate: bool = True,
-        fallback_cooldown: float = 60.0,
-        corroborate_offset_unit: OffsetUnit = "utf8",
-    ) -> None:
-        self._config = calls.ClientConfig(project, location, api_version, validate,
-                                          quota_project, corroborate_offset_unit)
-        self._settings = _Settings(transport=transport, endpoint=endpoint,
-                                   rest_endpoint=rest_endpoint, credentials=credentials,
-                                   timeout=timeout, retry=retry,
-                                   fallback_cooldown=fallback_cooldown)
-        self._transports: dict[str, AsyncTransport] = {}
-        self._lock = asyncio.Lock()
+    @staticmethod
+    def _new_lock() -> asyncio.Lock:
+        return asyncio.Lock()
 
     async def check_grounding(
         self,

@@ -121,7 +121,42 @@ def _transport_class(name: str) -> Any:
     return getattr(importlib.import_module(f"groundwire.transports.{module_name}"), class_name)
 
 
-class GroundingClient:
+class _ClientBase:
+    """What both clients are made of: the config that shapes requests and the connection
+    settings. Their constructor is this one; see `GroundingClient` for the arguments."""
+
+    def __init__(
+        self,
+        project: str,
+        location: str = "global",
+        *,
+        transport: calls.TransportName = "auto",
+        api_version: str = "v1",
+        endpoint: str | None = None,
+        rest_endpoint: str | None = None,
+        credentials: Credentials | None = None,
+        quota_project: str | None = None,
+        timeout: float = DEFAULT_TIMEOUT,
+        retry: RetryPolicy | None = DEFAULT_RETRY,
+        validate: bool = True,
+        fallback_cooldown: float = 60.0,
+        corroborate_offset_unit: OffsetUnit = "utf8",
+    ) -> None:
+        self._config = calls.ClientConfig(project, location, api_version, validate,
+                                          quota_project, corroborate_offset_unit)
+        self._settings = _Settings(transport=transport, endpoint=endpoint,
+                                   rest_endpoint=rest_endpoint, credentials=credentials,
+                                   timeout=timeout, retry=retry,
+                                   fallback_cooldown=fallback_cooldown)
+        self._transports: dict[str, Any] = {}
+        self._lock = self._new_lock()
+
+    @staticmethod
+    def _new_lock() -> Any:
+        raise NotImplementedError
+
+
+class GroundingClient(_ClientBase):
     """A client for Google's grounding APIs, fast on raw protobuf, with a REST fallback.
 
     Use it as a context manager (or call `close()`):
@@ -160,31 +195,9 @@ class GroundingClient:
             `"codepoint"` or `"utf16"`.
     """
 
-    def __init__(
-        self,
-        project: str,
-        location: str = "global",
-        *,
-        transport: calls.TransportName = "auto",
-        api_version: str = "v1",
-        endpoint: str | None = None,
-        rest_endpoint: str | None = None,
-        credentials: Credentials | None = None,
-        quota_project: str | None = None,
-        timeout: float = DEFAULT_TIMEOUT,
-        retry: RetryPolicy | None = DEFAULT_RETRY,
-        validate: bool = True,
-        fallback_cooldown: float = 60.0,
-        corroborate_offset_unit: OffsetUnit = "utf8",
-    ) -> None:
-        self._config = calls.ClientConfig(project, location, api_version, validate,
-                                          quota_project, corroborate_offset_unit)
-        self._settings = _Settings(transport=transport, endpoint=endpoint,
-                                   rest_endpoint=rest_endpoint, credentials=credentials,
-                                   timeout=timeout, retry=retry,
-                                   fallback_cooldown=fallback_cooldown)
-        self._transports: dict[str, Transport] = {}
-        self._lock = threading.Lock()
+    @staticmethod
+    def _new_lock() -> threading.Lock:
+        return threading.Lock()
 
     # -- the API ---------------------------------------------------------------------------
 
