@@ -88,23 +88,23 @@ class _Settings:
                        asynchronous: bool) -> Any:
         """Builds the (sync or asyncio) transport for `api`: gRPC, REST, or auto over both."""
         endpoints, credentials = self.connection(api, location, quota_project)
-        use_grpc = self.transport in ("auto", "grpc") and endpoints.grpc_target is not None
-        use_rest = self.transport in ("auto", "rest") and endpoints.rest_base_url is not None
-        if not (use_grpc or use_rest):
+        grpc_target = endpoints.grpc_target if self.transport in ("auto", "grpc") else None
+        rest_base_url = endpoints.rest_base_url if self.transport in ("auto", "rest") else None
+        if grpc_target is None and rest_base_url is None:
             missing = "a gRPC endpoint" if self.transport == "grpc" else "a REST endpoint"
             raise ValueError(f"transport={self.transport!r} needs {missing}, and only the "
                              "other protocol's emulator endpoint is configured")
         grpc_transport = rest_transport = None
-        if use_grpc and endpoints.grpc_target is not None:
+        if grpc_target is not None:
             grpc_class = _transport_class("grpc_aio.AsyncGrpcTransport" if asynchronous
                                           else "grpc.GrpcTransport")
-            grpc_transport = grpc_class(endpoints.grpc_target, credentials=credentials,
+            grpc_transport = grpc_class(grpc_target, credentials=credentials,
                                         secure=not endpoints.plaintext,
                                         user_agent=user_agent())
-        if use_rest and endpoints.rest_base_url is not None:
+        if rest_base_url is not None:
             rest_class = _transport_class("rest_aio.AsyncRestTransport" if asynchronous
                                           else "rest.RestTransport")
-            rest_transport = rest_class(endpoints.rest_base_url, credentials=credentials)
+            rest_transport = rest_class(rest_base_url, credentials=credentials)
         if grpc_transport is not None and rest_transport is not None:
             auto_class = _transport_class("auto.AsyncAutoTransport" if asynchronous
                                           else "auto.AutoTransport")
