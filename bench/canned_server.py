@@ -30,7 +30,8 @@ def _grpc_handler(body: bytes, method: apis.Method) -> grpc.GenericRpcHandler[by
     # No (de)serializers: the request stays raw bytes and the response is sent as it is.
     service, name = method.grpc_path.strip("/").split("/")
     return grpc.method_handlers_generic_handler(
-        service, {name: grpc.unary_unary_rpc_method_handler(answer)})
+        service, {name: grpc.unary_unary_rpc_method_handler(answer)}
+    )
 
 
 def _http_app(body: bytes) -> web.Application:

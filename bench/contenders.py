@@ -69,25 +69,35 @@ def _transport(protocol: str) -> Literal["grpc", "rest"]:
     return "grpc" if protocol == "grpc" else "rest"
 
 
-def groundwire_sync(protocol: str, grpc_address: str, http_url: str
-                    ) -> tuple[SyncCall, Callable[[], None]]:
+def groundwire_sync(
+    protocol: str, grpc_address: str, http_url: str
+) -> tuple[SyncCall, Callable[[], None]]:
     """groundwire's GroundingClient on one protocol (no fallback)."""
     from groundwire import GroundingClient
 
     answer, facts = _inputs()
-    client = GroundingClient(workload.PROJECT, transport=_transport(protocol),
-                             endpoint=grpc_address, rest_endpoint=http_url)
+    client = GroundingClient(
+        workload.PROJECT,
+        transport=_transport(protocol),
+        endpoint=grpc_address,
+        rest_endpoint=http_url,
+    )
     return (lambda: read_groundwire(client.check_grounding(answer, facts))), client.close
 
 
-async def groundwire_async(protocol: str, grpc_address: str, http_url: str
-                           ) -> tuple[AsyncCall, Callable[[], Awaitable[None]]]:
+async def groundwire_async(
+    protocol: str, grpc_address: str, http_url: str
+) -> tuple[AsyncCall, Callable[[], Awaitable[None]]]:
     """groundwire's AsyncGroundingClient on one protocol (no fallback)."""
     from groundwire import AsyncGroundingClient
 
     answer, facts = _inputs()
-    client = AsyncGroundingClient(workload.PROJECT, transport=_transport(protocol),
-                                  endpoint=grpc_address, rest_endpoint=http_url)
+    client = AsyncGroundingClient(
+        workload.PROJECT,
+        transport=_transport(protocol),
+        endpoint=grpc_address,
+        rest_endpoint=http_url,
+    )
 
     async def call() -> Any:
         return read_groundwire(await client.check_grounding(answer, facts))
@@ -100,15 +110,20 @@ def _official_request(discoveryengine: Any) -> Callable[[], Any]:
 
     def build() -> Any:
         return discoveryengine.CheckGroundingRequest(
-            grounding_config=workload.GROUNDING_CONFIG, answer_candidate=answer,
-            facts=[discoveryengine.GroundingFact(fact_text=text, attributes=attributes)
-                   for text, attributes in facts])
+            grounding_config=workload.GROUNDING_CONFIG,
+            answer_candidate=answer,
+            facts=[
+                discoveryengine.GroundingFact(fact_text=text, attributes=attributes)
+                for text, attributes in facts
+            ],
+        )
 
     return build
 
 
-def official_sync(protocol: str, grpc_address: str, http_url: str
-                  ) -> tuple[SyncCall, Callable[[], None]]:
+def official_sync(
+    protocol: str, grpc_address: str, http_url: str
+) -> tuple[SyncCall, Callable[[], None]]:
     """google-cloud-discoveryengine's GroundedGenerationServiceClient, gRPC or REST."""
     from google.auth.credentials import AnonymousCredentials
     from google.cloud import discoveryengine_v1
@@ -119,18 +134,23 @@ def official_sync(protocol: str, grpc_address: str, http_url: str
 
         channel = grpc.insecure_channel(grpc_address)
         client = discoveryengine_v1.GroundedGenerationServiceClient(
-            transport=transports.GroundedGenerationServiceGrpcTransport(channel=channel))
+            transport=transports.GroundedGenerationServiceGrpcTransport(channel=channel)
+        )
     else:
         client = discoveryengine_v1.GroundedGenerationServiceClient(
-            client_options={"api_endpoint": http_url}, transport="rest",
-            credentials=AnonymousCredentials())  # type: ignore[no-untyped-call]
+            client_options={"api_endpoint": http_url},
+            transport="rest",
+            credentials=AnonymousCredentials(),
+        )  # type: ignore[no-untyped-call]
     build = _official_request(discoveryengine_v1)
     return (lambda: read_official(client.check_grounding(request=build()))), (
-        client.transport.close)
+        client.transport.close
+    )
 
 
-async def official_async(protocol: str, grpc_address: str, http_url: str
-                         ) -> tuple[AsyncCall, Callable[[], Awaitable[None]]]:
+async def official_async(
+    protocol: str, grpc_address: str, http_url: str
+) -> tuple[AsyncCall, Callable[[], Awaitable[None]]]:
     """google-cloud-discoveryengine's GroundedGenerationServiceAsyncClient over grpc.aio."""
     import grpc
     from google.cloud import discoveryengine_v1
@@ -139,7 +159,8 @@ async def official_async(protocol: str, grpc_address: str, http_url: str
     assert protocol == "grpc", "the official asyncio client is measured over gRPC only"
     channel = grpc.aio.insecure_channel(grpc_address)
     client = discoveryengine_v1.GroundedGenerationServiceAsyncClient(
-        transport=transports.GroundedGenerationServiceGrpcAsyncIOTransport(channel=channel))
+        transport=transports.GroundedGenerationServiceGrpcAsyncIOTransport(channel=channel)
+    )
     build = _official_request(discoveryengine_v1)
 
     async def call() -> Any:
@@ -155,7 +176,8 @@ def _stub_request() -> Callable[[], Any]:
 
     def build() -> Any:
         request = check_grounding_pb2.CheckGroundingRequest(
-            grounding_config=workload.GROUNDING_CONFIG, answer_candidate=answer)
+            grounding_config=workload.GROUNDING_CONFIG, answer_candidate=answer
+        )
         for text, attributes in facts:
             request.facts.add(fact_text=text, attributes=attributes)
         return request
@@ -163,8 +185,9 @@ def _stub_request() -> Callable[[], Any]:
     return build
 
 
-def stub_sync(protocol: str, grpc_address: str, http_url: str
-              ) -> tuple[SyncCall, Callable[[], None]]:
+def stub_sync(
+    protocol: str, grpc_address: str, http_url: str
+) -> tuple[SyncCall, Callable[[], None]]:
     """The floor: a bare generated gRPC stub on raw protobuf messages, nothing else."""
     import grpc
     from groundwire_protos.google.cloud.discoveryengine.v1 import (
@@ -177,8 +200,9 @@ def stub_sync(protocol: str, grpc_address: str, http_url: str
     return (lambda: read_official(stub.CheckGrounding(build(), timeout=60.0))), channel.close
 
 
-async def stub_async(protocol: str, grpc_address: str, http_url: str
-                     ) -> tuple[AsyncCall, Callable[[], Awaitable[None]]]:
+async def stub_async(
+    protocol: str, grpc_address: str, http_url: str
+) -> tuple[AsyncCall, Callable[[], Awaitable[None]]]:
     """The asyncio floor: the same bare stub over a grpc.aio channel."""
     import grpc
     from groundwire_protos.google.cloud.discoveryengine.v1 import (
@@ -196,5 +220,4 @@ async def stub_async(protocol: str, grpc_address: str, http_url: str
 
 
 SYNC_FACTORIES = {"groundwire": groundwire_sync, "official": official_sync, "stub": stub_sync}
-ASYNC_FACTORIES = {"groundwire": groundwire_async, "official": official_async,
-                   "stub": stub_async}
+ASYNC_FACTORIES = {"groundwire": groundwire_async, "official": official_async, "stub": stub_async}

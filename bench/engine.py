@@ -25,8 +25,21 @@ LOADGEN_INFLIGHT = 4
 def start_emulator(workers: int) -> procs.Child:
     """`groundwire serve` on free loopback ports with `workers` worker processes."""
     return procs.start(
-        [procs.PYTHON, "-m", "groundwire.cli", "serve", "--grpc-port", "0", "--http-port", "0",
-         "--workers", str(workers)], ready=r"groundwire emulator:", timeout=120)
+        [
+            procs.PYTHON,
+            "-m",
+            "groundwire.cli",
+            "serve",
+            "--grpc-port",
+            "0",
+            "--http-port",
+            "0",
+            "--workers",
+            str(workers),
+        ],
+        ready=r"groundwire emulator:",
+        timeout=120,
+    )
 
 
 def percentile(samples: list[float], fraction: float) -> float:
@@ -47,8 +60,12 @@ def latencies(call: Callable[[], object], max_calls: int, budget: float) -> list
 
 
 def _latency_summary(samples: list[float]) -> dict[str, Any]:
-    return {"calls": len(samples), "p50_ms": 1e3 * percentile(samples, 0.5),
-            "p99_ms": 1e3 * percentile(samples, 0.99), "max_ms": 1e3 * max(samples)}
+    return {
+        "calls": len(samples),
+        "p50_ms": 1e3 * percentile(samples, 0.5),
+        "p99_ms": 1e3 * percentile(samples, 0.99),
+        "max_ms": 1e3 * max(samples),
+    }
 
 
 def measure_latency(grpc_address: str) -> dict[str, Any]:
@@ -57,8 +74,10 @@ def measure_latency(grpc_address: str) -> dict[str, Any]:
 
     results: dict[str, Any] = {}
     with GroundingClient(workload.PROJECT, transport="grpc", endpoint=grpc_address) as client:
-        for name, chosen, max_calls, budget in (("small", workload.small(), 1000, 3.0),
-                                                ("largest", workload.largest(), 10, 15.0)):
+        for name, chosen, max_calls, budget in (
+            ("small", workload.small(), 1000, 3.0),
+            ("largest", workload.largest(), 10, 15.0),
+        ):
             facts = [(fact.text, fact.attributes) for fact in chosen.facts]
             check = functools.partial(client.check_grounding, chosen.answer, facts)
             result = check()  # warm-up
@@ -67,11 +86,12 @@ def measure_latency(grpc_address: str) -> dict[str, Any]:
     return results
 
 
-def measure_saturation(server_pid: int, grpc_address: str, seconds: float = 3.0
-                       ) -> dict[str, Any]:
+def measure_saturation(server_pid: int, grpc_address: str, seconds: float = 3.0) -> dict[str, Any]:
     """Checks per second with every load generator busy at once, and the server's CPU split."""
-    generators = [procs.start([procs.PYTHON, "-m", "bench.loadgen", grpc_address], r'"ready"')
-                  for _ in range(LOADGEN_PROCESSES)]
+    generators = [
+        procs.start([procs.PYTHON, "-m", "bench.loadgen", grpc_address], r'"ready"')
+        for _ in range(LOADGEN_PROCESSES)
+    ]
     server_processes = procs.descendants(server_pid)
     try:
         command = json.dumps({"inflight": LOADGEN_INFLIGHT, "warmup": 0.5, "seconds": seconds})
@@ -79,8 +99,10 @@ def measure_saturation(server_pid: int, grpc_address: str, seconds: float = 3.0
         for generator in generators:
             generator.send(command)
         windows = [json.loads(generator.read_line(seconds + 60)) for generator in generators]
-        cpu_used = [procs.cpu_seconds(pid) - before
-                    for pid, before in zip(server_processes, cpu_before, strict=True)]
+        cpu_used = [
+            procs.cpu_seconds(pid) - before
+            for pid, before in zip(server_processes, cpu_before, strict=True)
+        ]
     finally:
         for generator in generators:
             generator.stop()
@@ -114,4 +136,3 @@ def measure() -> dict[str, Any]:
         finally:
             server.stop()
     return results
-

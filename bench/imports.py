@@ -41,8 +41,14 @@ print(json.dumps({{"seconds": after - before, "rss_kib": rss() - before_rss}}))
 def sample(statement: str) -> dict[str, float]:
     """One fresh interpreter's import time (s) and RSS growth (KiB) for `statement`."""
     completed = subprocess.run(
-        [procs.PYTHON, "-c", _PROBE.format(statement=statement)], capture_output=True,
-        text=True, env=procs.child_environment(), cwd=procs.ROOT, timeout=120, check=True)
+        [procs.PYTHON, "-c", _PROBE.format(statement=statement)],
+        capture_output=True,
+        text=True,
+        env=procs.child_environment(),
+        cwd=procs.ROOT,
+        timeout=120,
+        check=True,
+    )
     result: dict[str, float] = json.loads(completed.stdout.strip().splitlines()[-1])
     return result
 

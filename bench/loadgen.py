@@ -26,8 +26,12 @@ def main(grpc_address: str) -> None:
         print(json.dumps({"ready": grpc_address}), flush=True)
         for line in sys.stdin:
             command = json.loads(line)
-            window = run_threads(lambda: client.check_grounding(small.answer, facts),
-                                 command["inflight"], command["warmup"], command["seconds"])
+            window = run_threads(
+                lambda: client.check_grounding(small.answer, facts),
+                command["inflight"],
+                command["warmup"],
+                command["seconds"],
+            )
             print(json.dumps(asdict(window)), flush=True)
 
 

@@ -42,12 +42,14 @@ def naive(text: str, positions: Positions) -> list[tuple[int, int, int, int]]:
 
 def groundwire(text: str, positions: Positions) -> list[tuple[int, int, int, int]]:
     """groundwire.core.offsets.resolve_byte_spans, reduced to the same tuples."""
-    return [(s.start, s.end, s.start_utf16, s.end_utf16)
-            for s in resolve_byte_spans(text, positions)]
+    return [
+        (s.start, s.end, s.start_utf16, s.end_utf16) for s in resolve_byte_spans(text, positions)
+    ]
 
 
-def _rate(convert: Callable[[str, Positions], object], text: str, positions: Positions,
-          seconds: float) -> float:
+def _rate(
+    convert: Callable[[str, Positions], object], text: str, positions: Positions, seconds: float
+) -> float:
     """Conversions (of all claims of one answer) per second, best of 5 slices of the budget."""
     best = 0.0
     for _ in range(5):

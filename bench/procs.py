@@ -99,8 +99,14 @@ def start(args: Sequence[str], ready: str, timeout: float = 60.0) -> Child:
     """
     stderr = tempfile.TemporaryFile()  # noqa: SIM115 - the Child closes it in stop()
     process = subprocess.Popen(
-        list(args), stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=stderr, text=True,
-        env=child_environment(), cwd=ROOT)
+        list(args),
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=stderr,
+        text=True,
+        env=child_environment(),
+        cwd=ROOT,
+    )
     deadline = time.monotonic() + timeout
     try:
         while True:

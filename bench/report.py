@@ -12,8 +12,7 @@ RATIOS = (
     ("groundwire gRPC / bare stub (sync)", "groundwire-grpc", "stub-grpc"),
     ("groundwire gRPC / bare stub (asyncio)", "groundwire-grpc-async", "stub-grpc-async"),
     ("groundwire gRPC / official gRPC (sync)", "groundwire-grpc", "official-grpc"),
-    ("groundwire gRPC / official gRPC (asyncio)", "groundwire-grpc-async",
-     "official-grpc-async"),
+    ("groundwire gRPC / official gRPC (asyncio)", "groundwire-grpc-async", "official-grpc-async"),
     ("groundwire REST / official REST (sync)", "groundwire-rest", "official-rest"),
     ("groundwire REST asyncio / official REST (sync)", "groundwire-rest-async", "official-rest"),
 )
@@ -47,8 +46,10 @@ def _section(title: str, results: dict[str, Any], key: str, body: Any) -> list[s
 
 
 def _targets(judged: list[dict[str, Any]]) -> list[str]:
-    rows = [(t["target"], None if t["value"] is None else f"{cell(t['value'])}{t['unit']}",
-             t["met"]) for t in judged]
+    rows = [
+        (t["target"], None if t["value"] is None else f"{cell(t['value'])}{t['unit']}", t["met"])
+        for t in judged
+    ]
     return [table(("target", "measured", "verdict"), rows)]
 
 
@@ -60,27 +61,60 @@ def _throughput(found: dict[str, Any]) -> list[str]:
             rows.append((contender.name, "failed: " + entry["failed"][:80], *[None] * 6))
             continue
         one, many = entry["inflight"]["1"], entry["inflight"]["64"]
-        rows.append((f"`{contender.name}`", one["calls_per_second"], many["calls_per_second"],
-                     one["client_cpu_us_per_call"], many["client_cpu_us_per_call"],
-                     many["server_cpu_us_per_call"], one["errors"] + many["errors"]))
+        rows.append(
+            (
+                f"`{contender.name}`",
+                one["calls_per_second"],
+                many["calls_per_second"],
+                one["client_cpu_us_per_call"],
+                many["client_cpu_us_per_call"],
+                many["server_cpu_us_per_call"],
+                one["errors"] + many["errors"],
+            )
+        )
     settings = found["settings"]
-    ratios = [(name, ratio(found, top, bottom, 1), ratio(found, top, bottom, 64),
-               _cpu_saving(found, top, bottom, 1), _cpu_saving(found, top, bottom, 64))
-              for name, top, bottom in RATIOS]
+    ratios = [
+        (
+            name,
+            ratio(found, top, bottom, 1),
+            ratio(found, top, bottom, 64),
+            _cpu_saving(found, top, bottom, 1),
+            _cpu_saving(found, top, bottom, 64),
+        )
+        for name, top, bottom in RATIOS
+    ]
     return [
         f"{settings['rounds']} interleaved rounds of {settings['seconds']} s per contender and "
         f"load, after {settings['warmup']} s of warm-up; medians over rounds. CPU is the "
         "contender process's own (`time.process_time`), per completed call.",
         "",
-        table(("contender", "calls/s @1", "calls/s @64", "client CPU µs/call @1",
-               "client CPU µs/call @64", "server CPU µs/call @64", "errors"), rows),
+        table(
+            (
+                "contender",
+                "calls/s @1",
+                "calls/s @64",
+                "client CPU µs/call @1",
+                "client CPU µs/call @64",
+                "server CPU µs/call @64",
+                "errors",
+            ),
+            rows,
+        ),
         "",
         "Ratios (same run): calls/s as the median of per-round ratios, and the other "
         "contender's client CPU per call divided by groundwire's (above 1: groundwire uses "
         "less CPU).",
         "",
-        table(("comparison", "calls/s @1", "calls/s @64", "their CPU ÷ ours @1",
-               "their CPU ÷ ours @64"), ratios),
+        table(
+            (
+                "comparison",
+                "calls/s @1",
+                "calls/s @64",
+                "their CPU ÷ ours @1",
+                "their CPU ÷ ours @64",
+            ),
+            ratios,
+        ),
     ]
 
 
@@ -94,44 +128,69 @@ def _cpu_saving(found: dict[str, Any], top: str, bottom: str, inflight: int) -> 
 
 
 def _imports(found: dict[str, Any]) -> list[str]:
-    rows = [(f"`{name.replace(chr(10), '; ')}`", 1e3 * entry["seconds"], entry["rss_mib"])
-            for name, entry in found.items()]
-    return ["Fresh interpreter per sample, median of "
-            f"{next(iter(found.values()))['samples']} samples.", "",
-            table(("import", "time (ms)", "RSS added (MiB)"), rows)]
+    rows = [
+        (f"`{name.replace(chr(10), '; ')}`", 1e3 * entry["seconds"], entry["rss_mib"])
+        for name, entry in found.items()
+    ]
+    return [
+        f"Fresh interpreter per sample, median of {next(iter(found.values()))['samples']} samples.",
+        "",
+        table(("import", "time (ms)", "RSS added (MiB)"), rows),
+    ]
 
 
 def _offsets(found: dict[str, Any]) -> list[str]:
-    return [f"{found['claims']} claims over a {found['answer_characters']:,}-character "
-            f"({found['answer_bytes']:,}-byte) answer of 4,096 tokens.", "",
-            table(("method", "answers converted/s"),
-                  [("groundwire `resolve_byte_spans`", found["groundwire_per_second"]),
-                   ("naive per-claim re-encode", found["naive_per_second"]),
-                   ("speed-up", f"{found['speedup']:.1f}×")])]
+    return [
+        f"{found['claims']} claims over a {found['answer_characters']:,}-character "
+        f"({found['answer_bytes']:,}-byte) answer of 4,096 tokens.",
+        "",
+        table(
+            ("method", "answers converted/s"),
+            [
+                ("groundwire `resolve_byte_spans`", found["groundwire_per_second"]),
+                ("naive per-claim re-encode", found["naive_per_second"]),
+                ("speed-up", f"{found['speedup']:.1f}×"),
+            ],
+        ),
+    ]
 
 
 def _engine(found: dict[str, Any]) -> list[str]:
     latency = found["latency"]
     rows: list[tuple[object, ...]] = [
-        (f"{name} request: p50 / p99 / max (ms), {entry['calls']} sequential calls",
-         f"{cell(entry['p50_ms'])} / {cell(entry['p99_ms'])} / {cell(entry['max_ms'])}")
-        for name, entry in latency.items()]
+        (
+            f"{name} request: p50 / p99 / max (ms), {entry['calls']} sequential calls",
+            f"{cell(entry['p50_ms'])} / {cell(entry['p99_ms'])} / {cell(entry['max_ms'])}",
+        )
+        for name, entry in latency.items()
+    ]
     for workers in (1, 2):
         entry = found[f"workers_{workers}"]
-        rows.append((f"--workers {workers}: checks/s at saturation ({entry['load_generators']})",
-                     f"{cell(entry['checks_per_second'])} ({entry['errors']} errors)"))
+        rows.append(
+            (
+                f"--workers {workers}: checks/s at saturation ({entry['load_generators']})",
+                f"{cell(entry['checks_per_second'])} ({entry['errors']} errors)",
+            )
+        )
         split = " / ".join(f"{used:.1f}" for used in entry["server_cpu_seconds_by_process"])
-        rows.append((f"--workers {workers}: CPU seconds per server process (supervisor first)",
-                     split))
-        rows.append((f"--workers {workers}: peak RSS of the server processes (MiB)",
-                     entry["peak_rss_mib"]))
-    return ["`groundwire serve` in its own process; load generators share the machine's cores.",
-            "", table(("measure", "value"), rows)]
+        rows.append(
+            (f"--workers {workers}: CPU seconds per server process (supervisor first)", split)
+        )
+        rows.append(
+            (f"--workers {workers}: peak RSS of the server processes (MiB)", entry["peak_rss_mib"])
+        )
+    return [
+        "`groundwire serve` in its own process; load generators share the machine's cores.",
+        "",
+        table(("measure", "value"), rows),
+    ]
 
 
 def _quality(found: dict[str, Any]) -> list[str]:
-    rows = [(name, entry["cases"], entry["precision"], entry["recall"],
-             entry["balanced_accuracy"]) for name, entry in found.items()]
+    rows = [
+        (name, entry["cases"], entry["precision"], entry["recall"], entry["balanced_accuracy"])
+        for name, entry in found.items()
+    ]
     return [table(("set", "cases", "precision", "recall", "balanced accuracy"), rows)]
 
 
@@ -150,8 +209,12 @@ def render(results: dict[str, Any]) -> str:
         *_targets(results["targets"]),
         "",
     ]
-    lines += _section("Client throughput (CheckGrounding, canned server process)", results,
-                      "throughput", _throughput)
+    lines += _section(
+        "Client throughput (CheckGrounding, canned server process)",
+        results,
+        "throughput",
+        _throughput,
+    )
     lines += _section("Import cost", results, "imports", _imports)
     lines += _section("Offset conversion", results, "offsets", _offsets)
     lines += _section("Emulator engine", results, "engine", _engine)

@@ -26,24 +26,32 @@ from bench import engine, imports, offsets, report, targets, throughput
 HERE = Path(__file__).resolve().parent
 RESULTS_JSON = HERE / "results.json"
 RESULTS_MD = HERE / "results.md"
-PACKAGES = ("groundwire", "grpcio", "protobuf", "httpx", "google-cloud-discoveryengine",
-            "google-api-core", "proto-plus")
+PACKAGES = (
+    "groundwire",
+    "grpcio",
+    "protobuf",
+    "httpx",
+    "google-cloud-discoveryengine",
+    "google-api-core",
+    "proto-plus",
+)
 
 
 def quality() -> dict[str, Any]:
     """Precision, recall and balanced accuracy on the dev and held-out labelled sets."""
     from bench.quality import evaluate
 
-    return {name: {key: value for key, value in evaluate.evaluate(path).items()
-                   if key != "failures"}
-            for name, path in (("dev", evaluate.DEV_CASES),
-                               ("held-out", evaluate.HELDOUT_CASES))}
+    return {
+        name: {key: value for key, value in evaluate.evaluate(path).items() if key != "failures"}
+        for name, path in (("dev", evaluate.DEV_CASES), ("held-out", evaluate.HELDOUT_CASES))
+    }
 
 
 def sections(quick: bool) -> dict[str, Callable[[], dict[str, Any]]]:
     """Each section's name and how to run it, in running order."""
-    settings = (throughput.Settings(rounds=1, warmup=0.2, seconds=0.5) if quick
-                else throughput.Settings())
+    settings = (
+        throughput.Settings(rounds=1, warmup=0.2, seconds=0.5) if quick else throughput.Settings()
+    )
     return {
         "throughput": lambda: throughput.measure(settings),
         "imports": lambda: imports.measure(repeats=3 if quick else 7),
@@ -53,8 +61,7 @@ def sections(quick: bool) -> dict[str, Callable[[], dict[str, Any]]]:
     }
 
 
-def run_section(name: str, measure: Callable[[], dict[str, Any]]
-                ) -> tuple[dict[str, Any], float]:
+def run_section(name: str, measure: Callable[[], dict[str, Any]]) -> tuple[dict[str, Any], float]:
     """Runs one section: its results (a failure becomes `{"error": ...}`) and its seconds."""
     started = time.perf_counter()
     print(f"bench: {name} ...", file=sys.stderr, flush=True)
@@ -90,8 +97,10 @@ def _meta(wall_seconds: float, section_seconds: dict[str, float]) -> dict[str, A
 
 def write(results: dict[str, Any], markdown: str) -> None:
     """Writes both files, each replaced in one step."""
-    for path, text in ((RESULTS_JSON, json.dumps(results, indent=2, ensure_ascii=False)),
-                       (RESULTS_MD, markdown)):
+    for path, text in (
+        (RESULTS_JSON, json.dumps(results, indent=2, ensure_ascii=False)),
+        (RESULTS_MD, markdown),
+    ):
         temporary = path.with_name(path.name + ".tmp")
         temporary.write_text(text + ("" if text.endswith("\n") else "\n"), encoding="utf-8")
         temporary.replace(path)

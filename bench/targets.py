@@ -31,15 +31,23 @@ class Target:
             value = self.measure(results)
         except (KeyError, TypeError):
             value = None
-        met = None if value is None else (value >= self.bound if self.at_least
-                                          else value <= self.bound)
+        met = (
+            None
+            if value is None
+            else (value >= self.bound if self.at_least else value <= self.bound)
+        )
         sign = "≥" if self.at_least else "≤"
-        return {"target": f"{self.description} {sign} {self.bound:g}{self.unit}",
-                "value": value, "unit": self.unit, "met": met}
+        return {
+            "target": f"{self.description} {sign} {self.bound:g}{self.unit}",
+            "value": value,
+            "unit": self.unit,
+            "met": met,
+        }
 
 
-def _ratio(numerator: str, denominator: str, inflight: int
-           ) -> Callable[[dict[str, Any]], float | None]:
+def _ratio(
+    numerator: str, denominator: str, inflight: int
+) -> Callable[[dict[str, Any]], float | None]:
     return lambda results: ratio(results["throughput"], numerator, denominator, inflight)
 
 
@@ -57,24 +65,58 @@ def _latency_ms(request: str, statistic: str) -> Callable[[dict[str, Any]], floa
 
 
 TARGETS = (
-    Target("groundwire gRPC / bare stub, sync, 64 in flight",
-           _ratio("groundwire-grpc", "stub-grpc", 64), 0.9, True, "×"),
-    Target("groundwire gRPC / bare stub, asyncio, 64 in flight",
-           _ratio("groundwire-grpc-async", "stub-grpc-async", 64), 0.9, True, "×"),
-    Target("groundwire gRPC / official gRPC, sync, 64 in flight",
-           _ratio("groundwire-grpc", "official-grpc", 64), 1.2, True, "×"),
-    Target("groundwire gRPC / official gRPC, asyncio, 64 in flight",
-           _ratio("groundwire-grpc-async", "official-grpc-async", 64), 1.2, True, "×"),
-    Target("groundwire REST / official REST, sync, 64 in flight",
-           _ratio("groundwire-rest", "official-rest", 64), 1.5, True, "×"),
-    Target("groundwire REST / official REST, sync, 1 in flight",
-           _ratio("groundwire-rest", "official-rest", 1), 1.5, True, "×"),
+    Target(
+        "groundwire gRPC / bare stub, sync, 64 in flight",
+        _ratio("groundwire-grpc", "stub-grpc", 64),
+        0.9,
+        True,
+        "×",
+    ),
+    Target(
+        "groundwire gRPC / bare stub, asyncio, 64 in flight",
+        _ratio("groundwire-grpc-async", "stub-grpc-async", 64),
+        0.9,
+        True,
+        "×",
+    ),
+    Target(
+        "groundwire gRPC / official gRPC, sync, 64 in flight",
+        _ratio("groundwire-grpc", "official-grpc", 64),
+        1.2,
+        True,
+        "×",
+    ),
+    Target(
+        "groundwire gRPC / official gRPC, asyncio, 64 in flight",
+        _ratio("groundwire-grpc-async", "official-grpc-async", 64),
+        1.2,
+        True,
+        "×",
+    ),
+    Target(
+        "groundwire REST / official REST, sync, 64 in flight",
+        _ratio("groundwire-rest", "official-rest", 64),
+        1.5,
+        True,
+        "×",
+    ),
+    Target(
+        "groundwire REST / official REST, sync, 1 in flight",
+        _ratio("groundwire-rest", "official-rest", 1),
+        1.5,
+        True,
+        "×",
+    ),
     Target(f"`{GROUNDWIRE_IMPORT}` time", _import_seconds, 0.25, False, " s"),
-    Target(f"`{GROUNDWIRE_IMPORT}` time / official import time", _import_share, 0.5, False,
-           "×"),
+    Target(f"`{GROUNDWIRE_IMPORT}` time / official import time", _import_share, 0.5, False, "×"),
     Target("emulator p50, small request", _latency_ms("small", "p50_ms"), 5.0, False, " ms"),
-    Target("emulator p99, largest legal request", _latency_ms("largest", "p99_ms"), 1000.0,
-           False, " ms"),
+    Target(
+        "emulator p99, largest legal request",
+        _latency_ms("largest", "p99_ms"),
+        1000.0,
+        False,
+        " ms",
+    ),
 )
 
 

@@ -58,22 +58,26 @@ class Series:
         }
 
 
-def _start_workers(grpc_address: str, http_url: str) -> tuple[dict[str, procs.Child],
-                                                               dict[str, str]]:
+def _start_workers(
+    grpc_address: str, http_url: str
+) -> tuple[dict[str, procs.Child], dict[str, str]]:
     workers: dict[str, procs.Child] = {}
     failures: dict[str, str] = {}
     for contender in contenders.CONTENDERS:
         try:
             workers[contender.name] = procs.start(
                 [procs.PYTHON, "-m", "bench.worker", contender.name, grpc_address, http_url],
-                ready=r'"ready"', timeout=120)
+                ready=r'"ready"',
+                timeout=120,
+            )
         except RuntimeError as error:
             failures[contender.name] = str(error)
     return workers, failures
 
 
-def _measure_one(worker: procs.Child, server_pid: int, inflight: int, settings: Settings
-                 ) -> tuple[dict[str, Any], float]:
+def _measure_one(
+    worker: procs.Child, server_pid: int, inflight: int, settings: Settings
+) -> tuple[dict[str, Any], float]:
     command = {"inflight": inflight, "warmup": settings.warmup, "seconds": settings.seconds}
     worker.send(json.dumps(command))
     before = procs.cpu_seconds(server_pid)
@@ -100,8 +104,7 @@ def measure(settings: Settings) -> dict[str, Any]:
         for round_index in range(settings.rounds):
             for inflight in settings.inflights:
                 for name in _rotated(sorted(workers), round_index):
-                    window, server_cpu = _measure_one(workers[name], server.pid, inflight,
-                                                      settings)
+                    window, server_cpu = _measure_one(workers[name], server.pid, inflight, settings)
                     series[name, inflight].add(window, server_cpu)
     finally:
         for worker in workers.values():
@@ -110,23 +113,27 @@ def measure(settings: Settings) -> dict[str, Any]:
     return _results(series, failures, settings)
 
 
-def _results(series: dict[tuple[str, int], Series], failures: dict[str, str],
-             settings: Settings) -> dict[str, Any]:
+def _results(
+    series: dict[tuple[str, int], Series], failures: dict[str, str], settings: Settings
+) -> dict[str, Any]:
     by_contender: dict[str, Any] = {}
     for contender in contenders.CONTENDERS:
-        entry: dict[str, Any] = {"library": contender.library, "protocol": contender.protocol,
-                                 "asynchronous": contender.asynchronous}
+        entry: dict[str, Any] = {
+            "library": contender.library,
+            "protocol": contender.protocol,
+            "asynchronous": contender.asynchronous,
+        }
         if contender.name in failures:
             entry["failed"] = failures[contender.name]
         else:
-            entry["inflight"] = {str(n): series[contender.name, n].summary()
-                                 for n in settings.inflights}
+            entry["inflight"] = {
+                str(n): series[contender.name, n].summary() for n in settings.inflights
+            }
         by_contender[contender.name] = entry
     return {"settings": settings.__dict__, "contenders": by_contender}
 
 
-def ratio(results: dict[str, Any], numerator: str, denominator: str, inflight: int
-          ) -> float | None:
+def ratio(results: dict[str, Any], numerator: str, denominator: str, inflight: int) -> float | None:
     """Median over rounds of numerator's rate / denominator's rate (same round, same load)."""
     found = results["contenders"]
     try:

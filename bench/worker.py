@@ -53,10 +53,16 @@ class _Tally:
         return sum(self.calls), sum(self.errors), time.perf_counter(), time.process_time()
 
 
-def _window(tally: _Tally, before: tuple[int, int, float, float],
-            after: tuple[int, int, float, float]) -> Window:
-    return Window(after[0] - before[0], after[1] - before[1], after[2] - before[2],
-                  after[3] - before[3], tally.first_error)
+def _window(
+    tally: _Tally, before: tuple[int, int, float, float], after: tuple[int, int, float, float]
+) -> Window:
+    return Window(
+        after[0] - before[0],
+        after[1] - before[1],
+        after[2] - before[2],
+        after[3] - before[3],
+        tally.first_error,
+    )
 
 
 def check_answer(result: Any) -> None:
@@ -65,8 +71,7 @@ def check_answer(result: Any) -> None:
         raise RuntimeError(f"expected {EXPECTED_CLAIMS} claims, got {len(result.claims)}")
 
 
-def run_threads(call: Callable[[], Any], inflight: int, warmup: float, seconds: float
-                ) -> Window:
+def run_threads(call: Callable[[], Any], inflight: int, warmup: float, seconds: float) -> Window:
     """Keeps `inflight` blocking calls going from as many threads; measures one window."""
     tally, stop = _Tally(inflight), threading.Event()
 
@@ -93,8 +98,9 @@ def run_threads(call: Callable[[], Any], inflight: int, warmup: float, seconds: 
     return _window(tally, before, after)
 
 
-async def run_tasks(call: Callable[[], Any], inflight: int, warmup: float, seconds: float
-                    ) -> Window:
+async def run_tasks(
+    call: Callable[[], Any], inflight: int, warmup: float, seconds: float
+) -> Window:
     """Keeps `inflight` awaitable calls going as asyncio tasks; measures one window."""
     tally, stop = _Tally(inflight), asyncio.Event()
 
@@ -137,8 +143,7 @@ def serve_sync(contender: contenders.Contender, grpc_address: str, http_url: str
         close()
 
 
-async def serve_async(contender: contenders.Contender, grpc_address: str, http_url: str
-                      ) -> None:
+async def serve_async(contender: contenders.Contender, grpc_address: str, http_url: str) -> None:
     """Builds an asyncio contender on this loop, then measures one window per command line."""
     factory = contenders.ASYNC_FACTORIES[contender.library]
     call, close = await factory(contender.protocol, grpc_address, http_url)

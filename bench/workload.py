@@ -12,9 +12,7 @@ from dataclasses import dataclass
 from groundwire_protos.google.cloud.discoveryengine.v1 import check_grounding_pb2
 
 PROJECT = "bench-project"
-GROUNDING_CONFIG = (
-    f"projects/{PROJECT}/locations/global/groundingConfigs/default_grounding_config"
-)
+GROUNDING_CONFIG = f"projects/{PROJECT}/locations/global/groundingConfigs/default_grounding_config"
 
 SENTENCES = (
     "東京は日本の首都であり、人口は約1400万人です。",
@@ -89,8 +87,10 @@ def _byte_spans(sentences: tuple[str, ...]) -> tuple[tuple[int, int, str], ...]:
 def make_workload(sentences: tuple[str, ...], fact_count: int, fact_bytes: int) -> Workload:
     """An answer made of `sentences` joined by spaces and `fact_count` facts of `fact_bytes`."""
     facts = tuple(
-        Fact(_fact_text(index * 2, fact_bytes),
-             {"author": f"Source {index}", "title": f"Reference {index} — résumé"})
+        Fact(
+            _fact_text(index * 2, fact_bytes),
+            {"author": f"Source {index}", "title": f"Reference {index} — résumé"},
+        )
         for index in range(fact_count)
     )
     return Workload(" ".join(sentences), facts, _byte_spans(sentences))
@@ -125,10 +125,10 @@ def largest() -> Workload:
     """The largest legal request: 200 facts of 10,000 characters and a 4,096-token answer."""
     from groundwire.core.validation import MAX_ANSWER_TOKENS, MAX_FACT_CHARACTERS, MAX_FACTS
 
-    workload = make_workload(long_answer_sentences(MAX_ANSWER_TOKENS), MAX_FACTS,
-                             fact_bytes=MAX_FACT_CHARACTERS * 2)
-    facts = tuple(Fact(fact.text[:MAX_FACT_CHARACTERS], fact.attributes)
-                  for fact in workload.facts)
+    workload = make_workload(
+        long_answer_sentences(MAX_ANSWER_TOKENS), MAX_FACTS, fact_bytes=MAX_FACT_CHARACTERS * 2
+    )
+    facts = tuple(Fact(fact.text[:MAX_FACT_CHARACTERS], fact.attributes) for fact in workload.facts)
     return Workload(workload.answer, facts, workload.sentence_bytes)
 
 
@@ -140,9 +140,12 @@ def canned_response(workload: Workload) -> check_grounding_pb2.CheckGroundingRes
         response.cited_facts.add(chunk_text=fact.text)
     for index, (start, end, text) in enumerate(workload.sentence_bytes):
         response.claims.add(
-            start_pos=start, end_pos=end, claim_text=text,
+            start_pos=start,
+            end_pos=end,
+            claim_text=text,
             citation_indices=[index % len(workload.facts)],
-            grounding_check_required=True, score=0.9 - index / 100,
+            grounding_check_required=True,
+            score=0.9 - index / 100,
         )
     return response
 
@@ -150,7 +153,8 @@ def canned_response(workload: Workload) -> check_grounding_pb2.CheckGroundingRes
 def request_message(workload: Workload) -> check_grounding_pb2.CheckGroundingRequest:
     """The raw protobuf request, as a bare-stub user would build it."""
     request = check_grounding_pb2.CheckGroundingRequest(
-        grounding_config=GROUNDING_CONFIG, answer_candidate=workload.answer)
+        grounding_config=GROUNDING_CONFIG, answer_candidate=workload.answer
+    )
     for fact in workload.facts:
         request.facts.add(fact_text=fact.text, attributes=fact.attributes)
     return request

@@ -86,9 +86,15 @@ def run_protoc(workdir: Path) -> None:
     sources = sorted(str(p.relative_to(PROTOS)) for p in PROTOS.rglob("*.proto"))
     well_known = Path(grpc_tools.__file__).parent / "_proto"
     command = [
-        sys.executable, "-m", "grpc_tools.protoc",
-        f"-I{PROTOS}", f"-I{DEPS}", f"-I{well_known}",
-        f"--python_out={workdir}", f"--pyi_out={workdir}", f"--grpc_python_out={workdir}",
+        sys.executable,
+        "-m",
+        "grpc_tools.protoc",
+        f"-I{PROTOS}",
+        f"-I{DEPS}",
+        f"-I{well_known}",
+        f"--python_out={workdir}",
+        f"--pyi_out={workdir}",
+        f"--grpc_python_out={workdir}",
         *sources,
     ]
     subprocess.run(command, check=True)

@@ -19,8 +19,28 @@ from functools import partial
 from groundwire.emulator.engine import Fact, check_grounding, split_claims
 from groundwire.emulator.engine.index import clear_caches
 
-_SYLLABLES = ["ka", "to", "ri", "men", "sa", "lo", "vin", "der", "pa", "qua", "el", "mor",
-              "ti", "nus", "ber", "gal", "ora", "fen", "dru", "li"]
+_SYLLABLES = [
+    "ka",
+    "to",
+    "ri",
+    "men",
+    "sa",
+    "lo",
+    "vin",
+    "der",
+    "pa",
+    "qua",
+    "el",
+    "mor",
+    "ti",
+    "nus",
+    "ber",
+    "gal",
+    "ora",
+    "fen",
+    "dru",
+    "li",
+]
 _FUNCTION_WORDS = ["the", "of", "and", "in", "to", "a", "was", "is", "for", "by", "with", "on"]
 
 
@@ -105,15 +125,21 @@ def main() -> None:
     small_answer, small_facts = make_request(1, 5, 1000, 5)
     large_answer, large_facts = make_request(2, 200, 10_000, 300)
     fact_characters = sum(len(f.text) for f in large_facts)
-    print(f"largest: {len(split_claims(large_answer))} answer sentences, "
-          f"{len(large_answer.split())} words; {len(large_facts)} facts, {fact_characters} chars")
-    for name, answer, facts, repeats in (("small", small_answer, small_facts, 200),
-                                         ("largest", large_answer, large_facts, 5)):
+    print(
+        f"largest: {len(split_claims(large_answer))} answer sentences, "
+        f"{len(large_answer.split())} words; {len(large_facts)} facts, {fact_characters} chars"
+    )
+    for name, answer, facts, repeats in (
+        ("small", small_answer, small_facts, 200),
+        ("largest", large_answer, large_facts, 5),
+    ):
         for cold in (True, False):
             timings = _time(partial(check_grounding, answer, facts), repeats, cold)
             label = "cold" if cold else "warm"
-            print(f"{name:>8} {label}: median {statistics.median(timings) * 1000:8.2f} ms, "
-                  f"worst {max(timings) * 1000:8.2f} ms over {repeats} runs")
+            print(
+                f"{name:>8} {label}: median {statistics.median(timings) * 1000:8.2f} ms, "
+                f"worst {max(timings) * 1000:8.2f} ms over {repeats} runs"
+            )
 
 
 if __name__ == "__main__":

@@ -85,9 +85,17 @@ def evaluate(path: Path | str) -> dict[str, Any]:
             else:
                 wrong = True
         if wrong:
-            failures.append({"id": case["id"], "rule": case["rule"], "claim": case["claim"],
-                             "expected": expected, "got": verdict, "cited": cited,
-                             "expected_cited": case["cited_facts"]})
+            failures.append(
+                {
+                    "id": case["id"],
+                    "rule": case["rule"],
+                    "claim": case["claim"],
+                    "expected": expected,
+                    "got": verdict,
+                    "cited": cited,
+                    "expected_cited": case["cited_facts"],
+                }
+            )
     tp, fp, tn, fn = counts["tp"], counts["fp"], counts["tn"], counts["fn"]
     recall = tp / (tp + fn) if tp + fn else 0.0
     specificity = tn / (tn + fp) if tn + fp else 0.0
@@ -105,8 +113,15 @@ def evaluate(path: Path | str) -> dict[str, Any]:
 
 
 def _table(results: Sequence[tuple[str, dict[str, Any]]]) -> str:
-    columns = ["cases", "precision", "recall", "specificity", "balanced_accuracy",
-               "check_accuracy", "citation_accuracy"]
+    columns = [
+        "cases",
+        "precision",
+        "recall",
+        "specificity",
+        "balanced_accuracy",
+        "check_accuracy",
+        "citation_accuracy",
+    ]
     rows = [f"{'set':<10}" + "".join(f"{c:>19}" for c in columns)]
     for name, result in results:
         cells = [f"{result[c]:>19}" if c == "cases" else f"{result[c]:>19.3f}" for c in columns]

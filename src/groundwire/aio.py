@@ -15,7 +15,6 @@ from groundwire.core.requests import FactLike, TurnLike
 from groundwire.core.results import CheckGroundingResult, CorroborationResult, GenerateResult
 
 if TYPE_CHECKING:
-
     from groundwire.transports.base import AsyncTransport
 
 
@@ -45,9 +44,14 @@ class AsyncGroundingClient(_ClientBase):
     ) -> CheckGroundingResult:
         """Checks how well `facts` support `answer_candidate` (see the sync client)."""
         call = calls.check_grounding(
-            self._config, answer_candidate, facts, citation_threshold=citation_threshold,
-            enable_claim_level_score=enable_claim_level_score, user_labels=user_labels,
-            grounding_config=grounding_config)
+            self._config,
+            answer_candidate,
+            facts,
+            citation_threshold=citation_threshold,
+            enable_claim_level_score=enable_claim_level_score,
+            user_labels=user_labels,
+            grounding_config=grounding_config,
+        )
         return call.finish(await self._unary(call, timeout))
 
     async def corroborate_content(
@@ -59,8 +63,9 @@ class AsyncGroundingClient(_ClientBase):
         timeout: float | None = None,
     ) -> CorroborationResult:
         """Scores how well `facts` corroborate `content` (see the sync client)."""
-        call = calls.corroborate_content(self._config, content, facts,
-                                         citation_threshold=citation_threshold)
+        call = calls.corroborate_content(
+            self._config, content, facts, citation_threshold=citation_threshold
+        )
         return call.finish(await self._unary(call, timeout))
 
     async def generate_grounded_content(
@@ -100,8 +105,12 @@ class AsyncGroundingClient(_ClientBase):
             if found is None:
                 # Finding credentials may read files or ask a metadata server: off the loop.
                 found = self._transports[api] = await asyncio.to_thread(
-                    self._settings.make_transport, api, self._config.location,
-                    self._config.quota_project, asynchronous=True)
+                    self._settings.make_transport,
+                    api,
+                    self._config.location,
+                    self._config.quota_project,
+                    asynchronous=True,
+                )
             return found
 
     async def _unary(self, call: calls.Call[Any], timeout: float | None) -> message.Message:
@@ -109,31 +118,39 @@ class AsyncGroundingClient(_ClientBase):
         transport = await self._transport(call.method.api)
         while True:
             try:
-                return await transport.unary(call.method, call.request,
-                                             timeout=retrying.attempt_timeout(),
-                                             metadata=call.metadata)
+                return await transport.unary(
+                    call.method,
+                    call.request,
+                    timeout=retrying.attempt_timeout(),
+                    metadata=call.metadata,
+                )
             except GroundwireError as error:
                 delay = retrying.after_failure(error)
                 if delay is None:
                     raise
                 await asyncio.sleep(delay)
 
-    async def _stream(self, plan: calls.StreamCall, timeout: float | None
-                      ) -> AsyncIterator[message.Message]:
+    async def _stream(
+        self, plan: calls.StreamCall, timeout: float | None
+    ) -> AsyncIterator[message.Message]:
         retrying = self._settings.retrying(timeout)
         transport = await self._transport(plan.method.api)
         while True:
             received = False
             try:
-                async for response in transport.stream(plan.method, plan.requests,
-                                                       timeout=retrying.attempt_timeout(),
-                                                       metadata=plan.metadata):
+                async for response in transport.stream(
+                    plan.method,
+                    plan.requests,
+                    timeout=retrying.attempt_timeout(),
+                    metadata=plan.metadata,
+                ):
                     received = True
                     yield response
                 return
             except GroundwireError as error:
-                delay = retrying.after_failure(error, response_received=received,
-                                               requests_consumed=plan.interactive)
+                delay = retrying.after_failure(
+                    error, response_received=received, requests_consumed=plan.interactive
+                )
                 if delay is None:
                     raise
                 await asyncio.sleep(delay)
@@ -151,4 +168,3 @@ class AsyncGroundingClient(_ClientBase):
 
     async def __aexit__(self, *exc_info: object) -> None:
         await self.close()
-

@@ -36,9 +36,17 @@ DEFAULT_RETRY = RetryPolicy()
 class _Settings:
     """What both clients keep besides the request-shaping config: how to connect and retry."""
 
-    def __init__(self, *, transport: calls.TransportName, endpoint: str | None,
-                 rest_endpoint: str | None, credentials: Credentials | None,
-                 timeout: float, retry: RetryPolicy | None, fallback_cooldown: float) -> None:
+    def __init__(
+        self,
+        *,
+        transport: calls.TransportName,
+        endpoint: str | None,
+        rest_endpoint: str | None,
+        credentials: Credentials | None,
+        timeout: float,
+        retry: RetryPolicy | None,
+        fallback_cooldown: float,
+    ) -> None:
         if transport not in ("auto", "grpc", "rest"):
             raise ValueError(f"transport must be 'auto', 'grpc' or 'rest', got {transport!r}")
         if timeout <= 0:
@@ -60,15 +68,23 @@ class _Settings:
             raise RuntimeError("this client is closed; create a new one")
         return Retrying(self.retry, self.timeout if timeout is None else timeout, self.random)
 
-    def connection(self, api: str, location: str, quota_project: str | None
-                   ) -> tuple[Endpoints, Credentials | None]:
+    def connection(
+        self, api: str, location: str, quota_project: str | None
+    ) -> tuple[Endpoints, Credentials | None]:
         """The endpoints of `api` and the credentials to use with them (None: anonymous)."""
-        found = resolve_endpoints(api, location, endpoint=self.endpoint,
-                                  rest_endpoint=self.rest_endpoint, environ=os.environ)
+        found = resolve_endpoints(
+            api,
+            location,
+            endpoint=self.endpoint,
+            rest_endpoint=self.rest_endpoint,
+            environ=os.environ,
+        )
         if found.plaintext:
             if self.credentials is not None:
-                raise ValueError("refusing to send credentials over plaintext: emulator "
-                                 "endpoints take no credentials")
+                raise ValueError(
+                    "refusing to send credentials over plaintext: emulator "
+                    "endpoints take no credentials"
+                )
             return found, None
         if self.credentials is not None:
             return found, self.credentials
@@ -76,38 +92,49 @@ class _Settings:
         from google.auth.exceptions import DefaultCredentialsError
 
         try:
-            credentials, _ = google.auth.default(scopes=[CLOUD_PLATFORM_SCOPE],
-                                                 quota_project_id=quota_project)
+            credentials, _ = google.auth.default(
+                scopes=[CLOUD_PLATFORM_SCOPE], quota_project_id=quota_project
+            )
         except DefaultCredentialsError as error:
             raise Unauthenticated(
                 f"no Application Default Credentials ({error}); run `gcloud auth "
-                "application-default login`, pass credentials=, or use an emulator") from None
+                "application-default login`, pass credentials=, or use an emulator"
+            ) from None
         return found, credentials
 
-    def make_transport(self, api: str, location: str, quota_project: str | None, *,
-                       asynchronous: bool) -> Any:
+    def make_transport(
+        self, api: str, location: str, quota_project: str | None, *, asynchronous: bool
+    ) -> Any:
         """Builds the (sync or asyncio) transport for `api`: gRPC, REST, or auto over both."""
         endpoints, credentials = self.connection(api, location, quota_project)
         grpc_target = endpoints.grpc_target if self.transport in ("auto", "grpc") else None
         rest_base_url = endpoints.rest_base_url if self.transport in ("auto", "rest") else None
         if grpc_target is None and rest_base_url is None:
             missing = "a gRPC endpoint" if self.transport == "grpc" else "a REST endpoint"
-            raise ValueError(f"transport={self.transport!r} needs {missing}, and only the "
-                             "other protocol's emulator endpoint is configured")
+            raise ValueError(
+                f"transport={self.transport!r} needs {missing}, and only the "
+                "other protocol's emulator endpoint is configured"
+            )
         grpc_transport = rest_transport = None
         if grpc_target is not None:
-            grpc_class = _transport_class("grpc_aio.AsyncGrpcTransport" if asynchronous
-                                          else "grpc.GrpcTransport")
-            grpc_transport = grpc_class(grpc_target, credentials=credentials,
-                                        secure=not endpoints.plaintext,
-                                        user_agent=user_agent())
+            grpc_class = _transport_class(
+                "grpc_aio.AsyncGrpcTransport" if asynchronous else "grpc.GrpcTransport"
+            )
+            grpc_transport = grpc_class(
+                grpc_target,
+                credentials=credentials,
+                secure=not endpoints.plaintext,
+                user_agent=user_agent(),
+            )
         if rest_base_url is not None:
-            rest_class = _transport_class("rest_aio.AsyncRestTransport" if asynchronous
-                                          else "rest.RestTransport")
+            rest_class = _transport_class(
+                "rest_aio.AsyncRestTransport" if asynchronous else "rest.RestTransport"
+            )
             rest_transport = rest_class(rest_base_url, credentials=credentials)
         if grpc_transport is not None and rest_transport is not None:
-            auto_class = _transport_class("auto.AsyncAutoTransport" if asynchronous
-                                          else "auto.AutoTransport")
+            auto_class = _transport_class(
+                "auto.AsyncAutoTransport" if asynchronous else "auto.AutoTransport"
+            )
             return auto_class(grpc_transport, rest_transport, cooldown=self.fallback_cooldown)
         return grpc_transport or rest_transport
 
@@ -142,12 +169,18 @@ class _ClientBase:
         fallback_cooldown: float = 60.0,
         corroborate_offset_unit: OffsetUnit = "utf8",
     ) -> None:
-        self._config = calls.ClientConfig(project, location, api_version, validate,
-                                          quota_project, corroborate_offset_unit)
-        self._settings = _Settings(transport=transport, endpoint=endpoint,
-                                   rest_endpoint=rest_endpoint, credentials=credentials,
-                                   timeout=timeout, retry=retry,
-                                   fallback_cooldown=fallback_cooldown)
+        self._config = calls.ClientConfig(
+            project, location, api_version, validate, quota_project, corroborate_offset_unit
+        )
+        self._settings = _Settings(
+            transport=transport,
+            endpoint=endpoint,
+            rest_endpoint=rest_endpoint,
+            credentials=credentials,
+            timeout=timeout,
+            retry=retry,
+            fallback_cooldown=fallback_cooldown,
+        )
         self._transports: dict[str, Any] = {}
         self._lock = self._new_lock()
 
@@ -228,9 +261,14 @@ class GroundingClient(_ClientBase):
         string, the UTF-8 offsets the API sent, UTF-16 offsets, and resolved citations.
         """
         call = calls.check_grounding(
-            self._config, answer_candidate, facts, citation_threshold=citation_threshold,
-            enable_claim_level_score=enable_claim_level_score, user_labels=user_labels,
-            grounding_config=grounding_config)
+            self._config,
+            answer_candidate,
+            facts,
+            citation_threshold=citation_threshold,
+            enable_claim_level_score=enable_claim_level_score,
+            user_labels=user_labels,
+            grounding_config=grounding_config,
+        )
         return call.finish(self._unary(call, timeout))
 
     def corroborate_content(
@@ -250,8 +288,9 @@ class GroundingClient(_ClientBase):
             citation_threshold: claims scoring below it are left out (service: 0.6).
             timeout: this call's overall deadline, instead of the client's.
         """
-        call = calls.corroborate_content(self._config, content, facts,
-                                         citation_threshold=citation_threshold)
+        call = calls.corroborate_content(
+            self._config, content, facts, citation_threshold=citation_threshold
+        )
         return call.finish(self._unary(call, timeout))
 
     def generate_grounded_content(
@@ -302,8 +341,8 @@ class GroundingClient(_ClientBase):
             found = self._transports.get(api)
             if found is None:
                 found = self._transports[api] = self._settings.make_transport(
-                    api, self._config.location, self._config.quota_project,
-                    asynchronous=False)
+                    api, self._config.location, self._config.quota_project, asynchronous=False
+                )
             return found
 
     def _unary(self, call: calls.Call[Any], timeout: float | None) -> message.Message:
@@ -311,31 +350,37 @@ class GroundingClient(_ClientBase):
         transport = self._transport(call.method.api)
         while True:
             try:
-                return transport.unary(call.method, call.request,
-                                       timeout=retrying.attempt_timeout(),
-                                       metadata=call.metadata)
+                return transport.unary(
+                    call.method,
+                    call.request,
+                    timeout=retrying.attempt_timeout(),
+                    metadata=call.metadata,
+                )
             except GroundwireError as error:
                 delay = retrying.after_failure(error)
                 if delay is None:
                     raise
                 time.sleep(delay)
 
-    def _stream(self, plan: calls.StreamCall, timeout: float | None
-                ) -> Iterator[message.Message]:
+    def _stream(self, plan: calls.StreamCall, timeout: float | None) -> Iterator[message.Message]:
         retrying = self._settings.retrying(timeout)
         transport = self._transport(plan.method.api)
         while True:
             received = False
             try:
-                for response in transport.stream(plan.method, plan.requests,
-                                                 timeout=retrying.attempt_timeout(),
-                                                 metadata=plan.metadata):
+                for response in transport.stream(
+                    plan.method,
+                    plan.requests,
+                    timeout=retrying.attempt_timeout(),
+                    metadata=plan.metadata,
+                ):
                     received = True
                     yield response
                 return
             except GroundwireError as error:
-                delay = retrying.after_failure(error, response_received=received,
-                                               requests_consumed=plan.interactive)
+                delay = retrying.after_failure(
+                    error, response_received=received, requests_consumed=plan.interactive
+                )
                 if delay is None:
                     raise
                 time.sleep(delay)
@@ -356,5 +401,7 @@ class GroundingClient(_ClientBase):
 
     def __repr__(self) -> str:
         config = self._config
-        return (f"GroundingClient(project={config.project!r}, location={config.location!r}, "
-                f"transport={self._settings.transport!r}, api_version={config.api_version!r})")
+        return (
+            f"GroundingClient(project={config.project!r}, location={config.location!r}, "
+            f"transport={self._settings.transport!r}, api_version={config.api_version!r})"
+        )

@@ -22,9 +22,17 @@ def cli_command(*argv: str) -> list[str]:
     return [sys.executable, "-m", "groundwire.cli", *argv]
 
 
-def run_cli(argv: Sequence[str], stdin: str | None = None, timeout: float = 15
-            ) -> subprocess.CompletedProcess[str]:
+def run_cli(
+    argv: Sequence[str], stdin: str | None = None, timeout: float = 15
+) -> subprocess.CompletedProcess[str]:
     """Runs the CLI to completion in a subprocess, capturing its output."""
-    return subprocess.run(cli_command(*argv), input=stdin if stdin is not None else "",
-                          capture_output=True, text=True, encoding="utf-8", env=cli_env(),
-                          timeout=timeout, check=False)
+    return subprocess.run(
+        cli_command(*argv),
+        input=stdin if stdin is not None else "",
+        capture_output=True,
+        text=True,
+        encoding="utf-8",
+        env=cli_env(),
+        timeout=timeout,
+        check=False,
+    )

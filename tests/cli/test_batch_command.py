@@ -26,9 +26,11 @@ def write_input(path: Path, *, malformed: tuple[int, ...] = ()) -> None:
             if number in malformed:
                 file.write("{this is not json\n")
                 continue
-            request = {"id": f"q{number}",
-                       "answer": f"東京は日本の首都です。Item {number} is blue.",
-                       "facts": ["東京は日本の首都である。", f"Item {number} is blue."]}
+            request = {
+                "id": f"q{number}",
+                "answer": f"東京は日本の首都です。Item {number} is blue.",
+                "facts": ["東京は日本の首都である。", f"Item {number} is blue."],
+            }
             file.write(json.dumps(request, ensure_ascii=False) + "\n")
 
 
@@ -42,16 +44,18 @@ def assert_one_line_per_input(path: Path) -> list[dict[str, Any]]:
     return records
 
 
-def batch(capsys: pytest.CaptureFixture[str], source: Path, out: Path, *extra: str
-          ) -> tuple[int, dict[str, Any]]:
-    status = main(["batch", "--local", str(source), "-o", str(out), "--rate", "0",
-                   "--json-summary", *extra])
+def batch(
+    capsys: pytest.CaptureFixture[str], source: Path, out: Path, *extra: str
+) -> tuple[int, dict[str, Any]]:
+    status = main(
+        ["batch", "--local", str(source), "-o", str(out), "--rate", "0", "--json-summary", *extra]
+    )
     return status, json.loads(capsys.readouterr().out)
 
 
-def test_every_input_line_gets_exactly_one_output_line(tmp_path: Path,
-                                                      capsys: pytest.CaptureFixture[str]
-                                                      ) -> None:
+def test_every_input_line_gets_exactly_one_output_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     source, out = tmp_path / "in.jsonl", tmp_path / "out.jsonl"
     write_input(source)
     status, summary = batch(capsys, source, out)
@@ -64,9 +68,9 @@ def test_every_input_line_gets_exactly_one_output_line(tmp_path: Path,
     assert summary["characters_sent"] > 0
 
 
-def test_a_malformed_line_gets_an_error_line_not_a_crash(tmp_path: Path,
-                                                        capsys: pytest.CaptureFixture[str]
-                                                        ) -> None:
+def test_a_malformed_line_gets_an_error_line_not_a_crash(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     source, out = tmp_path / "in.jsonl", tmp_path / "out.jsonl"
     write_input(source, malformed=(4,))
     status, summary = batch(capsys, source, out)
@@ -77,8 +81,9 @@ def test_a_malformed_line_gets_an_error_line_not_a_crash(tmp_path: Path,
     assert summary["failures_by_code"] == {"INVALID_ARGUMENT": 1}
 
 
-def test_a_second_run_skips_every_line_already_done(tmp_path: Path,
-                                                   capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_second_run_skips_every_line_already_done(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     source, out = tmp_path / "in.jsonl", tmp_path / "out.jsonl"
     write_input(source)
     batch(capsys, source, out)
@@ -87,8 +92,9 @@ def test_a_second_run_skips_every_line_already_done(tmp_path: Path,
     assert_one_line_per_input(out)
 
 
-def test_a_truncated_last_line_is_repaired_and_redone(tmp_path: Path,
-                                                     capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_truncated_last_line_is_repaired_and_redone(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     source, out = tmp_path / "in.jsonl", tmp_path / "out.jsonl"
     write_input(source)
     batch(capsys, source, out)
@@ -101,8 +107,9 @@ def test_a_truncated_last_line_is_repaired_and_redone(tmp_path: Path,
     assert_one_line_per_input(out)
 
 
-def test_retry_failed_redoes_error_lines(tmp_path: Path,
-                                         capsys: pytest.CaptureFixture[str]) -> None:
+def test_retry_failed_redoes_error_lines(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     source, out = tmp_path / "in.jsonl", tmp_path / "out.jsonl"
     write_input(source, malformed=(2,))
     batch(capsys, source, out)
@@ -116,7 +123,11 @@ def interrupt_midway(source: Path, out: Path, signum: int) -> int:
     """Starts a paced batch, and sends `signum` once some lines (not all) are written."""
     process = subprocess.Popen(
         cli_command("batch", "--local", str(source), "-o", str(out), "--rate", "5"),
-        env=cli_env(), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        env=cli_env(),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     deadline = time.monotonic() + 10
     while time.monotonic() < deadline and process.poll() is None:
         if out.exists() and out.read_bytes().count(b"\n") >= 3:
@@ -129,10 +140,12 @@ def interrupt_midway(source: Path, out: Path, signum: int) -> int:
     return process.returncode
 
 
-@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT, signal.SIGKILL],
-                         ids=["SIGTERM", "SIGINT", "SIGKILL"])
-def test_an_interrupted_run_resumes_where_it_stopped(tmp_path: Path, signum: int,
-                                                    capsys: pytest.CaptureFixture[str]) -> None:
+@pytest.mark.parametrize(
+    "signum", [signal.SIGTERM, signal.SIGINT, signal.SIGKILL], ids=["SIGTERM", "SIGINT", "SIGKILL"]
+)
+def test_an_interrupted_run_resumes_where_it_stopped(
+    tmp_path: Path, signum: int, capsys: pytest.CaptureFixture[str]
+) -> None:
     source, out = tmp_path / "in.jsonl", tmp_path / "out.jsonl"
     write_input(source)
     status = interrupt_midway(source, out, signum)
@@ -146,19 +159,29 @@ def test_an_interrupted_run_resumes_where_it_stopped(tmp_path: Path, signum: int
     assert_one_line_per_input(out)
 
 
-def test_same_input_and_output_is_refused(tmp_path: Path,
-                                          capsys: pytest.CaptureFixture[str]) -> None:
+def test_same_input_and_output_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     source = tmp_path / "in.jsonl"
     write_input(source)
     assert main(["batch", "--local", str(source), "-o", str(source)]) == 2
     assert capsys.readouterr().err == "groundwire: error: IN and OUT are the same file\n"
 
 
-def test_batch_corroborates_content_lines(tmp_path: Path,
-                                          capsys: pytest.CaptureFixture[str]) -> None:
+def test_batch_corroborates_content_lines(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     source, out = tmp_path / "in.jsonl", tmp_path / "out.jsonl"
-    source.write_text(json.dumps({"id": "c1", "content": "Paris is the capital of France.",
-                                  "facts": ["Paris is the capital of France."]}) + "\n")
+    source.write_text(
+        json.dumps(
+            {
+                "id": "c1",
+                "content": "Paris is the capital of France.",
+                "facts": ["Paris is the capital of France."],
+            }
+        )
+        + "\n"
+    )
     status, summary = batch(capsys, source, out, "--method", "corroborate")
     [record] = read_output(out)
     assert status == 0 and record["result"]["claims"][0]["fact_indexes"] == [0]

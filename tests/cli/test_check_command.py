@@ -23,8 +23,7 @@ def check(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str
     return status, captured.out, captured.err
 
 
-def test_check_marks_supported_and_unsupported_claims(capsys: pytest.CaptureFixture[str]
-                                                      ) -> None:
+def test_check_marks_supported_and_unsupported_claims(capsys: pytest.CaptureFixture[str]) -> None:
     status, out, err = check(capsys, "--answer", ANSWER, *FACT_FLAGS)
     assert (status, err) == (0, "")
     lines = out.splitlines()
@@ -36,33 +35,35 @@ def test_check_marks_supported_and_unsupported_claims(capsys: pytest.CaptureFixt
 
 
 def test_check_json_offsets_slice_the_answer(capsys: pytest.CaptureFixture[str]) -> None:
-    status, out, _ = check(capsys, "--answer", ANSWER, *FACT_FLAGS, "--json",
-                           "--claim-scores")
+    status, out, _ = check(capsys, "--answer", ANSWER, *FACT_FLAGS, "--json", "--claim-scores")
     record = json.loads(out)
     assert status == 0 and record["answer_candidate"] == ANSWER
-    assert [c["text"] for c in record["claims"]] == ["東京は日本の首都です。",
-                                                     "Paris is in Germany."]
+    assert [c["text"] for c in record["claims"]] == [
+        "東京は日本の首都です。",
+        "Paris is in Germany.",
+    ]
     for claim in record["claims"]:
-        assert ANSWER[claim["start"]:claim["end"]] == claim["text"]
-        assert ANSWER.encode()[claim["start_byte"]:claim["end_byte"]].decode() == claim["text"]
+        assert ANSWER[claim["start"] : claim["end"]] == claim["text"]
+        assert ANSWER.encode()[claim["start_byte"] : claim["end_byte"]].decode() == claim["text"]
         assert isinstance(claim["score"], float)
     assert [c["supported"] for c in record["claims"]] == [True, False]
     assert record["claims"][0]["citations"][0]["fact_index"] == 0
     assert 0 <= record["support_score"] <= 1
 
 
-def test_check_reads_a_json_request_from_stdin(capsys: pytest.CaptureFixture[str],
-                                               monkeypatch: pytest.MonkeyPatch) -> None:
+def test_check_reads_a_json_request_from_stdin(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
     document = {"answer_candidate": ANSWER, "facts": [FACTS[0], {"text": FACTS[1]}]}
-    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(json.dumps(document)
-                                                                 .encode())))
+    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(json.dumps(document).encode())))
     status, out, _ = check(capsys, "--json")
     assert status == 0
     assert [c["supported"] for c in json.loads(out)["claims"]] == [True, False]
 
 
-def test_stdin_that_is_not_json_is_one_line_and_exit_2(capsys: pytest.CaptureFixture[str],
-                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+def test_stdin_that_is_not_json_is_one_line_and_exit_2(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(b"{answer: hi}")))
     status, out, err = check(capsys)
     assert (status, out) == (2, "")
@@ -89,12 +90,14 @@ def test_the_command_runs_as_a_subprocess() -> None:
 
 
 def test_a_subprocess_reads_stdin_and_prints_json() -> None:
-    done = run_cli(["check", "--local", "--json"],
-                   stdin=json.dumps({"answer": ANSWER, "facts": FACTS}))
+    done = run_cli(
+        ["check", "--local", "--json"], stdin=json.dumps({"answer": ANSWER, "facts": FACTS})
+    )
     assert done.returncode == 0, done.stderr
     record = json.loads(done.stdout)
-    assert [ANSWER[c["start"]:c["end"]] for c in record["claims"]] == [
-        c["text"] for c in record["claims"]]
+    assert [ANSWER[c["start"] : c["end"]] for c in record["claims"]] == [
+        c["text"] for c in record["claims"]
+    ]
 
 
 def test_bad_input_in_a_subprocess_gives_no_traceback() -> None:
@@ -108,28 +111,53 @@ def test_version_prints_the_package_version() -> None:
     assert (done.returncode, done.stdout) == (0, "groundwire 0.1.0\n")
 
 
-def test_corroborate_lists_claims_with_fact_indexes(capsys: pytest.CaptureFixture[str]
-                                                    ) -> None:
-    status = main(["corroborate", "--local", "--content", "Paris is the capital of France.",
-                   "--fact", "Paris is the capital of France.", "--json"])
+def test_corroborate_lists_claims_with_fact_indexes(capsys: pytest.CaptureFixture[str]) -> None:
+    status = main(
+        [
+            "corroborate",
+            "--local",
+            "--content",
+            "Paris is the capital of France.",
+            "--fact",
+            "Paris is the capital of France.",
+            "--json",
+        ]
+    )
     record = json.loads(capsys.readouterr().out)
     assert status == 0 and record["claims"][0]["fact_indexes"] == [0]
 
 
-def test_generate_streams_the_answer_then_its_sources(capsys: pytest.CaptureFixture[str]
-                                                      ) -> None:
-    status = main(["generate", "--local", "What is the capital of France?", "--fact",
-                   "Paris is the capital of France.", "--stream"])
+def test_generate_streams_the_answer_then_its_sources(capsys: pytest.CaptureFixture[str]) -> None:
+    status = main(
+        [
+            "generate",
+            "--local",
+            "What is the capital of France?",
+            "--fact",
+            "Paris is the capital of France.",
+            "--stream",
+        ]
+    )
     out = capsys.readouterr().out
     assert status == 0
     answer, _, grounding = out.partition("\n\nSources\n")
     assert "Paris" in answer and "facts[0]" in grounding and "Grounding score" in grounding
 
 
-def test_generate_stream_json_prints_one_object_per_piece(capsys: pytest.CaptureFixture[str]
-                                                          ) -> None:
-    status = main(["generate", "--local", "Capital of France?", "--fact",
-                   "Paris is the capital of France.", "--stream", "--json"])
+def test_generate_stream_json_prints_one_object_per_piece(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    status = main(
+        [
+            "generate",
+            "--local",
+            "Capital of France?",
+            "--fact",
+            "Paris is the capital of France.",
+            "--stream",
+            "--json",
+        ]
+    )
     pieces = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
     assert status == 0 and len(pieces) >= 1
     assert "".join(piece["text"] for piece in pieces).strip()

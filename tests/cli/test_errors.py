@@ -11,21 +11,31 @@ from groundwire.core.errors import bad_request, error_from_status
 
 
 def test_bad_request_violations_name_their_fields() -> None:
-    error = bad_request([("facts[3].fact_text", "is 20,000 characters long"),
-                         ("grounding_spec.citation_threshold", "is 2.0")], "invalid request")
+    error = bad_request(
+        [
+            ("facts[3].fact_text", "is 20,000 characters long"),
+            ("grounding_spec.citation_threshold", "is 2.0"),
+        ],
+        "invalid request",
+    )
     assert describe(error) == (
         "INVALID_ARGUMENT: facts[3].fact_text: is 20,000 characters long; "
-        "grounding_spec.citation_threshold: is 2.0", 2)
+        "grounding_spec.citation_threshold: is 2.0",
+        2,
+    )
 
 
 def test_a_service_failure_exits_1_with_its_code_and_message() -> None:
     assert describe(error_from_status(14, "backend\nunavailable")) == (
-        "UNAVAILABLE: backend unavailable", 1)
+        "UNAVAILABLE: backend unavailable",
+        1,
+    )
 
 
 def test_missing_credentials_suggest_gcloud_or_local() -> None:
     error = DefaultCredentialsError(  # type: ignore[no-untyped-call]
-        "Your default credentials were not found.\nTo set up ...")
+        "Your default credentials were not found.\nTo set up ..."
+    )
     message, status = describe(error) or ("", 0)
     assert status == 1 and "\n" not in message
     assert "gcloud auth application-default login" in message and "--local" in message

@@ -19,8 +19,13 @@ from groundwire.cli.io import (
 
 
 def flags(**overrides: object) -> InputFlags:
-    values: dict[str, object] = {"text": None, "text_file": None, "facts": [],
-                                 "fact_files": [], "citation_threshold": None}
+    values: dict[str, object] = {
+        "text": None,
+        "text_file": None,
+        "facts": [],
+        "fact_files": [],
+        "citation_threshold": None,
+    }
     values.update(overrides)
     return InputFlags(**values)
 
@@ -34,13 +39,19 @@ def stdin_of(text: str, *, tty: bool = False) -> io.TextIOWrapper:
 def test_a_fact_file_holds_one_fact_per_paragraph() -> None:
     text = "Tokyo is the capital of Japan.\n\nParis is\nin France.\n  \n\nLast one.\n"
     assert parse_fact_file(text, "facts.txt") == [
-        "Tokyo is the capital of Japan.", "Paris is\nin France.", "Last one."]
+        "Tokyo is the capital of Japan.",
+        "Paris is\nin France.",
+        "Last one.",
+    ]
 
 
 def test_a_fact_file_may_be_a_json_list_of_texts_objects_and_pairs() -> None:
     text = '["A.", {"text": "B.", "attributes": {"author": "x"}}, ["C.", {"title": "t"}]]'
     assert parse_fact_file(text, "facts.json") == [
-        "A.", {"text": "B.", "attributes": {"author": "x"}}, ("C.", {"title": "t"})]
+        "A.",
+        {"text": "B.", "attributes": {"author": "x"}},
+        ("C.", {"title": "t"}),
+    ]
 
 
 def test_a_json_fact_file_with_a_number_names_the_bad_fact() -> None:
@@ -49,14 +60,19 @@ def test_a_json_fact_file_with_a_number_names_the_bad_fact() -> None:
 
 
 def test_flags_give_the_answer_and_facts() -> None:
-    grounding = gather_input(flags(text="東京です。", facts=["東京は首都。"],
-                                   citation_threshold=0.7), None, ANSWER_KEYS, "answer")
+    grounding = gather_input(
+        flags(text="東京です。", facts=["東京は首都。"], citation_threshold=0.7),
+        None,
+        ANSWER_KEYS,
+        "answer",
+    )
     assert grounding == GroundingInput("東京です。", ["東京は首都。"], 0.7)
 
 
 def test_stdin_json_is_read_when_no_answer_flag_is_given() -> None:
-    stdin = stdin_of('{"answer_candidate": "Hi.", "facts": ["Hi there."], '
-                     '"citation_threshold": 0.4}')
+    stdin = stdin_of(
+        '{"answer_candidate": "Hi.", "facts": ["Hi there."], "citation_threshold": 0.4}'
+    )
     grounding = gather_input(flags(facts=["Extra."]), stdin, ANSWER_KEYS, "answer")
     assert grounding == GroundingInput("Hi.", ["Hi there.", "Extra."], 0.4)
 
@@ -84,8 +100,9 @@ def test_a_json_document_without_facts_is_rejected() -> None:
 
 def test_a_threshold_must_be_a_number() -> None:
     with pytest.raises(InputError, match="citation_threshold: expected a number"):
-        grounding_input_from_json({"answer": "Hi.", "facts": [], "citation_threshold": "hi"},
-                                  ANSWER_KEYS, "stdin")
+        grounding_input_from_json(
+            {"answer": "Hi.", "facts": [], "citation_threshold": "hi"}, ANSWER_KEYS, "stdin"
+        )
 
 
 def test_an_answer_file_that_is_missing_is_an_input_error() -> None:
@@ -106,5 +123,8 @@ def test_labels_are_key_value_pairs() -> None:
 
 def test_fact_attributes_must_be_text() -> None:
     with pytest.raises(InputError, match=r"facts\[0\].attributes: expected an object of text"):
-        grounding_input_from_json({"answer": "Hi.", "facts": [
-            {"text": "Hi.", "attributes": {"year": 1999}}]}, ANSWER_KEYS, "stdin")
+        grounding_input_from_json(
+            {"answer": "Hi.", "facts": [{"text": "Hi.", "attributes": {"year": 1999}}]},
+            ANSWER_KEYS,
+            "stdin",
+        )

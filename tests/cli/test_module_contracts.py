@@ -11,9 +11,11 @@ from pathlib import Path
 import pytest
 
 SRC = Path(__file__).resolve().parents[2] / "src"
-CLI_MODULES = sorted(f"groundwire.cli.{path.stem}" if path.stem != "__init__" else
-                     "groundwire.cli" for path in (SRC / "groundwire" / "cli").glob("*.py")
-                     if path.stem != "__main__")
+CLI_MODULES = sorted(
+    f"groundwire.cli.{path.stem}" if path.stem != "__init__" else "groundwire.cli"
+    for path in (SRC / "groundwire" / "cli").glob("*.py")
+    if path.stem != "__main__"
+)
 
 
 @pytest.mark.parametrize("name", CLI_MODULES)
@@ -34,11 +36,18 @@ def test_each_module_stays_under_400_lines(name: str) -> None:
 
 
 def test_help_loads_neither_grpc_nor_protobuf() -> None:
-    code = ("import sys\n"
-            "from groundwire.cli import build_parser\n"
-            "build_parser().format_help()\n"
-            "heavy = ('grpc', 'google.protobuf', 'google.rpc', 'aiohttp', 'httpx')\n"
-            "print(sorted(m for m in sys.modules if m.startswith(heavy)))\n")
-    result = subprocess.run([sys.executable, "-c", code], env={"PYTHONPATH": str(SRC)},
-                            capture_output=True, text=True, check=True)
+    code = (
+        "import sys\n"
+        "from groundwire.cli import build_parser\n"
+        "build_parser().format_help()\n"
+        "heavy = ('grpc', 'google.protobuf', 'google.rpc', 'aiohttp', 'httpx')\n"
+        "print(sorted(m for m in sys.modules if m.startswith(heavy)))\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code],
+        env={"PYTHONPATH": str(SRC)},
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     assert result.stdout.strip() == "[]"

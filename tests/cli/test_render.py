@@ -19,23 +19,41 @@ ANSWER = "東京は日本の首都です。Paris is in Germany. Thanks!"
 TOKYO = Chunk(text="東京は日本の首都である。" * 10, source="0")
 
 
-def claim(text: str, *, citations: tuple[Chunk, ...] = (), score: float | None = None,
-          required: bool | None = True) -> Claim:
+def claim(
+    text: str,
+    *,
+    citations: tuple[Chunk, ...] = (),
+    score: float | None = None,
+    required: bool | None = True,
+) -> Claim:
     start = ANSWER.index(text)
     start_byte = len(ANSWER[:start].encode())
-    return Claim(text=text, start=start, end=start + len(text), start_byte=start_byte,
-                 end_byte=start_byte + len(text.encode()), start_utf16=start,
-                 end_utf16=start + len(text), citations=citations,
-                 citation_indices=tuple(range(len(citations))), score=score,
-                 grounding_check_required=required)
+    return Claim(
+        text=text,
+        start=start,
+        end=start + len(text),
+        start_byte=start_byte,
+        end_byte=start_byte + len(text.encode()),
+        start_utf16=start,
+        end_utf16=start + len(text),
+        citations=citations,
+        citation_indices=tuple(range(len(citations))),
+        score=score,
+        grounding_check_required=required,
+    )
 
 
 RESULT = CheckGroundingResult(
-    answer_candidate=ANSWER, support_score=0.5,
-    claims=(claim("東京は日本の首都です。", citations=(TOKYO,), score=0.9),
-            claim("Paris is in Germany.", score=0.1),
-            claim("Thanks!", required=False)),
-    cited_chunks=(TOKYO,), raw=None)
+    answer_candidate=ANSWER,
+    support_score=0.5,
+    claims=(
+        claim("東京は日本の首都です。", citations=(TOKYO,), score=0.9),
+        claim("Paris is in Germany.", score=0.1),
+        claim("Thanks!", required=False),
+    ),
+    cited_chunks=(TOKYO,),
+    raw=None,
+)
 
 
 class Terminal(io.StringIO):
@@ -57,8 +75,9 @@ def test_the_answer_shows_citation_markers_after_supported_claims() -> None:
 
 
 def test_citations_show_a_shortened_fact_excerpt() -> None:
-    citation = next(line for line in render_check(RESULT, Style(), width=60).splitlines()
-                    if "facts[0]" in line)
+    citation = next(
+        line for line in render_check(RESULT, Style(), width=60).splitlines() if "facts[0]" in line
+    )
     assert citation.startswith("      ↳ facts[0] “東京は日本の首都である。")
     assert citation.endswith("…”") and len(citation) < 70
 
@@ -77,8 +96,8 @@ def test_no_color_turns_colors_off_even_on_a_tty() -> None:
 def test_the_json_record_slices_the_answer_and_names_cited_facts() -> None:
     record: dict[str, Any] = check_record(RESULT)
     for item in record["claims"]:
-        assert ANSWER[item["start"]:item["end"]] == item["text"]
-        assert ANSWER.encode()[item["start_byte"]:item["end_byte"]].decode() == item["text"]
+        assert ANSWER[item["start"] : item["end"]] == item["text"]
+        assert ANSWER.encode()[item["start_byte"] : item["end_byte"]].decode() == item["text"]
     assert record["claims"][0]["citations"] == [{"fact_index": 0, "text": TOKYO.text}]
     assert [c["supported"] for c in record["claims"]] == [True, False, False]
 
@@ -88,17 +107,26 @@ def test_shorten_keeps_one_line() -> None:
 
 
 def generated(text: str, chunks: tuple[Chunk, ...], claim_text: str) -> GenerateResult:
-    support = GroundingSupport(claim_text=claim_text, start=0, end=len(claim_text),
-                               start_utf16=0, end_utf16=len(claim_text), chunks=chunks,
-                               chunk_indices=tuple(range(len(chunks))), score=0.8,
-                               located=False)
+    support = GroundingSupport(
+        claim_text=claim_text,
+        start=0,
+        end=len(claim_text),
+        start_utf16=0,
+        end_utf16=len(claim_text),
+        chunks=chunks,
+        chunk_indices=tuple(range(len(chunks))),
+        score=0.8,
+        located=False,
+    )
     return GenerateResult(text, 0.8, chunks, (support,), (), raw=None)
 
 
 def test_streamed_pieces_number_each_source_once() -> None:
     paris = Chunk(text="Paris is the capital of France.", source="1")
-    pieces = [generated("Paris is ", (paris,), "Paris is the capital."),
-              generated("the capital.", (paris,), "It is in France.")]
+    pieces = [
+        generated("Paris is ", (paris,), "Paris is the capital."),
+        generated("the capital.", (paris,), "It is in France."),
+    ]
     text = render_grounding(pieces, Style())
     assert text.count("facts[1]") == 1
     assert "  ✓ Paris is the capital. [0]  score 0.80" in text.splitlines()

@@ -13,8 +13,15 @@ def lines_of(path: Path) -> list[dict[str, object]]:
 
 
 def test_the_state_names_done_and_failed_lines_and_counts_strangers() -> None:
-    state = read_state([b'{"line": 1, "result": {}}\n', b'{"line": 4, "error": {}}\n',
-                        b'not json\n', b'{"line": "2"}\n', b'[1]\n'])
+    state = read_state(
+        [
+            b'{"line": 1, "result": {}}\n',
+            b'{"line": 4, "error": {}}\n',
+            b"not json\n",
+            b'{"line": "2"}\n',
+            b"[1]\n",
+        ]
+    )
     assert (state.done, state.failed, state.unreadable) == ({1, 4}, {4}, 3)
 
 
@@ -47,8 +54,10 @@ def test_a_torn_line_that_parses_as_json_is_still_dropped(tmp_path: Path) -> Non
 
 def test_retry_failed_removes_error_lines_and_keeps_the_rest(tmp_path: Path) -> None:
     out = tmp_path / "out.jsonl"
-    out.write_text('{"line":1,"result":{}}\n{"line":2,"error":{"code":"UNAVAILABLE"}}\n'
-                   '{"line":3,"result":{}}\n')
+    out.write_text(
+        '{"line":1,"result":{}}\n{"line":2,"error":{"code":"UNAVAILABLE"}}\n'
+        '{"line":3,"result":{}}\n'
+    )
     out.chmod(0o640)
     state = prepare_output(str(out), retry_failed=True)
     assert state.done == {1, 3} and state.failed == set()
@@ -62,8 +71,10 @@ def test_the_writer_appends_one_compact_line_per_record(tmp_path: Path) -> None:
     writer = OutputWriter(str(out))
     assert writer.write({"line": 2, "id": "東京", "result": {"support_score": 0.5}})
     writer.close()
-    assert out.read_text(encoding="utf-8").splitlines()[1] == \
-        '{"line":2,"id":"東京","result":{"support_score":0.5}}'
+    assert (
+        out.read_text(encoding="utf-8").splitlines()[1]
+        == '{"line":2,"id":"東京","result":{"support_score":0.5}}'
+    )
 
 
 def test_a_closed_writer_refuses_writes(tmp_path: Path) -> None:

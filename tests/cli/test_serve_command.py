@@ -21,10 +21,13 @@ ANNOUNCEMENT = re.compile(r"gRPC (?P<grpc>\S+), REST (?P<rest>\S+) ")
 def server(request: pytest.FixtureRequest) -> Iterator[tuple[subprocess.Popen[str], str, str]]:
     """A `groundwire serve` subprocess on free ports, with extra flags from `request.param`."""
     extra: list[str] = getattr(request, "param", [])
-    process = subprocess.Popen(cli_command("serve", "--grpc-port", "0", "--http-port", "0",
-                                           *extra),
-                               env=cli_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                               text=True)
+    process = subprocess.Popen(
+        cli_command("serve", "--grpc-port", "0", "--http-port", "0", *extra),
+        env=cli_env(),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     try:
         assert process.stdout is not None
         line = process.stdout.readline()
@@ -38,27 +41,52 @@ def server(request: pytest.FixtureRequest) -> Iterator[tuple[subprocess.Popen[st
 
 
 def test_serve_answers_checks_and_stops_on_sigterm(
-        server: tuple[subprocess.Popen[str], str, str],
-        capsys: pytest.CaptureFixture[str]) -> None:
+    server: tuple[subprocess.Popen[str], str, str], capsys: pytest.CaptureFixture[str]
+) -> None:
     process, grpc_address, rest_url = server
     for transport in ("grpc", "rest"):
-        status = main(["check", "--endpoint", grpc_address, "--rest-endpoint", rest_url,
-                       "--transport", transport, "--answer", "Paris is in France.",
-                       "--fact", "Paris is in France.", "--json"])
+        status = main(
+            [
+                "check",
+                "--endpoint",
+                grpc_address,
+                "--rest-endpoint",
+                rest_url,
+                "--transport",
+                transport,
+                "--answer",
+                "Paris is in France.",
+                "--fact",
+                "Paris is in France.",
+                "--json",
+            ]
+        )
         assert status == 0, capsys.readouterr().err
         assert '"supported": true' in capsys.readouterr().out
     process.send_signal(signal.SIGTERM)
     assert process.wait(timeout=10) == 0
 
 
-@pytest.mark.parametrize("server", [["--fault-rate", "1", "--fault-codes", "PERMISSION_DENIED"]],
-                         indirect=True)
+@pytest.mark.parametrize(
+    "server", [["--fault-rate", "1", "--fault-codes", "PERMISSION_DENIED"]], indirect=True
+)
 def test_injected_faults_reach_the_client_as_one_line(
-        server: tuple[subprocess.Popen[str], str, str],
-        capsys: pytest.CaptureFixture[str]) -> None:
+    server: tuple[subprocess.Popen[str], str, str], capsys: pytest.CaptureFixture[str]
+) -> None:
     _, grpc_address, rest_url = server
-    status = main(["check", "--endpoint", grpc_address, "--rest-endpoint", rest_url,
-                   "--answer", "Paris is in France.", "--fact", "Paris is in France."])
+    status = main(
+        [
+            "check",
+            "--endpoint",
+            grpc_address,
+            "--rest-endpoint",
+            rest_url,
+            "--answer",
+            "Paris is in France.",
+            "--fact",
+            "Paris is in France.",
+        ]
+    )
     err = capsys.readouterr().err
     assert status == 1
     assert err.startswith("groundwire: error: PERMISSION_DENIED: ") and err.count("\n") == 1

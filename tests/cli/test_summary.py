@@ -41,8 +41,10 @@ def test_the_text_summary_shows_only_the_histogram_rows_in_use() -> None:
     stats = BatchStats(records=3)
     for score in (0.35, 0.55, 0.58):
         stats.succeeded(score, characters=10)
-    text = render_summary(summary_record(stats, score_name="support_score", elapsed=1.0,
-                                         interrupted=False), "support_score")
+    text = render_summary(
+        summary_record(stats, score_name="support_score", elapsed=1.0, interrupted=False),
+        "support_score",
+    )
     assert "batch: 3 lines: 3 ok, 0 failed, 0 skipped (done before)" in text
     assert "p50 0.55" in text
     rows = [line for line in text.splitlines() if "–" in line]
@@ -93,5 +95,7 @@ def test_plain_progress_lines_come_at_most_every_ten_seconds() -> None:
         clock.now = float(second)
         progress.update(second)
     progress.finish()
-    assert sink.text.splitlines() == ["batch: 10/100 lines  1.0/s  ETA 1:30",
-                                      "batch: 20/100 lines  1.0/s  ETA 1:20"]
+    assert sink.text.splitlines() == [
+        "batch: 10/100 lines  1.0/s  ETA 1:30",
+        "batch: 20/100 lines  1.0/s  ETA 1:20",
+    ]

@@ -35,11 +35,15 @@ def failing(times: int, error: errors.GroundwireError):  # type: ignore[no-untyp
 
 
 @pytest.mark.parametrize("transport", ["grpc", "rest"])
-def test_unavailable_is_retried_until_it_succeeds(servers: CannedServers,
-                                                  transport: str) -> None:
+def test_unavailable_is_retried_until_it_succeeds(servers: CannedServers, transport: str) -> None:
     servers.behaviour = failing(2, errors.error_from_status(14, "busy"))
-    with GroundingClient("p", transport=transport, endpoint=servers.grpc_address,
-                         rest_endpoint=servers.http_url, retry=FAST_RETRY) as client:
+    with GroundingClient(
+        "p",
+        transport=transport,
+        endpoint=servers.grpc_address,
+        rest_endpoint=servers.http_url,
+        retry=FAST_RETRY,
+    ) as client:
         result = client.check_grounding("Paris is in France.", ["Paris is in France."])
     assert result.claims[0].text == "Paris is in France."
     assert servers.recorder.grpc_calls + servers.recorder.rest_calls == 3
@@ -48,21 +52,34 @@ def test_unavailable_is_retried_until_it_succeeds(servers: CannedServers,
 def test_retries_are_bounded_by_max_attempts(servers: CannedServers) -> None:
     servers.behaviour = failing(100, errors.error_from_status(14, "down"))
     policy = RetryPolicy(initial=0.01, maximum=0.02, timeout=10.0, max_attempts=4)
-    with GroundingClient("p", transport="grpc", endpoint=servers.grpc_address,
-                         retry=policy) as client, pytest.raises(errors.Unavailable):
+    with (
+        GroundingClient(
+            "p", transport="grpc", endpoint=servers.grpc_address, retry=policy
+        ) as client,
+        pytest.raises(errors.Unavailable),
+    ):
         client.check_grounding("x", ["y"])
     assert servers.recorder.grpc_calls == 4
 
 
 @pytest.mark.parametrize("transport", ["grpc", "rest"])
-def test_invalid_argument_is_not_retried_and_keeps_its_details(servers: CannedServers,
-                                                               transport: str) -> None:
-    servers.behaviour = failing(100, errors.bad_request([("facts[0].fact_text", "too long")],
-                                                        "bad facts"))
-    with GroundingClient("p", transport=transport, endpoint=servers.grpc_address,
-                         rest_endpoint=servers.http_url, retry=FAST_RETRY,
-                         validate=False) as client, pytest.raises(
-            errors.InvalidArgument) as caught:
+def test_invalid_argument_is_not_retried_and_keeps_its_details(
+    servers: CannedServers, transport: str
+) -> None:
+    servers.behaviour = failing(
+        100, errors.bad_request([("facts[0].fact_text", "too long")], "bad facts")
+    )
+    with (
+        GroundingClient(
+            "p",
+            transport=transport,
+            endpoint=servers.grpc_address,
+            rest_endpoint=servers.http_url,
+            retry=FAST_RETRY,
+            validate=False,
+        ) as client,
+        pytest.raises(errors.InvalidArgument) as caught,
+    ):
         client.check_grounding("x", ["y"])
     violations = caught.value.details[0].field_violations
     assert violations[0].field == "facts[0].fact_text"
@@ -74,12 +91,15 @@ def test_server_requested_retry_delay_is_honoured(servers: CannedServers) -> Non
     from google.rpc import error_details_pb2, status_pb2
 
     status = status_pb2.Status(code=8, message="slow down")
-    status.details.add().Pack(error_details_pb2.RetryInfo(
-        retry_delay=duration_pb2.Duration(nanos=300_000_000)))
-    servers.behaviour = failing(1, errors.error_from_status(
-        8, "slow down", status.SerializeToString()))
-    with GroundingClient("p", transport="grpc", endpoint=servers.grpc_address,
-                         retry=FAST_RETRY) as client:
+    status.details.add().Pack(
+        error_details_pb2.RetryInfo(retry_delay=duration_pb2.Duration(nanos=300_000_000))
+    )
+    servers.behaviour = failing(
+        1, errors.error_from_status(8, "slow down", status.SerializeToString())
+    )
+    with GroundingClient(
+        "p", transport="grpc", endpoint=servers.grpc_address, retry=FAST_RETRY
+    ) as client:
         started = time.monotonic()
         client.check_grounding("x", ["y"])
         waited = time.monotonic() - started
@@ -88,15 +108,21 @@ def test_server_requested_retry_delay_is_honoured(servers: CannedServers) -> Non
 
 
 @pytest.mark.parametrize("transport", ["grpc", "rest"])
-def test_a_server_that_never_answers_ends_in_a_deadline_error(servers: CannedServers,
-                                                              transport: str) -> None:
+def test_a_server_that_never_answers_ends_in_a_deadline_error(
+    servers: CannedServers, transport: str
+) -> None:
     def stall(method: apis.Method, request: object) -> object:
         time.sleep(3)
         return ok_check(method, request)
 
     servers.behaviour = stall
-    with GroundingClient("p", transport=transport, endpoint=servers.grpc_address,
-                         rest_endpoint=servers.http_url, timeout=0.5) as client:
+    with GroundingClient(
+        "p",
+        transport=transport,
+        endpoint=servers.grpc_address,
+        rest_endpoint=servers.http_url,
+        timeout=0.5,
+    ) as client:
         started = time.monotonic()
         with pytest.raises(errors.DeadlineExceeded):
             client.check_grounding("x", ["y"])
@@ -105,8 +131,10 @@ def test_a_server_that_never_answers_ends_in_a_deadline_error(servers: CannedSer
 
 def test_limits_are_checked_before_sending(servers: CannedServers) -> None:
     servers.behaviour = ok_check
-    with GroundingClient("p", transport="grpc", endpoint=servers.grpc_address) as client, \
-            pytest.raises(errors.InvalidArgument) as caught:
+    with (
+        GroundingClient("p", transport="grpc", endpoint=servers.grpc_address) as client,
+        pytest.raises(errors.InvalidArgument) as caught,
+    ):
         client.check_grounding("x", ["fact"] * 201, citation_threshold=1.5)
     fields = {v.field for v in caught.value.details[0].field_violations}
     assert fields == {"facts", "grounding_spec.citation_threshold"}
@@ -114,11 +142,16 @@ def test_limits_are_checked_before_sending(servers: CannedServers) -> None:
 
 
 def test_auto_falls_back_to_rest_when_grpc_cannot_connect(
-        servers: CannedServers, caplog: pytest.LogCaptureFixture) -> None:
+    servers: CannedServers, caplog: pytest.LogCaptureFixture
+) -> None:
     servers.behaviour = ok_check
     caplog.set_level(logging.WARNING, logger="groundwire")
-    with GroundingClient("p", endpoint=f"127.0.0.1:{refused_port()}",
-                         rest_endpoint=servers.http_url, retry=FAST_RETRY) as client:
+    with GroundingClient(
+        "p",
+        endpoint=f"127.0.0.1:{refused_port()}",
+        rest_endpoint=servers.http_url,
+        retry=FAST_RETRY,
+    ) as client:
         first = client.check_grounding("Rome is in Italy.", ["Rome is in Italy."])
         second = client.check_grounding("Rome is in Italy.", ["Rome is in Italy."])
     assert first.claims[0].text == second.claims[0].text == "Rome is in Italy."
@@ -127,17 +160,22 @@ def test_auto_falls_back_to_rest_when_grpc_cannot_connect(
     assert len(switches) == 1
 
 
-def test_headers_name_the_resource_the_client_and_the_quota_project(
-        servers: CannedServers) -> None:
+def test_headers_name_the_resource_the_client_and_the_quota_project(servers: CannedServers) -> None:
     servers.behaviour = ok_check
     for transport in ("grpc", "rest"):
-        with GroundingClient("proj", transport=transport, endpoint=servers.grpc_address,
-                             rest_endpoint=servers.http_url, quota_project="billing") as client:
+        with GroundingClient(
+            "proj",
+            transport=transport,
+            endpoint=servers.grpc_address,
+            rest_endpoint=servers.http_url,
+            quota_project="billing",
+        ) as client:
             client.check_grounding("x", ["y"])
     for headers in servers.recorder.metadata:
         assert headers["x-goog-request-params"] == (
             "grounding_config=projects%2Fproj%2Flocations%2Fglobal%2FgroundingConfigs"
-            "%2Fdefault_grounding_config")
+            "%2Fdefault_grounding_config"
+        )
         assert "groundwire/" in headers["x-goog-api-client"]
         assert headers["user-agent"].startswith("groundwire/")
         assert headers["x-goog-user-project"] == "billing"
@@ -158,10 +196,12 @@ def stream_pieces(method: apis.Method, request: object) -> list[object]:
 @pytest.mark.parametrize("transport", ["grpc", "rest"])
 def test_streaming_yields_every_piece_in_order(servers: CannedServers, transport: str) -> None:
     servers.behaviour = stream_pieces
-    with GroundingClient("p", transport=transport, endpoint=servers.grpc_address,
-                         rest_endpoint=servers.http_url) as client:
-        pieces = list(client.stream_generate_grounded_content("Tell me about Kyoto",
-                                                              facts=["Kyoto ..."]))
+    with GroundingClient(
+        "p", transport=transport, endpoint=servers.grpc_address, rest_endpoint=servers.http_url
+    ) as client:
+        pieces = list(
+            client.stream_generate_grounded_content("Tell me about Kyoto", facts=["Kyoto ..."])
+        )
     assert "".join(p.text for p in pieces) == "Kyoto was the capital."
     assert pieces[-1].grounding_score == pytest.approx(0.9)
 
@@ -170,8 +210,9 @@ def test_async_streaming_matches_sync(servers: CannedServers) -> None:
     servers.behaviour = stream_pieces
 
     async def run() -> list[str]:
-        async with AsyncGroundingClient("p", transport="grpc",
-                                        endpoint=servers.grpc_address) as client:
+        async with AsyncGroundingClient(
+            "p", transport="grpc", endpoint=servers.grpc_address
+        ) as client:
             return [p.text async for p in client.stream_generate_grounded_content("Kyoto?")]
 
     assert asyncio.run(run()) == ["Kyoto ", "was ", "the capital."]
@@ -189,8 +230,9 @@ def test_an_interactive_stream_over_rest_is_a_clear_error(servers: CannedServers
 def test_credentials_never_travel_over_plaintext() -> None:
     from google.auth.credentials import AnonymousCredentials
 
-    client = GroundingClient("p", transport="grpc", endpoint="127.0.0.1:1",
-                             credentials=AnonymousCredentials())
+    client = GroundingClient(
+        "p", transport="grpc", endpoint="127.0.0.1:1", credentials=AnonymousCredentials()
+    )
     with pytest.raises(ValueError, match="plaintext"):
         client.check_grounding("x", ["y"])
     client = GroundingClient("p", transport="rest", rest_endpoint="http://example.com")
@@ -204,10 +246,12 @@ def test_a_ready_request_and_official_facts_are_accepted(servers: CannedServers)
     servers.behaviour = ok_check
     with GroundingClient("p", transport="grpc", endpoint=servers.grpc_address) as client:
         from_official = client.check_grounding(
-            "Rome.", [discoveryengine_v1.GroundingFact(fact_text="Rome is in Italy.")])
+            "Rome.", [discoveryengine_v1.GroundingFact(fact_text="Rome is in Italy.")]
+        )
         request = apis.method("discoveryengine", "v1", "CheckGrounding").request_class(
             grounding_config="projects/p/locations/global/groundingConfigs/default_grounding_config",
-            answer_candidate="Rome.")
+            answer_candidate="Rome.",
+        )
         from_request = client.check_grounding(request)
     assert from_official.claims[0].text == from_request.claims[0].text == "Rome."
 
@@ -218,8 +262,14 @@ def test_a_live_stream_never_falls_back_to_rest(servers: CannedServers) -> None:
     servers.behaviour = stream_pieces
     method = apis.method("discoveryengine", "v1", "StreamGenerateGroundedContent")
     live = (method.request_class(location="projects/p/locations/global") for _ in range(2))
-    with GroundingClient("p", endpoint=f"127.0.0.1:{refused_port()}",
-                         rest_endpoint=servers.http_url, retry=FAST_RETRY) as client, \
-            pytest.raises(ConnectionFailure):
+    with (
+        GroundingClient(
+            "p",
+            endpoint=f"127.0.0.1:{refused_port()}",
+            rest_endpoint=servers.http_url,
+            retry=FAST_RETRY,
+        ) as client,
+        pytest.raises(ConnectionFailure),
+    ):
         list(client.stream_generate_grounded_content(live))
     assert servers.recorder.rest_calls == 0

@@ -27,7 +27,8 @@ def test_a_closed_client_refuses_further_calls(servers: CannedServers) -> None:
 
 
 def test_a_rest_emulator_alone_serves_the_default_auto_client(
-        servers: CannedServers, monkeypatch: pytest.MonkeyPatch) -> None:
+    servers: CannedServers, monkeypatch: pytest.MonkeyPatch
+) -> None:
     servers.behaviour = ok_check
     monkeypatch.delenv("GROUNDWIRE_EMULATOR_HOST", raising=False)
     monkeypatch.setenv("GROUNDWIRE_EMULATOR_REST", servers.http_url)
@@ -40,8 +41,15 @@ def test_the_client_timeout_is_the_deadline_unless_the_retry_policy_sets_a_small
     from groundwire.client import _Settings
 
     def settings(timeout: float, retry: RetryPolicy | None) -> _Settings:
-        return _Settings(transport="grpc", endpoint=None, rest_endpoint=None,
-                         credentials=None, timeout=timeout, retry=retry, fallback_cooldown=1)
+        return _Settings(
+            transport="grpc",
+            endpoint=None,
+            rest_endpoint=None,
+            credentials=None,
+            timeout=timeout,
+            retry=retry,
+            fallback_cooldown=1,
+        )
 
     assert settings(300.0, RetryPolicy()).retrying(None).deadline.remaining() > 299
     assert settings(300.0, RetryPolicy(timeout=5.0)).retrying(None).deadline.remaining() <= 5
@@ -62,23 +70,32 @@ def test_concurrent_first_async_calls_share_one_transport(servers: CannedServers
 
 
 def test_missing_application_default_credentials_are_unauthenticated(
-        monkeypatch: pytest.MonkeyPatch, tmp_path: object) -> None:
+    monkeypatch: pytest.MonkeyPatch, tmp_path: object
+) -> None:
     monkeypatch.delenv("GROUNDWIRE_EMULATOR_HOST", raising=False)
     monkeypatch.delenv("GROUNDWIRE_EMULATOR_REST", raising=False)
     monkeypatch.setenv("GOOGLE_APPLICATION_CREDENTIALS", f"{tmp_path}/missing.json")
-    with GroundingClient("p") as client, pytest.raises(errors.Unauthenticated,
-                                                        match="application-default"):
+    with (
+        GroundingClient("p") as client,
+        pytest.raises(errors.Unauthenticated, match="application-default"),
+    ):
         client.check_grounding("x", ["y"])
 
 
-@pytest.mark.parametrize(("facts", "options", "field"), [
-    ([("text", {"year": 2020})], {}, "facts[0].attributes"),
-    (["text"], {"citation_threshold": "0.5"}, "grounding_spec.citation_threshold"),
-    (["text"], {"user_labels": {"team": 7}}, "user_labels"),
-])
-def test_values_of_the_wrong_type_name_their_field(facts: list[object], options: dict,
-                                                    field: str) -> None:
-    with GroundingClient("p", endpoint="127.0.0.1:9") as client, pytest.raises(
-            errors.InvalidArgument) as caught:
+@pytest.mark.parametrize(
+    ("facts", "options", "field"),
+    [
+        ([("text", {"year": 2020})], {}, "facts[0].attributes"),
+        (["text"], {"citation_threshold": "0.5"}, "grounding_spec.citation_threshold"),
+        (["text"], {"user_labels": {"team": 7}}, "user_labels"),
+    ],
+)
+def test_values_of_the_wrong_type_name_their_field(
+    facts: list[object], options: dict, field: str
+) -> None:
+    with (
+        GroundingClient("p", endpoint="127.0.0.1:9") as client,
+        pytest.raises(errors.InvalidArgument) as caught,
+    ):
         client.check_grounding("x", facts, **options)
     assert caught.value.details[0].field_violations[0].field == field

@@ -23,8 +23,9 @@ def canned_check(method: apis.Method, request: object) -> object:
     chunk.source_metadata["author"] = "atlas"
     for sentence in SENTENCES:
         start = encoded.index(sentence.encode())
-        claim = response.claims.add(start_pos=start, end_pos=start + len(sentence.encode()),
-                                    claim_text=sentence)
+        claim = response.claims.add(
+            start_pos=start, end_pos=start + len(sentence.encode()), claim_text=sentence
+        )
         if sentence.startswith("東京"):
             claim.citation_indices.append(0)
             claim.grounding_check_required = True
@@ -35,19 +36,32 @@ def canned_check(method: apis.Method, request: object) -> object:
 
 
 def summary(result) -> list[tuple]:  # type: ignore[no-untyped-def]
-    return [(c.text, c.start, c.end, c.start_byte, c.end_byte, c.start_utf16, c.end_utf16,
-             [ch.text for ch in c.citations], c.grounding_check_required)
-            for c in result.claims]
+    return [
+        (
+            c.text,
+            c.start,
+            c.end,
+            c.start_byte,
+            c.end_byte,
+            c.start_utf16,
+            c.end_utf16,
+            [ch.text for ch in c.citations],
+            c.grounding_check_required,
+        )
+        for c in result.claims
+    ]
 
 
 @pytest.mark.parametrize("transport", ["grpc", "rest"])
-def test_claim_offsets_slice_the_answer_as_a_python_string(servers: CannedServers,
-                                                            transport: str) -> None:
+def test_claim_offsets_slice_the_answer_as_a_python_string(
+    servers: CannedServers, transport: str
+) -> None:
     servers.behaviour = canned_check
-    with GroundingClient("p", transport=transport, endpoint=servers.grpc_address,
-                         rest_endpoint=servers.http_url) as client:
+    with GroundingClient(
+        "p", transport=transport, endpoint=servers.grpc_address, rest_endpoint=servers.http_url
+    ) as client:
         result = client.check_grounding(ANSWER, ["Tokyo is Japan's capital."])
-    assert [ANSWER[c.start:c.end] for c in result.claims] == SENTENCES
+    assert [ANSWER[c.start : c.end] for c in result.claims] == SENTENCES
     assert [c.text for c in result.claims] == SENTENCES
     family = result.claims[1]
     assert family.end_utf16 - family.start_utf16 == len(SENTENCES[1].encode("utf-16-le")) // 2
@@ -62,14 +76,18 @@ def test_grpc_and_rest_and_async_give_identical_results(servers: CannedServers) 
     servers.behaviour = canned_check
     seen = []
     for transport in ("grpc", "rest"):
-        with GroundingClient("p", transport=transport, endpoint=servers.grpc_address,
-                             rest_endpoint=servers.http_url) as client:
+        with GroundingClient(
+            "p", transport=transport, endpoint=servers.grpc_address, rest_endpoint=servers.http_url
+        ) as client:
             seen.append(summary(client.check_grounding(ANSWER, ["fact"])))
 
         async def run(transport: str = transport) -> list[tuple]:
-            async with AsyncGroundingClient("p", transport=transport,
-                                            endpoint=servers.grpc_address,
-                                            rest_endpoint=servers.http_url) as client:
+            async with AsyncGroundingClient(
+                "p",
+                transport=transport,
+                endpoint=servers.grpc_address,
+                rest_endpoint=servers.http_url,
+            ) as client:
                 return summary(await client.check_grounding(ANSWER, ["fact"]))
 
         seen.append(asyncio.run(run()))
@@ -109,13 +127,15 @@ def test_corroboration_claims_use_utf8_byte_offsets_by_default(servers: CannedSe
     def corroborate(method: apis.Method, request: object) -> object:
         response = method.response_class(corroboration_score=0.5)
         start = content.encode().index("東京".encode())
-        response.claims.add(start_index=start, end_index=len(content.encode()),
-                            fact_indexes=[1], score=0.9)
+        response.claims.add(
+            start_index=start, end_index=len(content.encode()), fact_indexes=[1], score=0.9
+        )
         return response
 
     servers.behaviour = corroborate
-    with GroundingClient("p", "us-central1", transport="rest",
-                         rest_endpoint=servers.http_url) as client:
+    with GroundingClient(
+        "p", "us-central1", transport="rest", rest_endpoint=servers.http_url
+    ) as client:
         result = client.corroborate_content(content, ["Cafés are French.", "Tokyo is big."])
     claim = result.claims[0]
     assert claim.text == "東京 is big."
@@ -131,14 +151,15 @@ def test_generate_results_locate_support_claims_in_the_text(servers: CannedServe
         candidate.content.parts.add(text="Kyoto was the capital. 京都は古都です。")
         metadata = candidate.grounding_metadata
         metadata.support_chunks.add(chunk_text="Kyoto was capital until 1869.", source="0")
-        metadata.grounding_support.add(claim_text="京都は古都です。", support_chunk_indices=[0],
-                                       support_score=0.7)
+        metadata.grounding_support.add(
+            claim_text="京都は古都です。", support_chunk_indices=[0], support_score=0.7
+        )
         return response
 
     servers.behaviour = generate
     with GroundingClient("p", transport="grpc", endpoint=servers.grpc_address) as client:
         result = client.generate_grounded_content("Tell me about Kyoto", facts=["Kyoto ..."])
     support = result.grounding_supports[0]
-    assert result.text[support.start:support.end] == "京都は古都です。"
+    assert result.text[support.start : support.end] == "京都は古都です。"
     assert support.chunks[0].text.startswith("Kyoto was capital")
     assert result.grounding_score == pytest.approx(0.8)

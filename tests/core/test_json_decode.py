@@ -20,28 +20,64 @@ from groundwire.core import apis
 from groundwire.core.json_decode import message_from_json, schema_for
 from groundwire.core.transcoding import decode_message
 
-RESPONSE_CLASSES = sorted({method.response_class for method in apis.all_methods()},
-                          key=lambda cls: cls.DESCRIPTOR.full_name)
-REQUEST_CLASSES = sorted({method.request_class for method in apis.all_methods()},
-                         key=lambda cls: cls.DESCRIPTOR.full_name)
+RESPONSE_CLASSES = sorted(
+    {method.response_class for method in apis.all_methods()},
+    key=lambda cls: cls.DESCRIPTOR.full_name,
+)
+REQUEST_CLASSES = sorted(
+    {method.request_class for method in apis.all_methods()},
+    key=lambda cls: cls.DESCRIPTOR.full_name,
+)
 CHECK = apis.method("discoveryengine", "v1", "CheckGrounding").response_class
-EXAMPLES = settings(max_examples=150, deadline=None,
-                    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+EXAMPLES = settings(
+    max_examples=150,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
 
 Field = descriptor.FieldDescriptor
 _INTEGER_RANGES = {
-    Field.TYPE_INT32: (-(2**31), 2**31 - 1), Field.TYPE_SINT32: (-(2**31), 2**31 - 1),
-    Field.TYPE_SFIXED32: (-(2**31), 2**31 - 1), Field.TYPE_UINT32: (0, 2**32 - 1),
-    Field.TYPE_FIXED32: (0, 2**32 - 1), Field.TYPE_INT64: (-(2**63), 2**63 - 1),
-    Field.TYPE_SINT64: (-(2**63), 2**63 - 1), Field.TYPE_SFIXED64: (-(2**63), 2**63 - 1),
-    Field.TYPE_UINT64: (0, 2**64 - 1), Field.TYPE_FIXED64: (0, 2**64 - 1),
+    Field.TYPE_INT32: (-(2**31), 2**31 - 1),
+    Field.TYPE_SINT32: (-(2**31), 2**31 - 1),
+    Field.TYPE_SFIXED32: (-(2**31), 2**31 - 1),
+    Field.TYPE_UINT32: (0, 2**32 - 1),
+    Field.TYPE_FIXED32: (0, 2**32 - 1),
+    Field.TYPE_INT64: (-(2**63), 2**63 - 1),
+    Field.TYPE_SINT64: (-(2**63), 2**63 - 1),
+    Field.TYPE_SFIXED64: (-(2**63), 2**63 - 1),
+    Field.TYPE_UINT64: (0, 2**64 - 1),
+    Field.TYPE_FIXED64: (0, 2**64 - 1),
 }
-json_scalars = (st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=8)
-                | st.sampled_from(["NaN", "Infinity", "-Infinity", "1", "1.5", "1e3", "true",
-                                   "AAEC", "YWJj", "-_8", "ENUM_X", "\ud800"]))
-json_values = st.recursive(json_scalars, lambda children: st.lists(children, max_size=3)
-                           | st.dictionaries(st.text(max_size=8), children, max_size=3),
-                           max_leaves=8)
+json_scalars = (
+    st.none()
+    | st.booleans()
+    | st.integers()
+    | st.floats()
+    | st.text(max_size=8)
+    | st.sampled_from(
+        [
+            "NaN",
+            "Infinity",
+            "-Infinity",
+            "1",
+            "1.5",
+            "1e3",
+            "true",
+            "AAEC",
+            "YWJj",
+            "-_8",
+            "ENUM_X",
+            "\ud800",
+        ]
+    )
+)
+json_values = st.recursive(
+    json_scalars,
+    lambda children: (
+        st.lists(children, max_size=3) | st.dictionaries(st.text(max_size=8), children, max_size=3)
+    ),
+    max_leaves=8,
+)
 
 
 def _scalars(field: descriptor.FieldDescriptor) -> st.SearchStrategy[Any]:
@@ -78,10 +114,12 @@ def _message(draw: st.DrawFn, message_type: descriptor.Descriptor, depth: int) -
             continue
         target = getattr(built, field.name) if field.is_repeated else None
         if field.message_type is not None and field.message_type.GetOptions().map_entry:
-            key_field, value_field = (field.message_type.fields_by_name[name]
-                                      for name in ("key", "value"))
-            entries = draw(st.dictionaries(_scalars(key_field), _values(value_field, depth),
-                                           max_size=3))
+            key_field, value_field = (
+                field.message_type.fields_by_name[name] for name in ("key", "value")
+            )
+            entries = draw(
+                st.dictionaries(_scalars(key_field), _values(value_field, depth), max_size=3)
+            )
             for key, value in entries.items():
                 if value_field.message_type is None:
                     target[key] = value
@@ -106,11 +144,13 @@ def messages(message_type: descriptor.Descriptor, depth: int = 0) -> st.SearchSt
     return _message(message_type, depth)
 
 
-json_styles = st.fixed_dictionaries({
-    "use_integers_for_enums": st.booleans(),
-    "preserving_proto_field_name": st.booleans(),
-    "always_print_fields_with_no_presence": st.booleans(),
-})
+json_styles = st.fixed_dictionaries(
+    {
+        "use_integers_for_enums": st.booleans(),
+        "preserving_proto_field_name": st.booleans(),
+        "always_print_fields_with_no_presence": st.booleans(),
+    }
+)
 
 
 def _reference(json_object: Any, message_class: type[Message]) -> Message:
@@ -124,8 +164,11 @@ def _outcome(decode: Any, json_object: Any, message_class: type[Message]) -> tup
         decoded = decode(json_object, message_class)
     except Exception as error:
         return ("raised", type(error), str(error))
-    return ("decoded", decoded.SerializeToString(deterministic=True),
-            [field.name for field, _ in decoded.ListFields()])
+    return (
+        "decoded",
+        decoded.SerializeToString(deterministic=True),
+        [field.name for field, _ in decoded.ListFields()],
+    )
 
 
 def _objects(json_value: Any) -> list[dict[str, Any]]:
@@ -147,34 +190,38 @@ def _assert_same(json_object: Any, message_class: type[Message]) -> None:
     assert _outcome(message_from_json, json_object, message_class) == expected
 
 
-@pytest.mark.parametrize("message_class", RESPONSE_CLASSES,
-                         ids=lambda cls: cls.DESCRIPTOR.full_name)
+@pytest.mark.parametrize(
+    "message_class", RESPONSE_CLASSES, ids=lambda cls: cls.DESCRIPTOR.full_name
+)
 @EXAMPLES
 @given(data=st.data(), style=json_styles)
 def test_every_response_decodes_exactly_as_json_format_does(
-        message_class: type[Message], data: st.DataObject, style: dict[str, bool]) -> None:
+    message_class: type[Message], data: st.DataObject, style: dict[str, bool]
+) -> None:
     original = data.draw(messages(message_class.DESCRIPTOR))
     json_object = json.loads(json.dumps(json_format.MessageToDict(original, **style)))
     _assert_same(json_object, message_class)
 
 
-@pytest.mark.parametrize("message_class", REQUEST_CLASSES,
-                         ids=lambda cls: cls.DESCRIPTOR.full_name)
+@pytest.mark.parametrize("message_class", REQUEST_CLASSES, ids=lambda cls: cls.DESCRIPTOR.full_name)
 @settings(EXAMPLES, max_examples=40)
 @given(data=st.data(), style=json_styles)
 def test_requests_decode_exactly_as_json_format_does_too(
-        message_class: type[Message], data: st.DataObject, style: dict[str, bool]) -> None:
+    message_class: type[Message], data: st.DataObject, style: dict[str, bool]
+) -> None:
     original = data.draw(messages(message_class.DESCRIPTOR))
     json_object = json.loads(json.dumps(json_format.MessageToDict(original, **style)))
     _assert_same(json_object, message_class)
 
 
-@pytest.mark.parametrize("message_class", RESPONSE_CLASSES,
-                         ids=lambda cls: cls.DESCRIPTOR.full_name)
+@pytest.mark.parametrize(
+    "message_class", RESPONSE_CLASSES, ids=lambda cls: cls.DESCRIPTOR.full_name
+)
 @EXAMPLES
 @given(data=st.data(), style=json_styles)
 def test_unknown_keys_anywhere_are_ignored_alike(
-        message_class: type[Message], data: st.DataObject, style: dict[str, bool]) -> None:
+    message_class: type[Message], data: st.DataObject, style: dict[str, bool]
+) -> None:
     original = data.draw(messages(message_class.DESCRIPTOR))
     json_object = json_format.MessageToDict(original, **style)
     for target in _objects(json_object):
@@ -183,12 +230,14 @@ def test_unknown_keys_anywhere_are_ignored_alike(
     _assert_same(json_object, message_class)
 
 
-@pytest.mark.parametrize("message_class", RESPONSE_CLASSES,
-                         ids=lambda cls: cls.DESCRIPTOR.full_name)
+@pytest.mark.parametrize(
+    "message_class", RESPONSE_CLASSES, ids=lambda cls: cls.DESCRIPTOR.full_name
+)
 @EXAMPLES
 @given(data=st.data(), style=json_styles)
 def test_values_replaced_by_any_json_give_the_same_message_or_the_same_error(
-        message_class: type[Message], data: st.DataObject, style: dict[str, bool]) -> None:
+    message_class: type[Message], data: st.DataObject, style: dict[str, bool]
+) -> None:
     original = data.draw(messages(message_class.DESCRIPTOR))
     json_object = json_format.MessageToDict(original, **style)
     for target in _objects(json_object):
@@ -196,47 +245,80 @@ def test_values_replaced_by_any_json_give_the_same_message_or_the_same_error(
             if data.draw(st.integers(0, 3)) == 0:
                 target[key] = data.draw(json_values)
         if data.draw(st.integers(0, 5)) == 0:
-            target.update(data.draw(st.dictionaries(
-                st.sampled_from([*sorted(schema_for(message_class.DESCRIPTOR) or {}),
-                                 "[ext]", "_support_score", "data"]),
-                json_values, max_size=2)))
+            target.update(
+                data.draw(
+                    st.dictionaries(
+                        st.sampled_from(
+                            [
+                                *sorted(schema_for(message_class.DESCRIPTOR) or {}),
+                                "[ext]",
+                                "_support_score",
+                                "data",
+                            ]
+                        ),
+                        json_values,
+                        max_size=2,
+                    )
+                )
+            )
     _assert_same(json_object, message_class)
 
 
-@pytest.mark.parametrize(("json_object", "why"), [
-    ({"supportScore": "0.5"}, "a number in a string"),
-    ({"supportScore": "NaN"}, "a non-finite float"),
-    ({"supportScore": float("inf")}, "an infinite float"),
-    ({"supportScore": 1e39}, "a float beyond float32"),
-    ({"supportScore": 10**400}, "an integer too large for a float"),
-    ({"supportScore": True}, "a bool where a float is due"),
-    ({"supportScore": None}, "null"),
-    ({"supportScore": 0.5, "support_score": 0.25}, "a field by both its names"),
-    ({"claims": [{"startPos": "3"}]}, "an integer in a string"),
-    ({"claims": [{"startPos": 3.0}]}, "an integral float"),
-    ({"claims": [{"startPos": 2**31}]}, "an integer out of range"),
-    ({"claims": [None]}, "null in a list"),
-    ({"claims": {"claimText": "a"}}, "an object for a list"),
-    ({"citedChunks": [{"sourceMetadata": {"k": 1}}]}, "a number in a string map"),
-    ({"citedChunks": [{"chunkText": "\ud800"}]}, "an unpaired surrogate"),
-    ({"[google.ext]": 1}, "an extension-like key"),
-])
+@pytest.mark.parametrize(
+    ("json_object", "why"),
+    [
+        ({"supportScore": "0.5"}, "a number in a string"),
+        ({"supportScore": "NaN"}, "a non-finite float"),
+        ({"supportScore": float("inf")}, "an infinite float"),
+        ({"supportScore": 1e39}, "a float beyond float32"),
+        ({"supportScore": 10**400}, "an integer too large for a float"),
+        ({"supportScore": True}, "a bool where a float is due"),
+        ({"supportScore": None}, "null"),
+        ({"supportScore": 0.5, "support_score": 0.25}, "a field by both its names"),
+        ({"claims": [{"startPos": "3"}]}, "an integer in a string"),
+        ({"claims": [{"startPos": 3.0}]}, "an integral float"),
+        ({"claims": [{"startPos": 2**31}]}, "an integer out of range"),
+        ({"claims": [None]}, "null in a list"),
+        ({"claims": {"claimText": "a"}}, "an object for a list"),
+        ({"citedChunks": [{"sourceMetadata": {"k": 1}}]}, "a number in a string map"),
+        ({"citedChunks": [{"chunkText": "\ud800"}]}, "an unpaired surrogate"),
+        ({"[google.ext]": 1}, "an extension-like key"),
+    ],
+)
 def test_doubtful_inputs_are_left_to_json_format(json_object: dict[str, Any], why: str) -> None:
     _assert_same(json_object, CHECK)
 
 
 def test_a_response_by_enum_names_or_numbers_decodes_alike() -> None:
     method = apis.method("discoveryengine", "v1", "GenerateGroundedContent")
-    source = {"candidates": [{"groundingMetadata": {"retrievalMetadata": [
-        {"source": "VERTEX_AI_SEARCH"}, {"source": 2}, {"source": 99}, {"source": "NEW_ONE"}]}}]}
+    source = {
+        "candidates": [
+            {
+                "groundingMetadata": {
+                    "retrievalMetadata": [
+                        {"source": "VERTEX_AI_SEARCH"},
+                        {"source": 2},
+                        {"source": 99},
+                        {"source": "NEW_ONE"},
+                    ]
+                }
+            }
+        ]
+    }
     _assert_same(source, method.response_class)
 
 
 def test_a_typical_response_never_needs_json_format(monkeypatch: pytest.MonkeyPatch) -> None:
     response = CHECK(support_score=0.75)
     response.cited_chunks.add(chunk_text="東京タワー 🗼", source="0", source_metadata={"a": "b"})
-    response.claims.add(start_pos=0, end_pos=12, claim_text="東京", citation_indices=[0, 1],
-                        grounding_check_required=True, score=0.5)
+    response.claims.add(
+        start_pos=0,
+        end_pos=12,
+        claim_text="東京",
+        citation_indices=[0, 1],
+        grounding_check_required=True,
+        score=0.5,
+    )
     json_object = json.loads(json.dumps(json_format.MessageToDict(response)))
 
     def refuse(*args: Any, **kwargs: Any) -> None:

@@ -14,10 +14,14 @@ from groundwire.core.errors import Internal
 from groundwire.core.jsonstream import JsonArrayStream
 
 json_values = st.recursive(
-    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False, allow_infinity=False)
+    st.none()
+    | st.booleans()
+    | st.integers()
+    | st.floats(allow_nan=False, allow_infinity=False)
     | st.text(),
-    lambda children: st.lists(children, max_size=4)
-    | st.dictionaries(st.text(max_size=8), children, max_size=4),
+    lambda children: (
+        st.lists(children, max_size=4) | st.dictionaries(st.text(max_size=8), children, max_size=4)
+    ),
     max_leaves=12,
 )
 json_objects = st.dictionaries(st.text(max_size=10), json_values, max_size=5)
@@ -37,19 +41,24 @@ def elements_of(chunks: list[bytes]) -> list[Any]:
 
 
 @settings(max_examples=150, deadline=None)
-@given(elements=st.lists(json_objects, max_size=6), cuts=st.lists(st.integers(0, 10_000)),
-       ascii_only=st.booleans(), indent=st.sampled_from([None, 0, 2]))
+@given(
+    elements=st.lists(json_objects, max_size=6),
+    cuts=st.lists(st.integers(0, 10_000)),
+    ascii_only=st.booleans(),
+    indent=st.sampled_from([None, 0, 2]),
+)
 def test_any_array_of_objects_split_anywhere_yields_exactly_its_elements(
-        elements: list[dict[str, Any]], cuts: list[int], ascii_only: bool,
-        indent: int | None) -> None:
+    elements: list[dict[str, Any]], cuts: list[int], ascii_only: bool, indent: int | None
+) -> None:
     data = json.dumps(elements, ensure_ascii=ascii_only, indent=indent).encode()
     assert elements_of(split(data, cuts)) == elements
 
 
 @settings(max_examples=100, deadline=None)
 @given(element=json_objects, cuts=st.lists(st.integers(0, 10_000)))
-def test_a_single_object_instead_of_an_array_is_yielded_once(element: dict[str, Any],
-                                                              cuts: list[int]) -> None:
+def test_a_single_object_instead_of_an_array_is_yielded_once(
+    element: dict[str, Any], cuts: list[int]
+) -> None:
     data = json.dumps(element, ensure_ascii=False).encode()
     assert elements_of(split(data, cuts)) == [element]
 
@@ -83,8 +92,9 @@ def test_a_byte_order_mark_is_ignored() -> None:
     assert elements_of([b'\xef\xbb\xbf[{"a": 1}]']) == [{"a": 1}]
 
 
-@pytest.mark.parametrize("chunks", [[b'[{"a": 1}'], [b'[{"a": 1},'], [b'[{"a": "'], [b"["], [b""],
-                                    [b'{"a": 1']])
+@pytest.mark.parametrize(
+    "chunks", [[b'[{"a": 1}'], [b'[{"a": 1},'], [b'[{"a": "'], [b"["], [b""], [b'{"a": 1']]
+)
 def test_a_truncated_array_fails_on_close(chunks: list[bytes]) -> None:
     stream = JsonArrayStream()
     for chunk in chunks:
@@ -93,9 +103,19 @@ def test_a_truncated_array_fails_on_close(chunks: list[bytes]) -> None:
         stream.close()
 
 
-@pytest.mark.parametrize("data", [b"<html>", b'[{"a": 1}} ', b'[{"a": 1} {"b": 2}]',
-                                  b'[{"a": 1},]', b"[1, 2]", b'[{"a": 1}] x', b'{"a": 1}{',
-                                  b'[{"a": [1}]'])
+@pytest.mark.parametrize(
+    "data",
+    [
+        b"<html>",
+        b'[{"a": 1}} ',
+        b'[{"a": 1} {"b": 2}]',
+        b'[{"a": 1},]',
+        b"[1, 2]",
+        b'[{"a": 1}] x',
+        b'{"a": 1}{',
+        b'[{"a": [1}]',
+    ],
+)
 def test_malformed_input_fails_as_soon_as_it_is_seen(data: bytes) -> None:
     with pytest.raises(Internal, match="not a JSON array"):
         JsonArrayStream().feed(data)

@@ -12,19 +12,22 @@ ALPHA_CHECK = apis.method("discoveryengine", "v1alpha", "CheckGrounding")
 
 def build(method: apis.Method = V1_CHECK, **options: object) -> object:
     return requests.check_grounding_request(
-        method, project="p", location="global", answer_candidate="a", **options)  # type: ignore[arg-type]
+        method, project="p", location="global", answer_candidate="a", **options
+    )  # type: ignore[arg-type]
 
 
 def test_facts_may_be_strings_pairs_dicts_or_messages() -> None:
     from google.cloud import discoveryengine_v1
 
-    request = build(facts=[
-        "plain",
-        ("paired", {"author": "Wikipedia"}),
-        {"text": "dict", "attributes": {"uri": "https://example.com"}},
-        {"fact_text": "proto name"},
-        discoveryengine_v1.GroundingFact(fact_text="official", attributes={"k": "v"}),
-    ])
+    request = build(
+        facts=[
+            "plain",
+            ("paired", {"author": "Wikipedia"}),
+            {"text": "dict", "attributes": {"uri": "https://example.com"}},
+            {"fact_text": "proto name"},
+            discoveryengine_v1.GroundingFact(fact_text="official", attributes={"k": "v"}),
+        ]
+    )
     facts = request.facts  # type: ignore[attr-defined]
     assert [f.fact_text for f in facts] == ["plain", "paired", "dict", "proto name", "official"]
     assert facts[1].attributes["author"] == "Wikipedia"
@@ -57,32 +60,55 @@ def test_the_grounding_config_may_be_an_id_or_a_full_name() -> None:
 def test_generate_requests_carry_sources_and_spec() -> None:
     method = apis.method("discoveryengine", "v1", "GenerateGroundedContent")
     request = requests.generate_grounded_content_request(
-        method, project="p", location="global",
+        method,
+        project="p",
+        location="global",
         prompt=[("user", "Hi"), ("model", "Hello"), "What is Kyoto?"],
-        system_instruction="Be brief.", facts=["Kyoto is in Japan."],
+        system_instruction="Be brief.",
+        facts=["Kyoto is in Japan."],
         serving_config="projects/p/locations/global/collections/c/engines/e/servingConfigs/s",
-        max_result_count=5, search_filter='lang: "en"', safe_search=True,
-        dynamic_retrieval_threshold=0.4, model_id="gemini", temperature=0.1, top_k=3, seed=7)
+        max_result_count=5,
+        search_filter='lang: "en"',
+        safe_search=True,
+        dynamic_retrieval_threshold=0.4,
+        model_id="gemini",
+        temperature=0.1,
+        top_k=3,
+        seed=7,
+    )
     raw = request
     assert [c.role for c in raw.contents] == ["user", "model", "user"]
     sources = raw.grounding_spec.grounding_sources
     assert [s.WhichOneof("source") for s in sources] == [
-        "inline_source", "search_source", "google_search_source"]
+        "inline_source",
+        "search_source",
+        "google_search_source",
+    ]
     assert sources[1].search_source.max_result_count == 5
     assert sources[2].google_search_source.dynamic_retrieval_config.predictor.threshold == (
-        pytest.approx(0.4))
+        pytest.approx(0.4)
+    )
     assert raw.generation_spec.seed == 7 and raw.generation_spec.HasField("temperature")
 
 
 def test_corroboration_facts_fill_title_and_uri_from_attributes() -> None:
     method = apis.method("aiplatform", "v1", "CorroborateContent")
     request = requests.corroborate_content_request(
-        method, project="p", location="us-central1", content="text",
-        facts=[("Water boils at 100 °C.", {"title": "Physics", "uri": "https://x"}),
-               {"summary": "s", "chunk": {"text": "c"}}])
+        method,
+        project="p",
+        location="us-central1",
+        content="text",
+        facts=[
+            ("Water boils at 100 °C.", {"title": "Physics", "uri": "https://x"}),
+            {"summary": "s", "chunk": {"text": "c"}},
+        ],
+    )
     first, second = request.facts
-    assert (first.summary, first.title, first.uri) == ("Water boils at 100 °C.", "Physics",
-                                                       "https://x")
+    assert (first.summary, first.title, first.uri) == (
+        "Water boils at 100 °C.",
+        "Physics",
+        "https://x",
+    )
     assert second.chunk.text == "c"
 
 

@@ -40,9 +40,13 @@ def test_every_method_routes_back_to_itself() -> None:
     methods = apis.all_methods()
     for method in methods:
         request = method.request_class()
-        setattr(request, method.routing_field, {
-            "grounding_config": CONFIG,
-        }.get(method.routing_field, "projects/p/locations/us-central1"))
+        setattr(
+            request,
+            method.routing_field,
+            {
+                "grounding_config": CONFIG,
+            }.get(method.routing_field, "projects/p/locations/us-central1"),
+        )
         path = transcoding.path_for(method, request)
         route = transcoding.match_route(methods, "POST", path)
         assert route is not None and route.method == method

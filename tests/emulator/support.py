@@ -30,8 +30,11 @@ CHECK_BODY = {"answerCandidate": "Paris is the capital of France.", "facts": [{"
 """A CheckGroundingRequest body as proto3 JSON, for CHECK_PATH."""
 
 
-def check_request(answer: str = "Paris is the capital of France.",
-                  facts: tuple[str, ...] = (PARIS,), **fields: Any) -> Message:
+def check_request(
+    answer: str = "Paris is the capital of France.",
+    facts: tuple[str, ...] = (PARIS,),
+    **fields: Any,
+) -> Message:
     """A v1 CheckGroundingRequest for the default grounding config."""
     fields.setdefault("grounding_config", GROUNDING_CONFIG)
     return CHECK.request_class(
@@ -43,17 +46,23 @@ def generate_json(question: str = QUESTION, facts: tuple[str, ...] = (PARIS,)) -
     """A GenerateGroundedContentRequest as proto3 JSON, grounded on inline facts."""
     return {
         "contents": [{"role": "user", "parts": [{"text": question}]}],
-        "groundingSpec": {"groundingSources": [
-            {"inlineSource": {"groundingFacts": [{"factText": text} for text in facts]}}
-        ]},
+        "groundingSpec": {
+            "groundingSources": [
+                {"inlineSource": {"groundingFacts": [{"factText": text} for text in facts]}}
+            ]
+        },
     }
 
 
-def unary_call(channel: grpc.Channel, rpc: Method, request: Message,
-               timeout: float = 5.0) -> Message:
+def unary_call(
+    channel: grpc.Channel, rpc: Method, request: Message, timeout: float = 5.0
+) -> Message:
     """Calls a unary method through a plain channel with groundwire's stubs."""
-    call = channel.unary_unary(rpc.grpc_path, request_serializer=_serialize,
-                               response_deserializer=rpc.response_class.FromString)
+    call = channel.unary_unary(
+        rpc.grpc_path,
+        request_serializer=_serialize,
+        response_deserializer=rpc.response_class.FromString,
+    )
     response: Message = call(request, timeout=timeout)
     return response
 
@@ -66,7 +75,10 @@ def run_python(script: str, *args: str, timeout: float = 9.0) -> str:
     """Runs `script` in a fresh interpreter (the official clients' own process); its stdout."""
     result = subprocess.run(
         [sys.executable, "-c", textwrap.dedent(script), *args],
-        capture_output=True, text=True, timeout=timeout, check=False,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        check=False,
     )
     assert result.returncode == 0, result.stderr[-3000:]
     return result.stdout

@@ -18,8 +18,13 @@ from tests.emulator.support import CHECK, CHECK_BODY, CHECK_PATH, check_request,
 
 @pytest.mark.parametrize(
     "arguments",
-    [{"rate": 1.5}, {"rate": -0.1}, {"latency_ms": -1}, {"rate": 0.5, "codes": ()},
-     {"codes": (StatusCode.OK,)}],
+    [
+        {"rate": 1.5},
+        {"rate": -0.1},
+        {"latency_ms": -1},
+        {"rate": 0.5, "codes": ()},
+        {"codes": (StatusCode.OK,)},
+    ],
 )
 def test_a_policy_that_makes_no_sense_is_refused(arguments: dict[str, object]) -> None:
     with pytest.raises(ValueError):
@@ -31,8 +36,7 @@ def test_a_seed_makes_the_faults_repeatable() -> None:
 
     def codes() -> list[str | None]:
         injector = FaultInjector(policy)
-        return [None if (e := injector.draw().error) is None else e.code.name
-                for _ in range(50)]
+        return [None if (e := injector.draw().error) is None else e.code.name for _ in range(50)]
 
     first = codes()
     assert first == codes()
@@ -52,9 +56,10 @@ def test_rate_one_fails_every_call_on_both_protocols() -> None:
 
 
 def test_latency_delays_every_call_on_both_protocols() -> None:
-    with emulator(faults=FaultPolicy(latency_ms=300)) as emu, grpc.insecure_channel(
-        emu.grpc_address
-    ) as channel:
+    with (
+        emulator(faults=FaultPolicy(latency_ms=300)) as emu,
+        grpc.insecure_channel(emu.grpc_address) as channel,
+    ):
         started = time.monotonic()
         assert unary_call(channel, CHECK, check_request())
         after_grpc = time.monotonic()
@@ -77,5 +82,7 @@ def test_resource_exhausted_asks_for_a_short_wait_on_both_protocols() -> None:
         response = httpx.post(emu.http_url + CHECK_PATH, json=CHECK_BODY, timeout=5)
         assert response.status_code == 429
         (detail,) = response.json()["error"]["details"]
-        assert detail == {"@type": "type.googleapis.com/google.rpc.RetryInfo",
-                          "retryDelay": "0.100s"}
+        assert detail == {
+            "@type": "type.googleapis.com/google.rpc.RetryInfo",
+            "retryDelay": "0.100s",
+        }

@@ -62,8 +62,9 @@ def test_check_grounding_over_grpc(channel: grpc.Channel) -> None:
         ({"grounding_config": "projects/p/groundingConfigs/g"}, "grounding_config"),
     ],
 )
-def test_invalid_requests_carry_bad_request_details(channel: grpc.Channel,
-                                                   fields: dict[str, Any], field: str) -> None:
+def test_invalid_requests_carry_bad_request_details(
+    channel: grpc.Channel, fields: dict[str, Any], field: str
+) -> None:
     error = rpc_error(channel, check_request(**fields))
     assert error.code() == grpc.StatusCode.INVALID_ARGUMENT
     assert violated_fields(error) == [field]
@@ -94,9 +95,11 @@ def test_the_largest_legal_request_fits(channel: grpc.Channel) -> None:
 def test_the_bidi_stream_answers_each_request_in_pieces(channel: grpc.Channel) -> None:
     request: Any = STREAM.request_class(location=PROJECT_LOCATION)
     request.contents.add(role="user", parts=[{"text": QUESTION}])
-    call = channel.stream_stream(STREAM.grpc_path,
-                                 request_serializer=STREAM.request_class.SerializeToString,
-                                 response_deserializer=STREAM.response_class.FromString)
+    call = channel.stream_stream(
+        STREAM.grpc_path,
+        request_serializer=STREAM.request_class.SerializeToString,
+        response_deserializer=STREAM.response_class.FromString,
+    )
     responses: list[Any] = list(call(iter([request, request]), timeout=5))
     finished = [r for r in responses if r.candidates[0].HasField("grounding_score")]
     assert len(finished) == 2
@@ -107,9 +110,11 @@ def test_a_bad_request_in_a_stream_ends_it_with_its_status(channel: grpc.Channel
     good: Any = STREAM.request_class(location=PROJECT_LOCATION)
     good.contents.add(role="user", parts=[{"text": QUESTION}])
     bad = STREAM.request_class(location="nowhere")
-    call = channel.stream_stream(STREAM.grpc_path,
-                                 request_serializer=STREAM.request_class.SerializeToString,
-                                 response_deserializer=STREAM.response_class.FromString)
+    call = channel.stream_stream(
+        STREAM.grpc_path,
+        request_serializer=STREAM.request_class.SerializeToString,
+        response_deserializer=STREAM.response_class.FromString,
+    )
     received = []
     with pytest.raises(grpc.RpcError) as raised:
         for response in call(iter([good, bad]), timeout=5):
@@ -172,9 +177,11 @@ def test_a_client_leaving_a_stream_is_no_emulator_bug(
         yield request
         client_left.wait(timeout=5)  # the server is left waiting for a second request
 
-    call = channel.stream_stream(STREAM.grpc_path,
-                                 request_serializer=STREAM.request_class.SerializeToString,
-                                 response_deserializer=STREAM.response_class.FromString)
+    call = channel.stream_stream(
+        STREAM.grpc_path,
+        request_serializer=STREAM.request_class.SerializeToString,
+        response_deserializer=STREAM.response_class.FromString,
+    )
     responses = call(requests(), timeout=5)
     for response in responses:
         if response.candidates[0].HasField("grounding_score"):
@@ -184,6 +191,7 @@ def test_a_client_leaving_a_stream_is_no_emulator_bug(
     client_left.set()
     assert handler_done.wait(timeout=3)
     time.sleep(0.1)  # the handler's own except clause runs just after
-    errors = [r for r in caplog.records
-              if r.name.startswith("groundwire") and r.levelno >= logging.ERROR]
+    errors = [
+        r for r in caplog.records if r.name.startswith("groundwire") and r.levelno >= logging.ERROR
+    ]
     assert [r.getMessage() for r in errors] == []

@@ -137,8 +137,7 @@ def test_older_api_versions_check_grounding_over_grpc(emu: Emulator, version: st
 def test_corroborate_content_reports_corroborated_claims(emu: Emulator, transport: str) -> None:
     content = "Ça va. Paris is the capital of France. The moon is made of cheese."
     facts = ["Bananas are yellow.", "Paris is the capital and largest city of France."]
-    output = run_python(CORROBORATE, transport, address(emu, transport), content,
-                        json.dumps(facts))
+    output = run_python(CORROBORATE, transport, address(emu, transport), content, json.dumps(facts))
     result = json.loads(output)
     (claim,) = result["claims"]
     assert content.encode()[claim["start"] : claim["end"]].decode() == (

@@ -62,15 +62,22 @@ def test_the_official_clients_system_parameters_are_accepted(http: httpx.Client)
 
 
 def test_malformed_json_is_a_400_in_googles_error_shape(http: httpx.Client) -> None:
-    error = error_of(http.post(CHECK_PATH, content=b'{"answerCandidate": ',
-                               headers={"content-type": "application/json"}), 400)
+    error = error_of(
+        http.post(
+            CHECK_PATH,
+            content=b'{"answerCandidate": ',
+            headers={"content-type": "application/json"},
+        ),
+        400,
+    )
     assert error["status"] == "INVALID_ARGUMENT"
     assert violated_fields(error) == ["body"]
 
 
 def test_a_body_that_is_not_json_by_content_type_is_a_400(http: httpx.Client) -> None:
-    response = http.post(CHECK_PATH, content=json.dumps(CHECK_BODY),
-                         headers={"content-type": "text/plain"})
+    response = http.post(
+        CHECK_PATH, content=json.dumps(CHECK_BODY), headers={"content-type": "text/plain"}
+    )
     assert violated_fields(error_of(response, 400)) == ["Content-Type"]
 
 
@@ -81,9 +88,7 @@ def test_unknown_fields_are_a_400(http: httpx.Client) -> None:
 
 def test_a_malformed_resource_name_is_a_400_naming_the_field(http: httpx.Client) -> None:
     path = "/v1/projects/p/groundingConfigs/default_grounding_config:check"
-    assert violated_fields(error_of(http.post(path, json=CHECK_BODY), 400)) == [
-        "grounding_config"
-    ]
+    assert violated_fields(error_of(http.post(path, json=CHECK_BODY), 400)) == ["grounding_config"]
     corroborate = "/v1/projects/p/locations:corroborateContent"
     assert violated_fields(error_of(http.post(corroborate, json={}), 400)) == ["parent"]
 
@@ -108,8 +113,9 @@ def test_unknown_paths_are_a_404_and_wrong_verbs_a_405(http: httpx.Client) -> No
         ({"groundingSpec": {"citationThreshold": 1.5}}, "grounding_spec.citation_threshold"),
     ],
 )
-def test_documented_limits_name_the_field(http: httpx.Client, body: dict[str, Any],
-                                          field: str) -> None:
+def test_documented_limits_name_the_field(
+    http: httpx.Client, body: dict[str, Any], field: str
+) -> None:
     response = http.post(CHECK_PATH, json={"answerCandidate": "Paris is in France.", **body})
     assert violated_fields(error_of(response, 400)) == [field]
 
@@ -160,8 +166,9 @@ def test_a_stream_is_a_json_array_sent_element_by_element(emu: Emulator) -> None
     assert arrivals[0] < arrivals[-1] / 2, "the first answer arrives before the last is made"
 
 
-def test_a_client_leaving_mid_stream_does_not_hurt_the_server(emu: Emulator,
-                                                              http: httpx.Client) -> None:
+def test_a_client_leaving_mid_stream_does_not_hurt_the_server(
+    emu: Emulator, http: httpx.Client
+) -> None:
     requests = [generate_json()] * 50
     with httpx.stream("POST", emu.http_url + STREAM_PATH, json=requests, timeout=5) as response:
         next(response.iter_raw())
@@ -200,32 +207,45 @@ def test_google_search_sources_are_a_failed_precondition(http: httpx.Client) -> 
 
 
 def test_corroborate_content_answers_over_rest(http: httpx.Client) -> None:
-    body = {"content": {"parts": [{"text": "Paris is the capital of France."}]},
-            "facts": [{"summary": PARIS}]}
+    body = {
+        "content": {"parts": [{"text": "Paris is the capital of France."}]},
+        "facts": [{"summary": PARIS}],
+    }
     (claim,) = http.post(CORROBORATE_PATH, json=body).json()["claims"]
     assert claim["factIndexes"] == [0]
 
 
 json_values = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=20),
-    lambda children: st.lists(children, max_size=4)
-    | st.dictionaries(st.text(max_size=12), children, max_size=4),
+    lambda children: (
+        st.lists(children, max_size=4) | st.dictionaries(st.text(max_size=12), children, max_size=4)
+    ),
     max_leaves=20,
 )
 field_names = st.sampled_from(
-    ["answerCandidate", "facts", "factText", "attributes", "groundingSpec", "citationThreshold",
-     "enableClaimLevelScore", "userLabels", "groundingConfig", "answer_candidate"]
+    [
+        "answerCandidate",
+        "facts",
+        "factText",
+        "attributes",
+        "groundingSpec",
+        "citationThreshold",
+        "enableClaimLevelScore",
+        "userLabels",
+        "groundingConfig",
+        "answer_candidate",
+    ]
 )
 check_like = st.dictionaries(field_names, json_values, max_size=5)
 
 
-@settings(max_examples=100, deadline=None,
-          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=100, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 @given(body=json_values | check_like | st.binary(max_size=64))
 def test_random_bodies_are_refused_with_4xx_never_5xx(http: httpx.Client, body: Any) -> None:
     content = body if isinstance(body, bytes) else json.dumps(body).encode()
-    response = http.post(CHECK_PATH, content=content,
-                         headers={"content-type": "application/json"})
+    response = http.post(CHECK_PATH, content=content, headers={"content-type": "application/json"})
     assert response.status_code < 500, response.text
     if response.status_code >= 400:
         assert "error" in response.json()

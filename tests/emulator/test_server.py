@@ -28,10 +28,13 @@ ANNOUNCEMENT = re.compile(
 @contextmanager
 def serving(arguments: str) -> Iterator[tuple[subprocess.Popen[str], re.Match[str]]]:
     """`serve(...)` in a fresh interpreter, until the test signals it; its announcement."""
-    script = ("from groundwire.emulator.faults import FaultPolicy\n"
-              f"from groundwire.emulator.server import serve\nserve({arguments})")
-    process = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE,
-                               stderr=subprocess.PIPE, text=True)
+    script = (
+        "from groundwire.emulator.faults import FaultPolicy\n"
+        f"from groundwire.emulator.server import serve\nserve({arguments})"
+    )
+    process = subprocess.Popen(
+        [sys.executable, "-c", script], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
     try:
         timer = threading.Timer(8, process.kill)
         timer.start()
@@ -49,8 +52,9 @@ def serving(arguments: str) -> Iterator[tuple[subprocess.Popen[str], re.Match[st
 
 def answers_both_protocols(announced: re.Match[str]) -> None:
     with grpc.insecure_channel(announced["grpc"]) as channel:
-        reply = health_pb2_grpc.HealthStub(channel).Check(health_pb2.HealthCheckRequest(),
-                                                          timeout=5)
+        reply = health_pb2_grpc.HealthStub(channel).Check(
+            health_pb2.HealthCheckRequest(), timeout=5
+        )
         assert reply.status == health_pb2.HealthCheckResponse.SERVING
     assert httpx.post(announced["http"] + CHECK_PATH, json=CHECK_BODY, timeout=5).is_success
 
@@ -73,8 +77,9 @@ def test_one_worker_finishes_in_flight_calls_when_interrupted() -> None:
         result: dict[str, Any] = {}
 
         def slow_call() -> None:
-            result["response"] = httpx.post(announced["http"] + CHECK_PATH, json=CHECK_BODY,
-                                            timeout=5)
+            result["response"] = httpx.post(
+                announced["http"] + CHECK_PATH, json=CHECK_BODY, timeout=5
+            )
 
         caller = threading.Thread(target=slow_call)
         caller.start()
@@ -97,18 +102,22 @@ def test_the_in_process_emulator_names_its_addresses_and_environment() -> None:
     with emulator() as emu:
         assert re.fullmatch(r"127\.0\.0\.1:\d+", emu.grpc_address)
         assert re.fullmatch(r"http://127\.0\.0\.1:\d+", emu.http_url)
-        assert emu.env() == {"GROUNDWIRE_EMULATOR_HOST": emu.grpc_address,
-                             "GROUNDWIRE_EMULATOR_REST": emu.http_url}
+        assert emu.env() == {
+            "GROUNDWIRE_EMULATOR_HOST": emu.grpc_address,
+            "GROUNDWIRE_EMULATOR_REST": emu.http_url,
+        }
         assert httpx.post(emu.http_url + CHECK_PATH, json=CHECK_BODY, timeout=5).is_success
     with pytest.raises(httpx.ConnectError):
         httpx.post(emu.http_url + CHECK_PATH, json=CHECK_BODY, timeout=5)
 
 
 def test_importing_the_emulator_package_does_not_load_grpc_or_aiohttp() -> None:
-    script = ("import sys, groundwire.emulator; "
-              "print(sorted({'grpc', 'aiohttp'} & set(sys.modules)))")
-    output = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
-                            timeout=9, check=True).stdout
+    script = (
+        "import sys, groundwire.emulator; print(sorted({'grpc', 'aiohttp'} & set(sys.modules)))"
+    )
+    output = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=9, check=True
+    ).stdout
     assert output.strip() == "[]"
 
 

@@ -198,8 +198,9 @@ def test_stream_sends_each_answer_in_pieces_with_metadata_on_the_last() -> None:
     unary: Any = service.handle_unary(GENERATE, generate_request())
     first_answer = unary.candidates[0].content.parts[0].text
     texts = [r.candidates[0].content.parts[0].text for r in responses]
-    with_metadata = [i for i, r in enumerate(responses) if r.candidates[0].HasField(
-        "grounding_metadata")]
+    with_metadata = [
+        i for i, r in enumerate(responses) if r.candidates[0].HasField("grounding_metadata")
+    ]
     (last_of_first,) = with_metadata
     assert "".join(texts[: last_of_first + 1]) == first_answer
     assert last_of_first >= 1, "the answer comes in more than one piece"

@@ -158,13 +158,17 @@ def official_http_rule(package: Package, method: str) -> list[dict[str, str]]:
         if importlib.util.find_spec(spec_name) is None:
             continue
         rest_base = importlib.import_module(f"{spec_name}.transports.rest_base")
-        base = next(v for k, v in vars(rest_base).items() if k.startswith("_Base") and
-                    k.endswith("RestTransport"))
+        base = next(
+            v
+            for k, v in vars(rest_base).items()
+            if k.startswith("_Base") and k.endswith("RestTransport")
+        )
         return list(getattr(base, f"_Base{method}")._get_http_options())
     raise KeyError(method)
 
 
 CASES_FOR_ROUND_TRIP = [
-    (package, name) for package in PACKAGES
+    (package, name)
+    for package in PACKAGES
     for name in (*package.messages, *package.subset_messages)
 ]

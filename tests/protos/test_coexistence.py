@@ -42,21 +42,26 @@ print("ok")
 def test_both_libraries_import_and_exchange_messages(first: str) -> None:
     imports = OURS + THEIRS if first == "groundwire" else THEIRS + OURS
     script = textwrap.dedent(imports + ACROSS)
-    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
-                            timeout=120)
+    result = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=120
+    )
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "ok"
 
 
 def test_groundwire_registers_nothing_in_the_default_pool() -> None:
-    script = textwrap.dedent(OURS + """
+    script = textwrap.dedent(
+        OURS
+        + """
 from google.protobuf import descriptor_pool
 try:
     descriptor_pool.Default().FindMessageTypeByName(
         "google.cloud.discoveryengine.v1.CheckGroundingRequest")
 except KeyError:
     print("absent")
-""")
-    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
-                            timeout=120)
+"""
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=120
+    )
     assert result.stdout.strip() == "absent", result.stderr

@@ -20,8 +20,9 @@ SCALARS: dict[int, object] = {
 }
 
 
-def fill(target: message.Message, allowed: descriptor.Descriptor, oneof_choice: int,
-         depth: int = 0) -> None:
+def fill(
+    target: message.Message, allowed: descriptor.Descriptor, oneof_choice: int, depth: int = 0
+) -> None:
     """Sets every field of `target` that `allowed` (our descriptor) also has.
 
     For each real oneof, the member at position `oneof_choice` (modulo its size) is set,
@@ -43,8 +44,11 @@ def fill(target: message.Message, allowed: descriptor.Descriptor, oneof_choice: 
         if field.message_type is not None:
             if depth > 6:
                 continue
-            child = getattr(target, field.name).add() if field.is_repeated else getattr(
-                target, field.name)
+            child = (
+                getattr(target, field.name).add()
+                if field.is_repeated
+                else getattr(target, field.name)
+            )
             fill(child, ours.message_type, oneof_choice, depth + 1)
             if not field.is_repeated:
                 child.SetInParent()
@@ -64,11 +68,13 @@ def python_class(descriptor_: descriptor.Descriptor) -> type[message.Message]:
 
 @pytest.mark.parametrize("oneof_choice", [0, 1, 2, 3])
 @pytest.mark.parametrize(
-    ("package", "name"), CASES_FOR_ROUND_TRIP,
+    ("package", "name"),
+    CASES_FOR_ROUND_TRIP,
     ids=[f"{p.proto_package}.{n}" for p, n in CASES_FOR_ROUND_TRIP],
 )
-def test_official_bytes_parse_with_ours_and_back(package: Package, name: str,
-                                                 oneof_choice: int) -> None:
+def test_official_bytes_parse_with_ours_and_back(
+    package: Package, name: str, oneof_choice: int
+) -> None:
     ours_descriptor = package.our_message(name)
     theirs = python_class(package.official_message(name))()
     fill(theirs, ours_descriptor, oneof_choice)
@@ -85,7 +91,8 @@ def test_official_bytes_parse_with_ours_and_back(package: Package, name: str,
 
 
 @pytest.mark.parametrize(
-    ("package", "name"), CASES_FOR_ROUND_TRIP,
+    ("package", "name"),
+    CASES_FOR_ROUND_TRIP,
     ids=[f"{p.proto_package}.{n}" for p, n in CASES_FOR_ROUND_TRIP],
 )
 def test_our_json_parses_with_the_official_types(package: Package, name: str) -> None:
@@ -95,4 +102,5 @@ def test_our_json_parses_with_the_official_types(package: Package, name: str) ->
     theirs = python_class(package.official_message(name))()
     json_format.Parse(json_format.MessageToJson(ours), theirs)
     assert theirs.SerializeToString(deterministic=True) == ours.SerializeToString(
-        deterministic=True)
+        deterministic=True
+    )

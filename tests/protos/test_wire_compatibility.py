@@ -31,15 +31,17 @@ def field_facts(field: descriptor.FieldDescriptor) -> dict[str, object]:
         "type": field.type,
         "repeated": field.is_repeated,
         "type_name": (field.message_type or field.enum_type or field).full_name
-        if field.message_type or field.enum_type else None,
+        if field.message_type or field.enum_type
+        else None,
         "oneof": None if oneof is None or synthetic else oneof.name,
         "proto3_optional": synthetic,
         "json_name": field.json_name,
     }
 
 
-def compare_messages(ours: descriptor.Descriptor, theirs: descriptor.Descriptor,
-                     *, subset: bool = False) -> list[str]:
+def compare_messages(
+    ours: descriptor.Descriptor, theirs: descriptor.Descriptor, *, subset: bool = False
+) -> list[str]:
     """Differences between two message descriptors, recursing into nested types."""
     problems: list[str] = []
     where = ours.full_name
@@ -89,11 +91,13 @@ CASES = [(p, m, False) for p in PACKAGES for m in p.messages] + [
 
 
 @pytest.mark.parametrize(
-    ("package", "message", "subset"), CASES,
+    ("package", "message", "subset"),
+    CASES,
     ids=[f"{p.proto_package}.{m}" for p, m, _ in CASES],
 )
-def test_message_matches_the_official_descriptor(package: Package, message: str,
-                                                 subset: bool) -> None:
+def test_message_matches_the_official_descriptor(
+    package: Package, message: str, subset: bool
+) -> None:
     problems = compare_messages(
         package.our_message(message), package.official_message(message), subset=subset
     )
@@ -108,8 +112,11 @@ def test_v1alpha_check_grounding_lacks_what_v1alpha_lacks() -> None:
     assert "score" not in response.nested_types_by_name["Claim"].fields_by_name
 
 
-GENERATION = ("GroundedGenerationContent", "GenerateGroundedContentRequest",
-              "GenerateGroundedContentResponse")
+GENERATION = (
+    "GroundedGenerationContent",
+    "GenerateGroundedContentRequest",
+    "GenerateGroundedContentResponse",
+)
 
 
 @pytest.mark.parametrize("message", GENERATION)
@@ -191,8 +198,7 @@ def test_http_rules_match_the_official_rest_transport(package: Package) -> None:
         except AttributeError:  # no REST rule published (streaming, or v1alpha generation)
             v1_rule = V1.our_service().methods_by_name.get(method.name)
             reference = our_http_rule(v1_rule) if v1_rule else our_http_rule(method)
-            theirs = [{**r, "uri": r["uri"].replace("/v1/", f"/{version}/", 1)}
-                      for r in reference]
+            theirs = [{**r, "uri": r["uri"].replace("/v1/", f"/{version}/", 1)} for r in reference]
         assert ours == theirs, method.full_name
 
 
@@ -201,15 +207,16 @@ def test_stream_rule_is_generate_rule_with_the_streaming_verb() -> None:
         methods = package.our_service().methods_by_name
         unary = our_http_rule(methods["GenerateGroundedContent"])[0]["uri"]
         stream = our_http_rule(methods["StreamGenerateGroundedContent"])[0]["uri"]
-        assert stream == unary.replace(":generateGroundedContent",
-                                       ":streamGenerateGroundedContent")
+        assert stream == unary.replace(":generateGroundedContent", ":streamGenerateGroundedContent")
 
 
 def test_service_options_name_host_and_scope() -> None:
     from google.api import client_pb2
 
-    for package, host in [(V1, "discoveryengine.googleapis.com"),
-                          (AIPLATFORM, "aiplatform.googleapis.com")]:
+    for package, host in [
+        (V1, "discoveryengine.googleapis.com"),
+        (AIPLATFORM, "aiplatform.googleapis.com"),
+    ]:
         options = package.our_service().GetOptions()
         assert options.Extensions[client_pb2.default_host] == host
         assert options.Extensions[client_pb2.oauth_scopes] == (

@@ -52,15 +52,23 @@ def bounded(call: Callable[[], Any], bound: float) -> Outcome:
     return outcome
 
 
-def client_for(transport: str, grpc_address: str, http_url: str, *, timeout: float,
-               retry: RetryPolicy | None) -> GroundingClient:
+def client_for(
+    transport: str, grpc_address: str, http_url: str, *, timeout: float, retry: RetryPolicy | None
+) -> GroundingClient:
     """A client on one protocol (no fallback) pointed at a loopback server."""
-    return GroundingClient(PROJECT, transport=transport,
-                           endpoint=grpc_address, rest_endpoint=http_url, timeout=timeout,
-                           retry=retry)
+    return GroundingClient(
+        PROJECT,
+        transport=transport,
+        endpoint=grpc_address,
+        rest_endpoint=http_url,
+        timeout=timeout,
+        retry=retry,
+    )
 
 
 def claims_of(result: Any) -> list[tuple[int, int, str, tuple[int, ...]]]:
     """What must not differ between two answers to the same request."""
-    return [(claim.start, claim.end, claim.text, tuple(claim.citation_indices))
-            for claim in result.claims]
+    return [
+        (claim.start, claim.end, claim.text, tuple(claim.citation_indices))
+        for claim in result.claims
+    ]

@@ -58,12 +58,21 @@ class EmulatorProcess:
 
     def start(self) -> EmulatorProcess:
         """Starts the server and waits (bounded) until it announces both addresses."""
-        command = [sys.executable, "-m", "groundwire.cli", "serve",
-                   "--grpc-port", str(self.grpc_port), "--http-port", str(self.http_port),
-                   *self.extra_args]
+        command = [
+            sys.executable,
+            "-m",
+            "groundwire.cli",
+            "serve",
+            "--grpc-port",
+            str(self.grpc_port),
+            "--http-port",
+            str(self.http_port),
+            *self.extra_args,
+        ]
         # Standard error goes to a file: a full pipe would block a server that logs a lot.
-        self.process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=self._stderr,
-                                        stdin=subprocess.DEVNULL)
+        self.process = subprocess.Popen(
+            command, stdout=subprocess.PIPE, stderr=self._stderr, stdin=subprocess.DEVNULL
+        )
         try:
             self._wait_ready()
         except BaseException:
@@ -127,4 +136,3 @@ class EmulatorProcess:
 
     def __exit__(self, *exc_info: object) -> None:
         self.stop()
-

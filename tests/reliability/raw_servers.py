@@ -138,10 +138,13 @@ def http_reply(raw_response: bytes) -> Handler:
     return handle
 
 
-def http_response(status: str, content_type: str, body: bytes,
-                  content_length: int | None = None) -> bytes:
+def http_response(
+    status: str, content_type: str, body: bytes, content_length: int | None = None
+) -> bytes:
     """A raw HTTP/1.1 response; `content_length` may lie about the body (a truncated reply)."""
     length = len(body) if content_length is None else content_length
-    head = (f"HTTP/1.1 {status}\r\nContent-Type: {content_type}\r\n"
-            f"Content-Length: {length}\r\nConnection: close\r\n\r\n")
+    head = (
+        f"HTTP/1.1 {status}\r\nContent-Type: {content_type}\r\n"
+        f"Content-Length: {length}\r\nConnection: close\r\n\r\n"
+    )
     return head.encode() + body

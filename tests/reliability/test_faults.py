@@ -19,8 +19,14 @@ from groundwire.emulator import emulator
 from tests.reliability.calls import ANSWER, FACTS, claims_of, client_for
 from tests.reliability.processes import EmulatorProcess
 
-FAULTS = ["--fault-rate", "0.5", "--fault-codes", "UNAVAILABLE,RESOURCE_EXHAUSTED",
-          "--latency", "5"]
+FAULTS = [
+    "--fault-rate",
+    "0.5",
+    "--fault-codes",
+    "UNAVAILABLE,RESOURCE_EXHAUSTED",
+    "--latency",
+    "5",
+]
 RETRYING = RetryPolicy(initial=0.01, maximum=0.2, timeout=15.0)
 RETRIED_CALLS = 30
 COUNTED_CALLS = 120
@@ -42,11 +48,13 @@ def expected() -> object:
 
 @pytest.mark.parametrize("transport", ["grpc", "rest"])
 def test_a_client_with_retries_gets_the_right_answer_to_every_call(
-        faulty: EmulatorProcess, expected: object, transport: str) -> None:
+    faulty: EmulatorProcess, expected: object, transport: str
+) -> None:
     finish = time.monotonic() + TIME_BOUND
     answers: list[object] = []
-    with client_for(transport, faulty.grpc_address, faulty.http_url, timeout=15.0,
-                    retry=RETRYING) as client:
+    with client_for(
+        transport, faulty.grpc_address, faulty.http_url, timeout=15.0, retry=RETRYING
+    ) as client:
         while len(answers) < RETRIED_CALLS and time.monotonic() < finish:
             answers.append(claims_of(client.check_grounding(ANSWER, FACTS)))
 
@@ -56,11 +64,13 @@ def test_a_client_with_retries_gets_the_right_answer_to_every_call(
 
 @pytest.mark.parametrize("transport", ["grpc", "rest"])
 def test_without_retries_about_half_the_calls_fail_with_the_injected_codes(
-        faulty: EmulatorProcess, expected: object, transport: str) -> None:
+    faulty: EmulatorProcess, expected: object, transport: str
+) -> None:
     codes: collections.Counter[str] = collections.Counter()
     finish = time.monotonic() + TIME_BOUND
-    with client_for(transport, faulty.grpc_address, faulty.http_url, timeout=10.0,
-                    retry=None) as client:
+    with client_for(
+        transport, faulty.grpc_address, faulty.http_url, timeout=10.0, retry=None
+    ) as client:
         for _ in range(COUNTED_CALLS):
             if time.monotonic() > finish:
                 break

@@ -22,37 +22,49 @@ from groundwire.core.results import check_grounding_result
 from groundwire.core.transcoding import decode_message
 from groundwire.transports.rest import decode_element, decode_response
 
-FUZZ = settings(max_examples=150, deadline=None,
-                suppress_health_check=[HealthCheck.too_slow])
+FUZZ = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 CHECK = apis.method("discoveryengine", "v1", "CheckGrounding")
 CORROBORATE = apis.method("aiplatform", "v1", "CorroborateContent")
 
-json_scalars = (st.none() | st.booleans() | st.integers() | st.floats()
-                | st.text(max_size=20))
+json_scalars = st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=20)
 json_values = st.recursive(
     json_scalars,
-    lambda children: st.lists(children, max_size=4)
-    | st.dictionaries(st.text(max_size=12), children, max_size=4),
+    lambda children: (
+        st.lists(children, max_size=4) | st.dictionaries(st.text(max_size=12), children, max_size=4)
+    ),
     max_leaves=15,
 )
 offsets = st.none() | st.integers(min_value=-5, max_value=300)
-claims_json = st.fixed_dictionaries({}, optional={
-    "startPos": offsets | json_values, "endPos": offsets | json_values,
-    "claimText": st.text(max_size=30) | json_values,
-    "citationIndices": st.lists(st.integers(-3, 8), max_size=4) | json_values,
-    "groundingCheckRequired": st.booleans() | json_values,
-    "score": st.floats() | json_values,
-})
-response_json = st.fixed_dictionaries({}, optional={
-    "supportScore": st.floats() | json_values,
-    "claims": st.lists(claims_json, max_size=5) | json_values,
-    "citedChunks": st.lists(st.fixed_dictionaries(
-        {"chunkText": st.text(max_size=20), "source": st.text(max_size=3)}), max_size=3),
-    "citedFacts": json_values,
-})
-bodies = (st.binary(max_size=300)
-          | json_values.map(lambda value: json.dumps(value).encode())
-          | response_json.map(lambda value: json.dumps(value, ensure_ascii=False).encode()))
+claims_json = st.fixed_dictionaries(
+    {},
+    optional={
+        "startPos": offsets | json_values,
+        "endPos": offsets | json_values,
+        "claimText": st.text(max_size=30) | json_values,
+        "citationIndices": st.lists(st.integers(-3, 8), max_size=4) | json_values,
+        "groundingCheckRequired": st.booleans() | json_values,
+        "score": st.floats() | json_values,
+    },
+)
+response_json = st.fixed_dictionaries(
+    {},
+    optional={
+        "supportScore": st.floats() | json_values,
+        "claims": st.lists(claims_json, max_size=5) | json_values,
+        "citedChunks": st.lists(
+            st.fixed_dictionaries(
+                {"chunkText": st.text(max_size=20), "source": st.text(max_size=3)}
+            ),
+            max_size=3,
+        ),
+        "citedFacts": json_values,
+    },
+)
+bodies = (
+    st.binary(max_size=300)
+    | json_values.map(lambda value: json.dumps(value).encode())
+    | response_json.map(lambda value: json.dumps(value, ensure_ascii=False).encode())
+)
 
 
 @FUZZ
@@ -68,7 +80,8 @@ def test_decoding_any_body_gives_a_message_or_a_groundwire_error(body: bytes) ->
 @FUZZ
 @given(body=bodies, answer=st.text(max_size=60))
 def test_a_decoded_response_always_becomes_a_result_whose_spans_fit_the_answer(
-        body: bytes, answer: str) -> None:
+    body: bytes, answer: str
+) -> None:
     try:
         response = decode_response(CHECK, body)
     except GroundwireError:
@@ -80,8 +93,7 @@ def test_a_decoded_response_always_becomes_a_result_whose_spans_fit_the_answer(
 
 @FUZZ
 @given(element=bodies)
-def test_decoding_a_streamed_element_gives_a_message_or_a_groundwire_error(
-        element: bytes) -> None:
+def test_decoding_a_streamed_element_gives_a_message_or_a_groundwire_error(element: bytes) -> None:
     with contextlib.suppress(GroundwireError):
         decode_element(CORROBORATE, element, {})
 
@@ -89,7 +101,8 @@ def test_decoding_a_streamed_element_gives_a_message_or_a_groundwire_error(
 @FUZZ
 @given(body=st.binary(max_size=200), cuts=st.lists(st.integers(0, 200), max_size=6))
 def test_the_array_splitter_takes_any_bytes_in_any_chunks_without_crashing(
-        body: bytes, cuts: list[int]) -> None:
+    body: bytes, cuts: list[int]
+) -> None:
     stream = JsonArrayStream()
     try:
         for chunk in _chunks(body, cuts):
@@ -100,11 +113,18 @@ def test_the_array_splitter_takes_any_bytes_in_any_chunks_without_crashing(
 
 
 @FUZZ
-@given(items=st.lists(st.dictionaries(st.text(max_size=8), json_values, max_size=3)
-                      | st.lists(json_values, max_size=3), max_size=5),
-       cuts=st.lists(st.integers(0, 400), max_size=8), indent=st.sampled_from([None, 1]))
+@given(
+    items=st.lists(
+        st.dictionaries(st.text(max_size=8), json_values, max_size=3)
+        | st.lists(json_values, max_size=3),
+        max_size=5,
+    ),
+    cuts=st.lists(st.integers(0, 400), max_size=8),
+    indent=st.sampled_from([None, 1]),
+)
 def test_the_array_splitter_finds_every_element_wherever_the_chunks_split(
-        items: list[Any], cuts: list[int], indent: int | None) -> None:
+    items: list[Any], cuts: list[int], indent: int | None
+) -> None:
     body = json.dumps(items, ensure_ascii=False, indent=indent).encode()
     stream = JsonArrayStream()
     found = [element for chunk in _chunks(body, cuts) for element in stream.feed(chunk)]
@@ -123,7 +143,8 @@ positions = st.tuples(offsets, offsets, st.text(max_size=12))
 @FUZZ
 @given(text=st.text(max_size=80), claims=st.lists(positions, max_size=8))
 def test_any_positions_resolve_to_spans_inside_the_text(
-        text: str, claims: list[tuple[int | None, int | None, str]]) -> None:
+    text: str, claims: list[tuple[int | None, int | None, str]]
+) -> None:
     for span in resolve_byte_spans(text, claims):
         assert 0 <= span.start <= span.end <= len(text)
         assert span.start_utf16 == len(text[: span.start].encode("utf-16-le")) // 2
@@ -133,12 +154,13 @@ def test_any_positions_resolve_to_spans_inside_the_text(
 @FUZZ
 @given(text=st.text(min_size=1, max_size=80), data=st.data())
 def test_offsets_on_character_boundaries_slice_exactly_the_bytes_they_name(
-        text: str, data: st.DataObject) -> None:
+    text: str, data: st.DataObject
+) -> None:
     boundaries = sorted({len(text[:index].encode()) for index in range(len(text) + 1)})
     start = data.draw(st.sampled_from(boundaries))
     end = data.draw(st.sampled_from([b for b in boundaries if b >= start]))
     (span,) = resolve_byte_spans(text, [(start, end, "")])
-    assert text[span.start:span.end] == text.encode()[start:end].decode()
+    assert text[span.start : span.end] == text.encode()[start:end].decode()
     assert not span.adjusted
 
 
@@ -147,29 +169,46 @@ thresholds = st.none() | st.floats()
 
 
 @FUZZ
-@given(answer=st.text(max_size=200), facts=st.lists(st.text(max_size=50), max_size=4),
-       threshold=thresholds, user_labels=labels,
-       version=st.sampled_from(validation.API_VERSIONS))
+@given(
+    answer=st.text(max_size=200),
+    facts=st.lists(st.text(max_size=50), max_size=4),
+    threshold=thresholds,
+    user_labels=labels,
+    version=st.sampled_from(validation.API_VERSIONS),
+)
 def test_the_check_grounding_validator_accepts_or_names_the_fields(
-        answer: str, facts: list[str], threshold: float | None, user_labels: dict[str, str],
-        version: str) -> None:
+    answer: str,
+    facts: list[str],
+    threshold: float | None,
+    user_labels: dict[str, str],
+    version: str,
+) -> None:
     try:
-        validation.validate_check_grounding(api_version=version, answer_candidate=answer,
-                                            fact_texts=facts, citation_threshold=threshold,
-                                            user_labels=user_labels)
+        validation.validate_check_grounding(
+            api_version=version,
+            answer_candidate=answer,
+            fact_texts=facts,
+            citation_threshold=threshold,
+            user_labels=user_labels,
+        )
     except InvalidArgument as error:
         assert error.details, "an InvalidArgument from validation carries BadRequest details"
 
 
 @FUZZ
-@given(content=st.text(max_size=100), facts=st.lists(st.text(max_size=50), max_size=4),
-       threshold=thresholds, user_labels=labels)
+@given(
+    content=st.text(max_size=100),
+    facts=st.lists(st.text(max_size=50), max_size=4),
+    threshold=thresholds,
+    user_labels=labels,
+)
 def test_the_corroborate_and_generate_validators_accept_or_raise_invalid_argument(
-        content: str, facts: list[str], threshold: float | None,
-        user_labels: dict[str, str]) -> None:
+    content: str, facts: list[str], threshold: float | None, user_labels: dict[str, str]
+) -> None:
     with contextlib.suppress(InvalidArgument):
-        validation.validate_corroborate(content_text=content, fact_texts=facts,
-                                        citation_threshold=threshold)
+        validation.validate_corroborate(
+            content_text=content, fact_texts=facts, citation_threshold=threshold
+        )
     with contextlib.suppress(InvalidArgument):
         validation.validate_generate(fact_texts=facts, user_labels=user_labels)
 

@@ -23,24 +23,43 @@ from tests.reliability.calls import ANSWER, FACTS
 from tests.reliability.processes import EmulatorProcess
 
 PATHS = {
-    ("discoveryengine", "v1", "CheckGrounding"):
-        "/v1/projects/p/locations/global/groundingConfigs/default_grounding_config:check",
-    ("discoveryengine", "v1alpha", "CheckGrounding"):
-        "/v1alpha/projects/p/locations/global/groundingConfigs/default_grounding_config:check",
-    ("discoveryengine", "v1", "GenerateGroundedContent"):
-        "/v1/projects/p/locations/global:generateGroundedContent",
-    ("discoveryengine", "v1", "StreamGenerateGroundedContent"):
-        "/v1/projects/p/locations/global:streamGenerateGroundedContent",
-    ("aiplatform", "v1", "CorroborateContent"):
-        "/v1/projects/p/locations/us-central1:corroborateContent",
+    (
+        "discoveryengine",
+        "v1",
+        "CheckGrounding",
+    ): "/v1/projects/p/locations/global/groundingConfigs/default_grounding_config:check",
+    (
+        "discoveryengine",
+        "v1alpha",
+        "CheckGrounding",
+    ): "/v1alpha/projects/p/locations/global/groundingConfigs/default_grounding_config:check",
+    (
+        "discoveryengine",
+        "v1",
+        "GenerateGroundedContent",
+    ): "/v1/projects/p/locations/global:generateGroundedContent",
+    (
+        "discoveryengine",
+        "v1",
+        "StreamGenerateGroundedContent",
+    ): "/v1/projects/p/locations/global:streamGenerateGroundedContent",
+    (
+        "aiplatform",
+        "v1",
+        "CorroborateContent",
+    ): "/v1/projects/p/locations/us-central1:corroborateContent",
 }
-FUZZ = settings(max_examples=60, deadline=None,
-                suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+FUZZ = settings(
+    max_examples=60,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
+)
 
 json_values = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=30),
-    lambda children: st.lists(children, max_size=3)
-    | st.dictionaries(st.text(max_size=10), children, max_size=3),
+    lambda children: (
+        st.lists(children, max_size=3) | st.dictionaries(st.text(max_size=10), children, max_size=3)
+    ),
     max_leaves=10,
 )
 _SCALARS = {
@@ -56,34 +75,45 @@ _SCALARS = {
 }
 
 
-def shaped_like(message: Descriptor, sloppy: bool, depth: int = 3
-                ) -> st.SearchStrategy[dict[str, Any]]:
+def shaped_like(
+    message: Descriptor, sloppy: bool, depth: int = 3
+) -> st.SearchStrategy[dict[str, Any]]:
     """JSON objects with the message's field names; `sloppy` ones may hold any JSON value."""
-    return st.fixed_dictionaries({}, optional={
-        field.json_name: _field_values(field, sloppy, depth) for field in message.fields})
+    return st.fixed_dictionaries(
+        {},
+        optional={field.json_name: _field_values(field, sloppy, depth) for field in message.fields},
+    )
 
 
 def _field_values(field: FieldDescriptor, sloppy: bool, depth: int) -> st.SearchStrategy[Any]:
     if field.message_type is not None and field.message_type.GetOptions().map_entry:
-        right: st.SearchStrategy[Any] = st.dictionaries(st.text(max_size=10),
-                                                        st.text(max_size=20), max_size=3)
+        right: st.SearchStrategy[Any] = st.dictionaries(
+            st.text(max_size=10), st.text(max_size=20), max_size=3
+        )
     else:
-        single = (_SCALARS.get(field.cpp_type, json_values) if field.message_type is None
-                  else shaped_like(field.message_type, sloppy, depth - 1) if depth > 0
-                  else st.just({}))
+        single = (
+            _SCALARS.get(field.cpp_type, json_values)
+            if field.message_type is None
+            else shaped_like(field.message_type, sloppy, depth - 1)
+            if depth > 0
+            else st.just({})
+        )
         right = st.lists(single, max_size=3) if field.is_repeated else single
     return st.one_of(right, right, right, json_values) if sloppy else right
 
 
 def bodies_for(method: apis.Method) -> st.SearchStrategy[bytes]:
     """Well-typed requests, sloppy ones, arbitrary JSON and arbitrary bytes."""
-    shaped = st.one_of(*(shaped_like(method.request_class.DESCRIPTOR, sloppy)
-                         for sloppy in (False, True)))
+    shaped = st.one_of(
+        *(shaped_like(method.request_class.DESCRIPTOR, sloppy) for sloppy in (False, True))
+    )
     if method.client_streaming:
         shaped = st.lists(shaped, max_size=3)
-    return (shaped.map(lambda value: json.dumps(value).encode())
-            | json_values.map(lambda value: json.dumps(value).encode())
-            | st.binary(max_size=200))
+    return (
+        shaped.map(lambda value: json.dumps(value).encode())
+        | json_values.map(lambda value: json.dumps(value).encode())
+        | st.binary(max_size=200)
+    )
 
 
 @pytest.fixture(scope="module")
@@ -94,21 +124,26 @@ def http(plain_emulator: EmulatorProcess) -> Iterator[httpx.Client]:
 
 def _still_answers(http: httpx.Client) -> None:
     method = apis.method("discoveryengine", "v1", "CheckGrounding")
-    request = method.request_class(grounding_config=PATHS[
-        ("discoveryengine", "v1", "CheckGrounding")].split(":")[0].removeprefix("/v1/"),
-        answer_candidate=ANSWER)
+    request = method.request_class(
+        grounding_config=PATHS[("discoveryengine", "v1", "CheckGrounding")]
+        .split(":")[0]
+        .removeprefix("/v1/"),
+        answer_candidate=ANSWER,
+    )
     for text, attributes in FACTS:
         request.facts.add(fact_text=text, attributes=attributes)
     encoded = encode_request(method, request)
-    reply = http.post(encoded.path, content=encoded.body,
-                      headers={"content-type": "application/json"})
+    reply = http.post(
+        encoded.path, content=encoded.body, headers={"content-type": "application/json"}
+    )
     assert reply.status_code == 200, reply.text
     assert reply.json()["claims"]
 
 
 @pytest.mark.parametrize("key", PATHS, ids=lambda key: f"{key[1]}-{key[2]}")
 def test_any_body_posted_to_a_method_gets_a_client_error_or_an_answer_never_a_5xx(
-        http: httpx.Client, key: tuple[str, str, str]) -> None:
+    http: httpx.Client, key: tuple[str, str, str]
+) -> None:
     method = apis.method(*key)
 
     @FUZZ

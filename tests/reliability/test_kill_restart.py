@@ -40,8 +40,9 @@ class Record:
     verdict: str  # "right", "wrong", "retryable error" or "other: ..."
 
 
-def _caller(client: GroundingClient, expected: object, stop: threading.Event,
-            records: list[Record]) -> None:
+def _caller(
+    client: GroundingClient, expected: object, stop: threading.Event, records: list[Record]
+) -> None:
     for _ in range(MAX_CALLS_PER_THREAD):
         if stop.is_set():
             return
@@ -59,15 +60,19 @@ def _caller(client: GroundingClient, expected: object, stop: threading.Event,
 
 @pytest.mark.parametrize("transport", ["grpc", "rest"])
 def test_calls_in_flight_during_a_kill_recover_after_the_restart_or_fail_retryably(
-        start_emulator: StartEmulator, transport: str) -> None:
+    start_emulator: StartEmulator, transport: str
+) -> None:
     server = start_emulator(["--latency", str(LATENCY_MS)])
     records: list[Record] = []
     stop = threading.Event()
-    with client_for(transport, server.grpc_address, server.http_url, timeout=CALL_TIMEOUT,
-                    retry=RETRY) as client:
+    with client_for(
+        transport, server.grpc_address, server.http_url, timeout=CALL_TIMEOUT, retry=RETRY
+    ) as client:
         expected = claims_of(client.check_grounding(ANSWER, FACTS))
-        threads = [threading.Thread(target=_caller, args=(client, expected, stop, records),
-                                    daemon=True) for _ in range(THREADS)]
+        threads = [
+            threading.Thread(target=_caller, args=(client, expected, stop, records), daemon=True)
+            for _ in range(THREADS)
+        ]
         for thread in threads:
             thread.start()
         time.sleep(KILL_AFTER)
@@ -90,7 +95,8 @@ def test_calls_in_flight_during_a_kill_recover_after_the_restart_or_fail_retryab
     recovered = [r for r in in_flight if r.verdict == "right"]
     assert all(r.ended > restarted_at for r in recovered)
     assert _recovered(records, restarted_at), (
-        f"no call started after the restart succeeded within {RECOVERY_BOUND} s")
+        f"no call started after the restart succeeded within {RECOVERY_BOUND} s"
+    )
 
 
 def _recovered(records: list[Record], restarted_at: float) -> bool:

@@ -31,10 +31,12 @@ class Lane:
     problems: list[str] = field(default_factory=list)
 
 
-def _run_lane(lane: Lane, grpc_address: str, http_url: str, expected: object,
-              stop: threading.Event) -> None:
-    with client_for(lane.transport, grpc_address, http_url, timeout=CALL_TIMEOUT,
-                    retry=None) as client:
+def _run_lane(
+    lane: Lane, grpc_address: str, http_url: str, expected: object, stop: threading.Event
+) -> None:
+    with client_for(
+        lane.transport, grpc_address, http_url, timeout=CALL_TIMEOUT, retry=None
+    ) as client:
         for _ in range(MAX_CALLS_PER_CLIENT):
             if stop.is_set():
                 return
@@ -51,22 +53,31 @@ def _run_lane(lane: Lane, grpc_address: str, http_url: str, expected: object,
 
 def _percentiles(latencies: list[float]) -> str:
     ordered = sorted(latencies)
-    picks = {name: ordered[min(len(ordered) - 1, int(q * len(ordered)))]
-             for name, q in (("p50", 0.5), ("p90", 0.9), ("p99", 0.99))}
+    picks = {
+        name: ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+        for name, q in (("p50", 0.5), ("p90", 0.9), ("p99", 0.99))
+    }
     return " ".join(f"{name}={1e3 * value:.1f}ms" for name, value in picks.items())
 
 
 def test_sixteen_clients_get_right_answers_and_the_server_memory_stays_flat(
-        start_emulator: StartEmulator) -> None:
+    start_emulator: StartEmulator,
+) -> None:
     server = start_emulator()
-    with client_for("grpc", server.grpc_address, server.http_url, timeout=CALL_TIMEOUT,
-                    retry=None) as probe:
+    with client_for(
+        "grpc", server.grpc_address, server.http_url, timeout=CALL_TIMEOUT, retry=None
+    ) as probe:
         expected = claims_of(probe.check_grounding(ANSWER, FACTS))
     lanes = [Lane("grpc" if index % 2 == 0 else "rest") for index in range(CLIENTS)]
     stop = threading.Event()
-    threads = [threading.Thread(target=_run_lane, daemon=True,
-                                args=(lane, server.grpc_address, server.http_url, expected, stop))
-               for lane in lanes]
+    threads = [
+        threading.Thread(
+            target=_run_lane,
+            daemon=True,
+            args=(lane, server.grpc_address, server.http_url, expected, stop),
+        )
+        for lane in lanes
+    ]
     for thread in threads:
         thread.start()
     time.sleep(WARMUP_SECONDS)

@@ -19,10 +19,10 @@ RETRYING = RetryPolicy(initial=0.05, maximum=0.2, timeout=DEADLINE)
 @pytest.mark.parametrize("transport", ["grpc", "rest"])
 @pytest.mark.parametrize("retry", [None, RETRYING], ids=["no-retry", "retry"])
 def test_a_call_to_a_silent_server_fails_with_a_groundwire_error_near_its_deadline(
-        transport: str, retry: RetryPolicy | None) -> None:
+    transport: str, retry: RetryPolicy | None
+) -> None:
     with RawServer(silent) as server:
-        client = client_for(transport, server.address, server.url, timeout=DEADLINE,
-                            retry=retry)
+        client = client_for(transport, server.address, server.url, timeout=DEADLINE, retry=retry)
         with client:
             outcome = bounded(lambda: client.check_grounding(ANSWER, FACTS), BOUND)
 
@@ -34,12 +34,17 @@ def test_a_call_to_a_silent_server_fails_with_a_groundwire_error_near_its_deadli
 
 @pytest.mark.parametrize("transport", ["grpc", "rest"])
 async def test_an_async_call_to_a_silent_server_fails_with_a_groundwire_error(
-        transport: str) -> None:
+    transport: str,
+) -> None:
     with RawServer(silent) as server:
         async with AsyncGroundingClient(
-                PROJECT, transport=transport,
-                endpoint=server.address, rest_endpoint=server.url, timeout=DEADLINE,
-                retry=RETRYING) as client:
+            PROJECT,
+            transport=transport,
+            endpoint=server.address,
+            rest_endpoint=server.url,
+            timeout=DEADLINE,
+            retry=RETRYING,
+        ) as client:
             with pytest.raises(GroundwireError) as raised:
                 await asyncio.wait_for(client.check_grounding(ANSWER, FACTS), BOUND)
 

@@ -50,8 +50,10 @@ def _grpc_handlers(behaviour: Behaviour, recorder: Recorder) -> grpc.GenericRpcH
         context.abort_with_status(rpc_status.to_status(errors.error_to_status_proto(error)))
 
     for method in apis.all_methods():
-        def unary(request: message.Message, context: grpc.ServicerContext,
-                  method: apis.Method = method) -> message.Message:
+
+        def unary(
+            request: message.Message, context: grpc.ServicerContext, method: apis.Method = method
+        ) -> message.Message:
             recorder.record("grpc", dict(context.invocation_metadata()))
             try:
                 return behaviour(method, request)  # type: ignore[no-any-return]
@@ -59,8 +61,11 @@ def _grpc_handlers(behaviour: Behaviour, recorder: Recorder) -> grpc.GenericRpcH
                 fail(context, error)
                 raise
 
-        def stream(requests: Iterable[message.Message], context: grpc.ServicerContext,
-                   method: apis.Method = method) -> Iterable[message.Message]:
+        def stream(
+            requests: Iterable[message.Message],
+            context: grpc.ServicerContext,
+            method: apis.Method = method,
+        ) -> Iterable[message.Message]:
             recorder.record("grpc", dict(context.invocation_metadata()))
             try:
                 for request in requests:
@@ -68,12 +73,12 @@ def _grpc_handlers(behaviour: Behaviour, recorder: Recorder) -> grpc.GenericRpcH
             except errors.GroundwireError as error:
                 fail(context, error)
 
-        deserialize, serialize = method.request_class.FromString, (
-            lambda m: m.SerializeToString())
+        deserialize, serialize = method.request_class.FromString, (lambda m: m.SerializeToString())
         handlers[method.grpc_path] = (
             grpc.stream_stream_rpc_method_handler(stream, deserialize, serialize)
-            if method.client_streaming else
-            grpc.unary_unary_rpc_method_handler(unary, deserialize, serialize))
+            if method.client_streaming
+            else grpc.unary_unary_rpc_method_handler(unary, deserialize, serialize)
+        )
 
     class Handler(grpc.GenericRpcHandler):
         def service(self, details: grpc.HandlerCallDetails) -> grpc.RpcMethodHandler | None:
@@ -96,18 +101,19 @@ def _rest_app(behaviour: Behaviour, recorder: Recorder) -> web.Application:
                 import json
 
                 items = json.loads(body)
-                parsed = [transcoding.decode_message(i, route.method.request_class)
-                          for i in items]
+                parsed = [transcoding.decode_message(i, route.method.request_class) for i in items]
                 for item in parsed:
                     transcoding.bind_path(item, route.bindings)
                 responses = await asyncio.to_thread(
-                    lambda: [r for item in parsed for r in behaviour(route.method, item)])
+                    lambda: [r for item in parsed for r in behaviour(route.method, item)]
+                )
                 out = web.StreamResponse(headers={"Content-Type": "application/json"})
                 await out.prepare(request)
                 await out.write(b"[")
                 for index, response in enumerate(responses):
-                    await out.write((b"," if index else b"") + transcoding.response_to_json(
-                        response))
+                    await out.write(
+                        (b"," if index else b"") + transcoding.response_to_json(response)
+                    )
                     await asyncio.sleep(0.01)
                 await out.write(b"]")
                 await out.write_eof()
@@ -116,11 +122,14 @@ def _rest_app(behaviour: Behaviour, recorder: Recorder) -> web.Application:
             transcoding.bind_path(parsed_request, route.bindings)
             response = await asyncio.to_thread(behaviour, route.method, parsed_request)
         except errors.GroundwireError as error:
-            return web.Response(status=errors.status_to_http(error.code),
-                                body=errors.error_to_json(error),
-                                content_type="application/json")
-        return web.Response(body=transcoding.response_to_json(response),
-                            content_type="application/json")
+            return web.Response(
+                status=errors.status_to_http(error.code),
+                body=errors.error_to_json(error),
+                content_type="application/json",
+            )
+        return web.Response(
+            body=transcoding.response_to_json(response), content_type="application/json"
+        )
 
     app = web.Application()
     app.router.add_route("*", "/{tail:.*}", handle)

@@ -20,7 +20,7 @@ STREAM = apis.method("discoveryengine", "v1", "StreamGenerateGroundedContent")
 
 CONFIG = "projects/p/locations/global/groundingConfigs/default_grounding_config"
 LOCATION = "projects/p/locations/global"
-TEXT = "東京タワーは333メートル 🗼👩‍👩‍👧 «ok» \"quoted\" [brackets] {braces} \\ back"
+TEXT = '東京タワーは333メートル 🗼👩‍👩‍👧 «ok» "quoted" [brackets] {braces} \\ back'
 
 METADATA = (
     ("x-goog-request-params", f"grounding_config={CONFIG}"),
@@ -37,7 +37,8 @@ SLOW_SECONDS = 1.0
 UNAVAILABLE_MESSAGE = "failed to connect to backend; try again"
 INVALID_MESSAGE = "facts[0].fact_text must not be empty"
 VIOLATION = error_details_pb2.BadRequest.FieldViolation(
-    field="facts[0].fact_text", description="must not be empty — 空")
+    field="facts[0].fact_text", description="must not be empty — 空"
+)
 
 
 def check_request(answer: str = OK) -> Message:
@@ -54,8 +55,13 @@ def check_response() -> Message:
     response = CHECK.response_class()
     response.support_score = 0.75
     response.cited_chunks.add(chunk_text=TEXT, source="0", index=0)
-    response.claims.add(start_pos=0, end_pos=12, claim_text=TEXT,
-                        citation_indices=[0], grounding_check_required=True)
+    response.claims.add(
+        start_pos=0,
+        end_pos=12,
+        claim_text=TEXT,
+        citation_indices=[0],
+        grounding_check_required=True,
+    )
     return response
 
 
@@ -86,21 +92,35 @@ def invalid_status() -> status_pb2.Status:
     """INVALID_ARGUMENT with a google.rpc.BadRequest detail, as gRPC servers send it."""
     detail = any_pb2.Any()
     detail.Pack(error_details_pb2.BadRequest(field_violations=[VIOLATION]))
-    return status_pb2.Status(code=code_pb2.INVALID_ARGUMENT, message=INVALID_MESSAGE,
-                             details=[detail])
+    return status_pb2.Status(
+        code=code_pb2.INVALID_ARGUMENT, message=INVALID_MESSAGE, details=[detail]
+    )
 
 
 def invalid_json_error() -> bytes:
     """The same failure as Google's REST surface writes it."""
-    return json.dumps({"error": {
-        "code": 400, "message": INVALID_MESSAGE, "status": "INVALID_ARGUMENT",
-        "details": [{"@type": "type.googleapis.com/google.rpc.BadRequest",
-                     "fieldViolations": [{"field": VIOLATION.field,
-                                          "description": VIOLATION.description}]}],
-    }}, ensure_ascii=False).encode()
+    return json.dumps(
+        {
+            "error": {
+                "code": 400,
+                "message": INVALID_MESSAGE,
+                "status": "INVALID_ARGUMENT",
+                "details": [
+                    {
+                        "@type": "type.googleapis.com/google.rpc.BadRequest",
+                        "fieldViolations": [
+                            {"field": VIOLATION.field, "description": VIOLATION.description}
+                        ],
+                    }
+                ],
+            }
+        },
+        ensure_ascii=False,
+    ).encode()
 
 
 def unavailable_json_error() -> bytes:
     """UNAVAILABLE from a reachable REST server."""
-    return json.dumps({"error": {"code": 503, "message": UNAVAILABLE_MESSAGE,
-                                 "status": "UNAVAILABLE"}}).encode()
+    return json.dumps(
+        {"error": {"code": 503, "message": UNAVAILABLE_MESSAGE, "status": "UNAVAILABLE"}}
+    ).encode()

@@ -33,8 +33,9 @@ class ProxyServer(socketserver.ThreadingTCPServer):
 
     def __init__(self, user_info: str | None = None, refuse: int | None = None) -> None:
         super().__init__(("127.0.0.1", 0), _ProxyHandler)
-        self.required = (None if user_info is None else
-                         "Basic " + base64.b64encode(user_info.encode()).decode())
+        self.required = (
+            None if user_info is None else "Basic " + base64.b64encode(user_info.encode()).decode()
+        )
         self.refuse = refuse
         self.seen = Seen()
 
@@ -60,11 +61,13 @@ class _ProxyHandler(socketserver.StreamRequestHandler):
             headers[name.strip().lower()] = value.strip()
         self.server.seen.requests.append((method, target, headers))
         refused = self.server.refuse or (
-            407 if self.server.required not in (None, headers.get("proxy-authorization"))
-            else None)
+            407 if self.server.required not in (None, headers.get("proxy-authorization")) else None
+        )
         if refused:
-            self.wfile.write(f"HTTP/1.1 {refused} Refused by the test proxy\r\n"
-                             "content-length: 0\r\nconnection: close\r\n\r\n".encode())
+            self.wfile.write(
+                f"HTTP/1.1 {refused} Refused by the test proxy\r\n"
+                "content-length: 0\r\nconnection: close\r\n\r\n".encode()
+            )
             return
         if method == "CONNECT":
             upstream = socket.create_connection(("127.0.0.1", int(target.rpartition(":")[2])))
@@ -74,8 +77,7 @@ class _ProxyHandler(socketserver.StreamRequestHandler):
             upstream = socket.create_connection(("127.0.0.1", url.port or 80))
             path = url.path + (f"?{url.query}" if url.query else "")
             kept = [line for line in head if not line.lower().startswith(b"proxy-")]
-            upstream.sendall(f"{method} {path} {version}\r\n".encode() + b"".join(kept)
-                             + b"\r\n")
+            upstream.sendall(f"{method} {path} {version}\r\n".encode() + b"".join(kept) + b"\r\n")
         with upstream:
             self._relay(upstream)
 
@@ -95,6 +97,7 @@ class _ProxyHandler(socketserver.StreamRequestHandler):
 def start_proxy(user_info: str | None = None, refuse: int | None = None) -> ProxyServer:
     """A ProxyServer serving from a background thread."""
     proxy = ProxyServer(user_info, refuse)
-    threading.Thread(target=proxy.serve_forever, kwargs={"poll_interval": 0.05},
-                     daemon=True).start()
+    threading.Thread(
+        target=proxy.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
+    ).start()
     return proxy

@@ -75,14 +75,21 @@ def _grpc_handlers(seen: Seen) -> grpc.GenericRpcHandler:
 def _generic_handler(check: Any, stream: Any) -> grpc.GenericRpcHandler:
     service, check_name = _service_and_name(canned.CHECK)
     _, stream_name = _service_and_name(canned.STREAM)
-    return grpc.method_handlers_generic_handler(service, {
-        check_name: grpc.unary_unary_rpc_method_handler(
-            check, request_deserializer=canned.CHECK.request_class.FromString,
-            response_serializer=canned.CHECK.response_class.SerializeToString),
-        stream_name: grpc.stream_stream_rpc_method_handler(
-            stream, request_deserializer=canned.STREAM.request_class.FromString,
-            response_serializer=canned.STREAM.response_class.SerializeToString),
-    })
+    return grpc.method_handlers_generic_handler(
+        service,
+        {
+            check_name: grpc.unary_unary_rpc_method_handler(
+                check,
+                request_deserializer=canned.CHECK.request_class.FromString,
+                response_serializer=canned.CHECK.response_class.SerializeToString,
+            ),
+            stream_name: grpc.stream_stream_rpc_method_handler(
+                stream,
+                request_deserializer=canned.STREAM.request_class.FromString,
+                response_serializer=canned.STREAM.response_class.SerializeToString,
+            ),
+        },
+    )
 
 
 @dataclass
@@ -123,8 +130,9 @@ def _aio_handlers(seen: Seen) -> grpc.GenericRpcHandler:
             await asyncio.sleep(canned.SLOW_SECONDS)
         return canned.check_response()
 
-    async def stream(requests: AsyncIterator[Message],
-                     context: grpc.aio.ServicerContext) -> AsyncIterator[Message]:
+    async def stream(
+        requests: AsyncIterator[Message], context: grpc.aio.ServicerContext
+    ) -> AsyncIterator[Message]:
         seen.metadata.append(_as_headers(context.invocation_metadata()))
         index = 0
         async for request in requests:
@@ -146,9 +154,11 @@ async def start_aio_grpc_server() -> GrpcServer:
 
 # ---- HTTP/1.1 (the REST surface) ---------------------------------------------------------
 
-HTML_502 = (b"<!DOCTYPE html><html><head><title>502 Bad Gateway</title></head><body>"
-            b"<h1>Bad Gateway</h1><p>The proxy could not reach the upstream server.</p>"
-            b"</body></html>")
+HTML_502 = (
+    b"<!DOCTYPE html><html><head><title>502 Bad Gateway</title></head><body>"
+    b"<h1>Bad Gateway</h1><p>The proxy could not reach the upstream server.</p>"
+    b"</body></html>"
+)
 # REST-only scenarios, chosen by answer_candidate like the canned ones.
 HTML = "html-502"
 GARBAGE = "garbage"
@@ -203,8 +213,9 @@ class _RestHandler(BaseHTTPRequestHandler):
         seen.peers.append(self.client_address)
         route = match_route(apis.all_methods(), "POST", path)
         if route is None:
-            self._send(404, b'{"error": {"code": 404, "message": "no route", "status": '
-                            b'"NOT_FOUND"}}')
+            self._send(
+                404, b'{"error": {"code": 404, "message": "no route", "status": "NOT_FOUND"}}'
+            )
         elif route.method.server_streaming:
             self._stream(route.method, route.bindings, body)
         else:
@@ -242,8 +253,10 @@ class _RestHandler(BaseHTTPRequestHandler):
             self._send(200, good)
 
     def _stream(self, method: apis.Method, bindings: dict[str, str], body: bytes) -> None:
-        requests = [decode_message(item, method.request_class, ignore_unknown_fields=False)
-                    for item in json.loads(body)]
+        requests = [
+            decode_message(item, method.request_class, ignore_unknown_fields=False)
+            for item in json.loads(body)
+        ]
         for request in requests:
             bind_path(request, bindings)
         elements = [response_to_json(r) for r in canned.stream_responses(requests)]
@@ -270,8 +283,9 @@ class _RestHandler(BaseHTTPRequestHandler):
         self.wfile.write(f"{len(data):x}\r\n".encode() + data + b"\r\n")
         self.wfile.flush()
 
-    def _send(self, status: int, body: bytes,
-              content_type: str = "application/json; charset=utf-8") -> None:
+    def _send(
+        self, status: int, body: bytes, content_type: str = "application/json; charset=utf-8"
+    ) -> None:
         self.send_response(status)
         self.send_header("content-type", content_type)
         self.send_header("content-length", str(len(body)))
@@ -287,6 +301,7 @@ class _RestHandler(BaseHTTPRequestHandler):
 def start_rest_server() -> RestServer:
     """A RestServer serving from a background thread."""
     server = RestServer()
-    threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05},
-                     daemon=True).start()
+    threading.Thread(
+        target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
+    ).start()
     return server

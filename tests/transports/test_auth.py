@@ -43,7 +43,8 @@ def test_an_expired_token_is_refreshed_once_for_all_threads(token_server: TokenS
 
 
 def test_a_refused_refresh_is_unauthenticated_and_never_shows_a_secret(
-        token_server: TokenServer) -> None:
+    token_server: TokenServer,
+) -> None:
     tokens = AccessTokens(credentials_for(token_server, refresh_token="revoked"))
     try:
         with pytest.raises(Unauthenticated) as raised:
@@ -55,12 +56,16 @@ def test_a_refused_refresh_is_unauthenticated_and_never_shows_a_secret(
 
 
 def test_the_token_adapter_speaks_google_auths_transport_interface(
-        token_server: TokenServer) -> None:
+    token_server: TokenServer,
+) -> None:
     request = TokenRequest()
     try:
-        response = request(token_server.token_uri, method="POST",
-                           body=b"grant_type=refresh_token&refresh_token=good",
-                           headers={"content-type": "application/x-www-form-urlencoded"})
+        response = request(
+            token_server.token_uri,
+            method="POST",
+            body=b"grant_type=refresh_token&refresh_token=good",
+            headers={"content-type": "application/x-www-form-urlencoded"},
+        )
     finally:
         request.close()
     assert response.status == 200
@@ -77,14 +82,21 @@ def silent_token_uri() -> Iterator[str]:
 
 
 def credentials_refreshing_at(token_uri: str) -> Credentials:
-    return Credentials(token=None, refresh_token="good", token_uri=token_uri,
-                       client_id="client", client_secret="client-secret")
+    return Credentials(
+        token=None,
+        refresh_token="good",
+        token_uri=token_uri,
+        client_id="client",
+        client_secret="client-secret",
+    )
 
 
 def test_a_token_endpoint_that_never_answers_ends_the_call_within_its_timeout(
-        silent_token_uri: str) -> None:
-    transport = RestTransport("https://127.0.0.1:1",
-                              credentials=credentials_refreshing_at(silent_token_uri))
+    silent_token_uri: str,
+) -> None:
+    transport = RestTransport(
+        "https://127.0.0.1:1", credentials=credentials_refreshing_at(silent_token_uri)
+    )
     started = time.monotonic()
     try:
         with pytest.raises(DeadlineExceeded):
@@ -95,14 +107,15 @@ def test_a_token_endpoint_that_never_answers_ends_the_call_within_its_timeout(
 
 
 async def test_a_token_endpoint_that_never_answers_ends_an_async_call_within_its_timeout(
-        silent_token_uri: str) -> None:
-    transport = AsyncRestTransport("https://127.0.0.1:1",
-                                   credentials=credentials_refreshing_at(silent_token_uri))
+    silent_token_uri: str,
+) -> None:
+    transport = AsyncRestTransport(
+        "https://127.0.0.1:1", credentials=credentials_refreshing_at(silent_token_uri)
+    )
     started = time.monotonic()
     try:
         with pytest.raises(DeadlineExceeded):
-            await transport.unary(canned.CHECK, canned.check_request(), timeout=1.0,
-                                  metadata=())
+            await transport.unary(canned.CHECK, canned.check_request(), timeout=1.0, metadata=())
     finally:
         await transport.close()
     assert time.monotonic() - started < 3.0
@@ -111,17 +124,21 @@ async def test_a_token_endpoint_that_never_answers_ends_an_async_call_within_its
 # ---- over TLS, end to end ----------------------------------------------------------------
 
 
-def test_rest_over_tls_sends_a_bearer_token(token_server: TokenServer,
-                                            certificate: Certificate) -> None:
+def test_rest_over_tls_sends_a_bearer_token(
+    token_server: TokenServer, certificate: Certificate
+) -> None:
     rest_server = start_tls_rest_server(certificate)
     port = rest_server.server_address[1]
-    transport = RestTransport(f"https://127.0.0.1:{port}",
-                              credentials=credentials_for(token_server),
-                              ssl_context=certificate.client_context())
+    transport = RestTransport(
+        f"https://127.0.0.1:{port}",
+        credentials=credentials_for(token_server),
+        ssl_context=certificate.client_context(),
+    )
     try:
         for _ in range(2):
-            response = transport.unary(canned.CHECK, canned.check_request(), timeout=3,
-                                       metadata=canned.METADATA)
+            response = transport.unary(
+                canned.CHECK, canned.check_request(), timeout=3, metadata=canned.METADATA
+            )
             assert response == canned.check_response()
     finally:
         transport.close()
@@ -132,19 +149,26 @@ def test_rest_over_tls_sends_a_bearer_token(token_server: TokenServer,
     assert token_server.grants == 1
 
 
-def test_grpc_over_tls_sends_a_bearer_token(token_server: TokenServer,
-                                            certificate: Certificate) -> None:
+def test_grpc_over_tls_sends_a_bearer_token(
+    token_server: TokenServer, certificate: Certificate
+) -> None:
     seen = servers.Seen()
     server = grpc.server(futures.ThreadPoolExecutor(max_workers=4))
     server.add_generic_rpc_handlers([servers._grpc_handlers(seen)])
-    port = server.add_secure_port("127.0.0.1:0", grpc.ssl_server_credentials(
-        [(certificate.key_pem, certificate.pem)]))
+    port = server.add_secure_port(
+        "127.0.0.1:0", grpc.ssl_server_credentials([(certificate.key_pem, certificate.pem)])
+    )
     server.start()
-    transport = GrpcTransport(f"127.0.0.1:{port}", credentials=credentials_for(token_server),
-                              secure=True, root_certificates=certificate.pem)
+    transport = GrpcTransport(
+        f"127.0.0.1:{port}",
+        credentials=credentials_for(token_server),
+        secure=True,
+        root_certificates=certificate.pem,
+    )
     try:
-        response = transport.unary(canned.CHECK, canned.check_request(), timeout=3,
-                                   metadata=canned.METADATA)
+        response = transport.unary(
+            canned.CHECK, canned.check_request(), timeout=3, metadata=canned.METADATA
+        )
         assert response == canned.check_response()
     finally:
         transport.close()

@@ -22,8 +22,11 @@ from tests.transports import canned
 from tests.transports.servers import GrpcServer, RestServer, start_grpc_server
 
 COOLDOWN = 60.0
-FAST_RECONNECT = (("grpc.initial_reconnect_backoff_ms", 20), ("grpc.min_reconnect_backoff_ms", 20),
-                  ("grpc.max_reconnect_backoff_ms", 50))
+FAST_RECONNECT = (
+    ("grpc.initial_reconnect_backoff_ms", 20),
+    ("grpc.min_reconnect_backoff_ms", 20),
+    ("grpc.max_reconnect_backoff_ms", 50),
+)
 
 
 class FakeClock:
@@ -41,13 +44,20 @@ class Counted:
         self.inner = inner
         self.calls = 0
 
-    def unary(self, method: Method, request: Message, *, timeout: float | None,
-              metadata: Metadata) -> Message:
+    def unary(
+        self, method: Method, request: Message, *, timeout: float | None, metadata: Metadata
+    ) -> Message:
         self.calls += 1
         return self.inner.unary(method, request, timeout=timeout, metadata=metadata)
 
-    def stream(self, method: Method, requests: Iterable[Message], *, timeout: float | None,
-               metadata: Metadata) -> Iterator[Message]:
+    def stream(
+        self,
+        method: Method,
+        requests: Iterable[Message],
+        *,
+        timeout: float | None,
+        metadata: Metadata,
+    ) -> Iterator[Message]:
         self.calls += 1
         return self.inner.stream(method, requests, timeout=timeout, metadata=metadata)
 
@@ -56,13 +66,17 @@ class Counted:
 
 
 def warnings(caplog: pytest.LogCaptureFixture) -> list[str]:
-    return [r.getMessage() for r in caplog.records
-            if r.name == "groundwire" and r.levelno == logging.WARNING]
+    return [
+        r.getMessage()
+        for r in caplog.records
+        if r.name == "groundwire" and r.levelno == logging.WARNING
+    ]
 
 
 def call(transport: AutoTransport, answer: str = canned.OK) -> Message:
-    return transport.unary(canned.CHECK, canned.check_request(answer), timeout=3.0,
-                           metadata=canned.METADATA)
+    return transport.unary(
+        canned.CHECK, canned.check_request(answer), timeout=3.0, metadata=canned.METADATA
+    )
 
 
 @pytest.fixture
@@ -71,19 +85,26 @@ def clock() -> FakeClock:
 
 
 @pytest.fixture
-def refused_auto(refused_port: int, rest_server: RestServer,
-                 clock: FakeClock) -> Iterator[tuple[AutoTransport, Counted]]:
-    grpc = Counted(GrpcTransport(f"127.0.0.1:{refused_port}", credentials=None, secure=False,
-                                 options=FAST_RECONNECT))
-    auto = AutoTransport(grpc, RestTransport(rest_server.base_url, credentials=None),
-                         cooldown=COOLDOWN, clock=clock)
+def refused_auto(
+    refused_port: int, rest_server: RestServer, clock: FakeClock
+) -> Iterator[tuple[AutoTransport, Counted]]:
+    grpc = Counted(
+        GrpcTransport(
+            f"127.0.0.1:{refused_port}", credentials=None, secure=False, options=FAST_RECONNECT
+        )
+    )
+    auto = AutoTransport(
+        grpc, RestTransport(rest_server.base_url, credentials=None), cooldown=COOLDOWN, clock=clock
+    )
     yield auto, grpc
     auto.close()
 
 
 def test_when_grpc_cannot_connect_the_call_goes_over_rest_and_one_warning_is_logged(
-        refused_auto: tuple[AutoTransport, Counted], rest_server: RestServer,
-        caplog: pytest.LogCaptureFixture) -> None:
+    refused_auto: tuple[AutoTransport, Counted],
+    rest_server: RestServer,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
     auto, grpc = refused_auto
     with caplog.at_level(logging.WARNING, logger="groundwire"):
         assert call(auto) == canned.check_response()
@@ -93,8 +114,11 @@ def test_when_grpc_cannot_connect_the_call_goes_over_rest_and_one_warning_is_log
 
 
 def test_within_the_cooldown_calls_go_straight_to_rest(
-        refused_auto: tuple[AutoTransport, Counted], rest_server: RestServer,
-        clock: FakeClock, caplog: pytest.LogCaptureFixture) -> None:
+    refused_auto: tuple[AutoTransport, Counted],
+    rest_server: RestServer,
+    clock: FakeClock,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
     auto, grpc = refused_auto
     with caplog.at_level(logging.WARNING, logger="groundwire"):
         call(auto)
@@ -106,8 +130,11 @@ def test_within_the_cooldown_calls_go_straight_to_rest(
 
 
 def test_after_the_cooldown_grpc_is_tried_again_without_a_second_warning(
-        refused_auto: tuple[AutoTransport, Counted], rest_server: RestServer,
-        clock: FakeClock, caplog: pytest.LogCaptureFixture) -> None:
+    refused_auto: tuple[AutoTransport, Counted],
+    rest_server: RestServer,
+    clock: FakeClock,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
     auto, grpc = refused_auto
     with caplog.at_level(logging.WARNING, logger="groundwire"):
         call(auto)
@@ -118,12 +145,14 @@ def test_after_the_cooldown_grpc_is_tried_again_without_a_second_warning(
 
 
 def test_when_grpc_connects_again_the_switch_back_is_logged_once(
-        refused_port: int, rest_server: RestServer, clock: FakeClock,
-        caplog: pytest.LogCaptureFixture) -> None:
-    grpc = GrpcTransport(f"127.0.0.1:{refused_port}", credentials=None, secure=False,
-                         options=FAST_RECONNECT)
-    auto = AutoTransport(grpc, RestTransport(rest_server.base_url, credentials=None),
-                         cooldown=COOLDOWN, clock=clock)
+    refused_port: int, rest_server: RestServer, clock: FakeClock, caplog: pytest.LogCaptureFixture
+) -> None:
+    grpc = GrpcTransport(
+        f"127.0.0.1:{refused_port}", credentials=None, secure=False, options=FAST_RECONNECT
+    )
+    auto = AutoTransport(
+        grpc, RestTransport(rest_server.base_url, credentials=None), cooldown=COOLDOWN, clock=clock
+    )
     server: GrpcServer | None = None
     try:
         with caplog.at_level(logging.WARNING, logger="groundwire"):
@@ -145,10 +174,16 @@ def test_when_grpc_connects_again_the_switch_back_is_logged_once(
 
 
 def test_unavailable_from_a_reachable_grpc_server_does_not_switch(
-        grpc_server: GrpcServer, rest_server: RestServer, clock: FakeClock,
-        caplog: pytest.LogCaptureFixture) -> None:
-    auto = AutoTransport(GrpcTransport(grpc_server.target, credentials=None, secure=False),
-                         RestTransport(rest_server.base_url, credentials=None), clock=clock)
+    grpc_server: GrpcServer,
+    rest_server: RestServer,
+    clock: FakeClock,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    auto = AutoTransport(
+        GrpcTransport(grpc_server.target, credentials=None, secure=False),
+        RestTransport(rest_server.base_url, credentials=None),
+        clock=clock,
+    )
     try:
         with caplog.at_level(logging.WARNING, logger="groundwire"):
             with pytest.raises(Unavailable) as raised:
@@ -162,17 +197,18 @@ def test_unavailable_from_a_reachable_grpc_server_does_not_switch(
 
 
 def test_a_stream_of_a_request_list_falls_back_whole(
-        refused_auto: tuple[AutoTransport, Counted], rest_server: RestServer) -> None:
+    refused_auto: tuple[AutoTransport, Counted], rest_server: RestServer
+) -> None:
     auto, _ = refused_auto
     requests = [canned.stream_request(text) for text in ("一", "二", "三")]
     responses = list(auto.stream(canned.STREAM, requests, timeout=3.0, metadata=()))
-    assert [r.candidates[0].content.parts[0].text for r in responses] == [
-        "0: 一", "1: 二", "2: 三"]
+    assert [r.candidates[0].content.parts[0].text for r in responses] == ["0: 一", "1: 二", "2: 三"]
     assert rest_server.seen.calls == 1
 
 
 def test_a_live_stream_stays_on_grpc_even_when_it_cannot_connect(
-        refused_auto: tuple[AutoTransport, Counted], rest_server: RestServer) -> None:
+    refused_auto: tuple[AutoTransport, Counted], rest_server: RestServer
+) -> None:
     auto, _ = refused_auto
     requests = (canned.stream_request(text) for text in ("一", "二"))
     with pytest.raises(ConnectionFailure):
@@ -180,10 +216,11 @@ def test_a_live_stream_stays_on_grpc_even_when_it_cannot_connect(
     assert rest_server.seen.calls == 0  # REST would read every request first: a live one hangs
 
 
-def test_a_stream_over_grpc_stays_on_grpc(grpc_server: GrpcServer,
-                                          rest_server: RestServer) -> None:
-    auto = AutoTransport(GrpcTransport(grpc_server.target, credentials=None, secure=False),
-                         RestTransport(rest_server.base_url, credentials=None))
+def test_a_stream_over_grpc_stays_on_grpc(grpc_server: GrpcServer, rest_server: RestServer) -> None:
+    auto = AutoTransport(
+        GrpcTransport(grpc_server.target, credentials=None, secure=False),
+        RestTransport(rest_server.base_url, credentials=None),
+    )
     try:
         requests = (canned.stream_request(text) for text in ("a", "b"))
         responses = list(auto.stream(canned.STREAM, requests, timeout=3.0, metadata=()))
@@ -200,13 +237,20 @@ class RefusedAfter:
         self.clock = clock
         self.seconds = seconds
 
-    def unary(self, method: Method, request: Message, *, timeout: float | None,
-              metadata: Metadata) -> Message:
+    def unary(
+        self, method: Method, request: Message, *, timeout: float | None, metadata: Metadata
+    ) -> Message:
         self.clock.now += self.seconds
         raise ConnectionFailure("TLS handshake failed")
 
-    def stream(self, method: Method, requests: Iterable[Message], *, timeout: float | None,
-               metadata: Metadata) -> Iterator[Message]:
+    def stream(
+        self,
+        method: Method,
+        requests: Iterable[Message],
+        *,
+        timeout: float | None,
+        metadata: Metadata,
+    ) -> Iterator[Message]:
         self.clock.now += self.seconds
         raise ConnectionFailure("TLS handshake failed")
         yield  # a generator, like the real transport's stream
@@ -221,13 +265,20 @@ class TimedRest:
     def __init__(self) -> None:
         self.timeouts: list[float | None] = []
 
-    def unary(self, method: Method, request: Message, *, timeout: float | None,
-              metadata: Metadata) -> Message:
+    def unary(
+        self, method: Method, request: Message, *, timeout: float | None, metadata: Metadata
+    ) -> Message:
         self.timeouts.append(timeout)
         return canned.check_response()
 
-    def stream(self, method: Method, requests: Iterable[Message], *, timeout: float | None,
-               metadata: Metadata) -> Iterator[Message]:
+    def stream(
+        self,
+        method: Method,
+        requests: Iterable[Message],
+        *,
+        timeout: float | None,
+        metadata: Metadata,
+    ) -> Iterator[Message]:
         self.timeouts.append(timeout)
         return canned.stream_responses(requests)
 
@@ -250,8 +301,8 @@ CALLS_WITH_A_TIMEOUT_OF_2_S = [unary_after_grpc_took, stream_after_grpc_took]
 
 @pytest.mark.parametrize("call_after_grpc_took", CALLS_WITH_A_TIMEOUT_OF_2_S)
 def test_rest_gets_only_what_grpc_left_of_the_attempts_timeout(
-        clock: FakeClock, call_after_grpc_took: Callable[[float, FakeClock, TimedRest], None]
-        ) -> None:
+    clock: FakeClock, call_after_grpc_took: Callable[[float, FakeClock, TimedRest], None]
+) -> None:
     rest = TimedRest()
     call_after_grpc_took(1.5, clock, rest)
     assert rest.timeouts == [pytest.approx(0.5)]
@@ -259,8 +310,8 @@ def test_rest_gets_only_what_grpc_left_of_the_attempts_timeout(
 
 @pytest.mark.parametrize("call_after_grpc_took", CALLS_WITH_A_TIMEOUT_OF_2_S)
 def test_when_grpc_used_up_the_timeout_rest_is_not_tried(
-        clock: FakeClock, call_after_grpc_took: Callable[[float, FakeClock, TimedRest], None]
-        ) -> None:
+    clock: FakeClock, call_after_grpc_took: Callable[[float, FakeClock, TimedRest], None]
+) -> None:
     rest = TimedRest()
     with pytest.raises(DeadlineExceeded):
         call_after_grpc_took(2.5, clock, rest)

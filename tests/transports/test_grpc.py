@@ -25,18 +25,19 @@ def transport(grpc_server: GrpcServer) -> Iterator[GrpcTransport]:
 
 
 def call(transport: GrpcTransport, answer: str, timeout: float = 3.0) -> Message:
-    return transport.unary(canned.CHECK, canned.check_request(answer), timeout=timeout,
-                           metadata=canned.METADATA)
+    return transport.unary(
+        canned.CHECK, canned.check_request(answer), timeout=timeout, metadata=canned.METADATA
+    )
 
 
 def test_a_unary_call_returns_the_response_with_cjk_and_emoji_intact(
-        transport: GrpcTransport) -> None:
+    transport: GrpcTransport,
+) -> None:
     assert call(transport, canned.OK) == canned.check_response()
     assert call(transport, canned.OK).cited_chunks[0].chunk_text == canned.TEXT
 
 
-def test_metadata_arrives_at_the_server(transport: GrpcTransport,
-                                        grpc_server: GrpcServer) -> None:
+def test_metadata_arrives_at_the_server(transport: GrpcTransport, grpc_server: GrpcServer) -> None:
     call(transport, canned.OK)
     received = grpc_server.seen.metadata[-1]
     for name, value in canned.METADATA:
@@ -45,8 +46,9 @@ def test_metadata_arrives_at_the_server(transport: GrpcTransport,
 
 def test_user_agent_is_set_on_the_channel() -> None:
     server = start_grpc_server()
-    transport = GrpcTransport(f"127.0.0.1:{server.port}", credentials=None, secure=False,
-                              user_agent="groundwire/0.1.0")
+    transport = GrpcTransport(
+        f"127.0.0.1:{server.port}", credentials=None, secure=False, user_agent="groundwire/0.1.0"
+    )
     try:
         call(transport, canned.OK)
         assert server.seen.metadata[-1]["user-agent"].startswith("groundwire/0.1.0 ")
@@ -55,8 +57,7 @@ def test_user_agent_is_set_on_the_channel() -> None:
         server.server.stop(grace=None)
 
 
-def test_a_status_with_rich_details_becomes_the_matching_error(
-        transport: GrpcTransport) -> None:
+def test_a_status_with_rich_details_becomes_the_matching_error(transport: GrpcTransport) -> None:
     with pytest.raises(InvalidArgument) as raised:
         call(transport, canned.INVALID)
     assert raised.value.message == canned.INVALID_MESSAGE
@@ -84,8 +85,9 @@ def test_a_refused_port_is_a_connection_failure(refused_port: int) -> None:
 
 def test_a_peer_without_http2_is_a_connection_failure() -> None:
     http1 = start_rest_server()
-    transport = GrpcTransport(f"127.0.0.1:{http1.server_address[1]}", credentials=None,
-                              secure=False)
+    transport = GrpcTransport(
+        f"127.0.0.1:{http1.server_address[1]}", credentials=None, secure=False
+    )
     try:
         with pytest.raises(ConnectionFailure):
             call(transport, canned.OK)
@@ -106,7 +108,8 @@ def test_a_failed_tls_handshake_is_a_connection_failure(grpc_server: GrpcServer)
 
 
 def test_unavailable_sent_by_a_reachable_server_is_not_a_connection_failure(
-        transport: GrpcTransport) -> None:
+    transport: GrpcTransport,
+) -> None:
     call(transport, canned.OK)
     with pytest.raises(Unavailable) as raised:
         call(transport, canned.UNAVAILABLE)
@@ -115,17 +118,20 @@ def test_unavailable_sent_by_a_reachable_server_is_not_a_connection_failure(
 
 
 def test_unavailable_on_the_first_call_of_a_channel_is_not_a_connection_failure(
-        transport: GrpcTransport) -> None:
+    transport: GrpcTransport,
+) -> None:
     with pytest.raises(Unavailable) as raised:
         call(transport, canned.UNAVAILABLE)
     assert not isinstance(raised.value, ConnectionFailure)
 
 
-def test_a_bidi_stream_yields_one_response_per_request(transport: GrpcTransport,
-                                                       grpc_server: GrpcServer) -> None:
+def test_a_bidi_stream_yields_one_response_per_request(
+    transport: GrpcTransport, grpc_server: GrpcServer
+) -> None:
     requests = [canned.stream_request(text) for text in ("一", "二 🎉", canned.TEXT)]
-    responses = list(transport.stream(canned.STREAM, requests, timeout=3.0,
-                                      metadata=canned.METADATA))
+    responses = list(
+        transport.stream(canned.STREAM, requests, timeout=3.0, metadata=canned.METADATA)
+    )
     assert responses == list(canned.stream_responses(requests))
     assert grpc_server.seen.metadata[-1]["x-goog-api-client"] == canned.METADATA[1][1]
 
@@ -139,8 +145,7 @@ def test_a_bidi_stream_is_interactive(transport: GrpcTransport) -> None:
         yield canned.stream_request(f"after {reply.candidates[0].content.parts[0].text}")
 
     texts = []
-    for response in transport.stream(canned.STREAM, conversation(), timeout=3.0,
-                                     metadata=()):
+    for response in transport.stream(canned.STREAM, conversation(), timeout=3.0, metadata=()):
         answers.put(response)
         texts.append(response.candidates[0].content.parts[0].text)
     assert texts == ["0: first", "1: after 0: first"]
@@ -164,10 +169,13 @@ class RequestsFailed(Exception):
     """The caller's own error, raised by its request generator."""
 
 
-@pytest.mark.parametrize("failure", [RequestsFailed("no second request"),
-                                     InvalidArgument("requests[1] is not a request")])
+@pytest.mark.parametrize(
+    "failure",
+    [RequestsFailed("no second request"), InvalidArgument("requests[1] is not a request")],
+)
 def test_an_exception_from_the_requests_is_raised_unchanged_after_the_earlier_responses(
-        transport: GrpcTransport, failure: Exception) -> None:
+    transport: GrpcTransport, failure: Exception
+) -> None:
     def requests() -> Iterator[Message]:
         yield canned.stream_request("one")
         raise failure
@@ -180,8 +188,9 @@ def test_an_exception_from_the_requests_is_raised_unchanged_after_the_earlier_re
     assert texts == ["0: one"]
 
 
-@pytest.mark.parametrize("target", ["example.com:443", "10.0.0.1:50051", "dns:///example.com",
-                                    "foo.localhost:50051"])
+@pytest.mark.parametrize(
+    "target", ["example.com:443", "10.0.0.1:50051", "dns:///example.com", "foo.localhost:50051"]
+)
 def test_plaintext_is_refused_to_a_host_that_is_not_loopback(target: str) -> None:
     with pytest.raises(ValueError, match="loopback"):
         GrpcTransport(target, credentials=None, secure=False)

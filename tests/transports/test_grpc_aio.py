@@ -24,19 +24,22 @@ async def transport(aio_grpc_server: GrpcServer) -> AsyncIterator[AsyncGrpcTrans
 
 
 async def call(transport: AsyncGrpcTransport, answer: str, timeout: float = 3.0) -> Message:
-    return await transport.unary(canned.CHECK, canned.check_request(answer), timeout=timeout,
-                                 metadata=canned.METADATA)
+    return await transport.unary(
+        canned.CHECK, canned.check_request(answer), timeout=timeout, metadata=canned.METADATA
+    )
 
 
 async def test_a_unary_call_returns_the_response_with_cjk_and_emoji_intact(
-        transport: AsyncGrpcTransport) -> None:
+    transport: AsyncGrpcTransport,
+) -> None:
     response = await call(transport, canned.OK)
     assert response == canned.check_response()
     assert response.cited_chunks[0].chunk_text == canned.TEXT
 
 
-async def test_metadata_arrives_at_the_server(transport: AsyncGrpcTransport,
-                                              aio_grpc_server: GrpcServer) -> None:
+async def test_metadata_arrives_at_the_server(
+    transport: AsyncGrpcTransport, aio_grpc_server: GrpcServer
+) -> None:
     await call(transport, canned.OK)
     received = aio_grpc_server.seen.metadata[-1]
     for name, value in canned.METADATA:
@@ -44,7 +47,8 @@ async def test_metadata_arrives_at_the_server(transport: AsyncGrpcTransport,
 
 
 async def test_a_status_with_rich_details_becomes_the_matching_error(
-        transport: AsyncGrpcTransport) -> None:
+    transport: AsyncGrpcTransport,
+) -> None:
     with pytest.raises(InvalidArgument) as raised:
         await call(transport, canned.INVALID)
     bad_request = raised.value.detail(error_details_pb2.BadRequest)
@@ -53,7 +57,8 @@ async def test_a_status_with_rich_details_becomes_the_matching_error(
 
 
 async def test_a_call_past_its_timeout_raises_deadline_exceeded(
-        transport: AsyncGrpcTransport) -> None:
+    transport: AsyncGrpcTransport,
+) -> None:
     with pytest.raises(DeadlineExceeded):
         await call(transport, canned.SLOW, timeout=0.2)
 
@@ -67,8 +72,7 @@ async def test_a_refused_port_is_a_connection_failure(refused_port: int) -> None
         await transport.close()
 
 
-async def test_a_failed_tls_handshake_is_a_connection_failure(
-        aio_grpc_server: GrpcServer) -> None:
+async def test_a_failed_tls_handshake_is_a_connection_failure(aio_grpc_server: GrpcServer) -> None:
     transport = AsyncGrpcTransport(aio_grpc_server.target, credentials=None, secure=True)
     try:
         with pytest.raises(ConnectionFailure):
@@ -78,7 +82,8 @@ async def test_a_failed_tls_handshake_is_a_connection_failure(
 
 
 async def test_unavailable_sent_by_a_reachable_server_is_not_a_connection_failure(
-        transport: AsyncGrpcTransport) -> None:
+    transport: AsyncGrpcTransport,
+) -> None:
     with pytest.raises(Unavailable) as raised:
         await call(transport, canned.UNAVAILABLE)
     assert not isinstance(raised.value, ConnectionFailure)
@@ -86,16 +91,22 @@ async def test_unavailable_sent_by_a_reachable_server_is_not_a_connection_failur
 
 
 async def test_a_bidi_stream_yields_one_response_per_request(
-        transport: AsyncGrpcTransport, aio_grpc_server: GrpcServer) -> None:
+    transport: AsyncGrpcTransport, aio_grpc_server: GrpcServer
+) -> None:
     requests = [canned.stream_request(text) for text in ("一", "二 🎉", canned.TEXT)]
-    responses = [r async for r in transport.stream(canned.STREAM, requests, timeout=3.0,
-                                                   metadata=canned.METADATA)]
+    responses = [
+        r
+        async for r in transport.stream(
+            canned.STREAM, requests, timeout=3.0, metadata=canned.METADATA
+        )
+    ]
     assert responses == list(canned.stream_responses(requests))
     assert aio_grpc_server.seen.metadata[-1]["x-goog-user-project"] == "quota-project"
 
 
 async def test_a_bidi_stream_is_interactive_with_an_async_generator(
-        transport: AsyncGrpcTransport) -> None:
+    transport: AsyncGrpcTransport,
+) -> None:
     answers: asyncio.Queue[Message] = asyncio.Queue()
 
     async def conversation() -> AsyncIterator[Message]:
@@ -104,15 +115,15 @@ async def test_a_bidi_stream_is_interactive_with_an_async_generator(
         yield canned.stream_request(f"after {reply.candidates[0].content.parts[0].text}")
 
     texts = []
-    async for response in transport.stream(canned.STREAM, conversation(), timeout=3.0,
-                                           metadata=()):
+    async for response in transport.stream(canned.STREAM, conversation(), timeout=3.0, metadata=()):
         await answers.put(response)
         texts.append(response.candidates[0].content.parts[0].text)
     assert texts == ["0: first", "1: after 0: first"]
 
 
 async def test_a_stream_past_its_timeout_raises_deadline_exceeded(
-        transport: AsyncGrpcTransport) -> None:
+    transport: AsyncGrpcTransport,
+) -> None:
     async def slow_requests() -> AsyncIterator[Message]:
         yield canned.stream_request("one")
         await asyncio.sleep(2)
@@ -128,27 +139,31 @@ class RequestsFailed(Exception):
     """The caller's own error, raised by its request generator."""
 
 
-@pytest.mark.parametrize("failure", [RequestsFailed("no second request"),
-                                     InvalidArgument("requests[1] is not a request")])
+@pytest.mark.parametrize(
+    "failure",
+    [RequestsFailed("no second request"), InvalidArgument("requests[1] is not a request")],
+)
 async def test_an_exception_from_the_requests_is_raised_unchanged_not_a_cancellation(
-        transport: AsyncGrpcTransport, failure: Exception) -> None:
+    transport: AsyncGrpcTransport, failure: Exception
+) -> None:
     async def requests() -> AsyncIterator[Message]:
         yield canned.stream_request("one")
         raise failure
 
     texts = []
     with pytest.raises(type(failure)) as raised:
-        async for response in transport.stream(canned.STREAM, requests(), timeout=3.0,
-                                               metadata=()):
+        async for response in transport.stream(canned.STREAM, requests(), timeout=3.0, metadata=()):
             texts.append(response.candidates[0].content.parts[0].text)
     assert raised.value is failure
     assert texts == ["0: one"]
 
 
 async def test_a_transport_built_in_a_worker_thread_works_in_the_event_loop(
-        aio_grpc_server: GrpcServer) -> None:
-    transport = await asyncio.to_thread(AsyncGrpcTransport, aio_grpc_server.target,
-                                        credentials=None, secure=False)
+    aio_grpc_server: GrpcServer,
+) -> None:
+    transport = await asyncio.to_thread(
+        AsyncGrpcTransport, aio_grpc_server.target, credentials=None, secure=False
+    )
     try:
         assert await call(transport, canned.OK) == canned.check_response()
     finally:

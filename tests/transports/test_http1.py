@@ -46,8 +46,7 @@ class _Handler(BaseHTTPRequestHandler):
         if path == "/gzip-chunked":
             self._chunked(gzip.compress(BODY))
             return
-        body = {"/gzip": gzip.compress(BODY), "/broken-gzip": b"\x1f\x8b not gzip"}.get(
-            path, BODY)
+        body = {"/gzip": gzip.compress(BODY), "/broken-gzip": b"\x1f\x8b not gzip"}.get(path, BODY)
         self.send_response(200)
         if path in ("/gzip", "/broken-gzip"):
             self.send_header("content-encoding", "gzip")
@@ -75,8 +74,9 @@ class _Handler(BaseHTTPRequestHandler):
 @pytest.fixture
 def server() -> Iterator[_Server]:
     running = _Server()
-    threading.Thread(target=running.serve_forever, kwargs={"poll_interval": 0.05},
-                     daemon=True).start()
+    threading.Thread(
+        target=running.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
+    ).start()
     yield running
     running.shutdown()
     running.server_close()
@@ -93,15 +93,17 @@ def post(pool: http1.ConnectionPool, path: str, timeout: float = 3.0) -> http1.R
     return pool.request("POST", path, b"{}", {"content-type": "application/json"}, timeout)
 
 
-def test_a_connection_is_reused_once_its_response_is_read(pool: http1.ConnectionPool,
-                                                          server: _Server) -> None:
+def test_a_connection_is_reused_once_its_response_is_read(
+    pool: http1.ConnectionPool, server: _Server
+) -> None:
     for _ in range(3):
         assert post(pool, "/plain").read() == BODY
     assert len(set(server.peers)) == 1
 
 
 def test_threads_share_the_pool_each_on_a_connection_of_its_own(
-        pool: http1.ConnectionPool, server: _Server) -> None:
+    pool: http1.ConnectionPool, server: _Server
+) -> None:
     def calls(_: int) -> list[bytes]:
         return [post(pool, "/plain").read() for _ in range(10)]
 
@@ -127,31 +129,35 @@ def test_headers_are_found_in_any_case(pool: http1.ConnectionPool) -> None:
     assert response.headers()["X-MIXED-CASE"] == response.headers()["x-mixed-case"] == "yes"
 
 
-def test_a_connection_the_server_closes_is_not_reused(pool: http1.ConnectionPool,
-                                                      server: _Server) -> None:
+def test_a_connection_the_server_closes_is_not_reused(
+    pool: http1.ConnectionPool, server: _Server
+) -> None:
     assert post(pool, "/close").read() == BODY
     assert post(pool, "/plain").read() == BODY
     assert len(set(server.peers)) == 2
 
 
 def test_a_connection_closed_while_idle_is_replaced_before_it_fails_a_call(
-        pool: http1.ConnectionPool, server: _Server) -> None:
+    pool: http1.ConnectionPool, server: _Server
+) -> None:
     assert post(pool, "/hang-up").read() == BODY
     time.sleep(0.1)  # the server's close reaches us
     assert post(pool, "/plain").read() == BODY
     assert len(set(server.peers)) == 2
 
 
-def test_connections_idle_too_long_are_replaced(pool: http1.ConnectionPool, server: _Server,
-                                                monkeypatch: pytest.MonkeyPatch) -> None:
+def test_connections_idle_too_long_are_replaced(
+    pool: http1.ConnectionPool, server: _Server, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setattr(http1, "IDLE_SECONDS", 0.0)
     for _ in range(2):
         assert post(pool, "/plain").read() == BODY
     assert len(set(server.peers)) == 2
 
 
-def test_an_abandoned_response_closes_its_connection(pool: http1.ConnectionPool,
-                                                     server: _Server) -> None:
+def test_an_abandoned_response_closes_its_connection(
+    pool: http1.ConnectionPool, server: _Server
+) -> None:
     chunks = post(pool, "/gzip-chunked").chunks()
     next(chunks)
     chunks.close()
@@ -167,7 +173,8 @@ def test_a_read_past_the_timeout_raises_timeout_error(pool: http1.ConnectionPool
 
 
 def test_closing_the_pool_fails_the_calls_in_flight_and_refuses_new_ones(
-        pool: http1.ConnectionPool) -> None:
+    pool: http1.ConnectionPool,
+) -> None:
     failures: list[BaseException] = []
 
     def slow_call() -> None:

@@ -35,8 +35,13 @@ async def async_outcome_of(call: Callable[[], Awaitable[Message]]) -> tuple[Any,
 
 
 def describe(error: GroundwireError) -> tuple[Any, ...]:
-    return (type(error).__name__, error.code, error.message, error.retryable,
-            [detail.SerializeToString(deterministic=True) for detail in error.details])
+    return (
+        type(error).__name__,
+        error.code,
+        error.message,
+        error.retryable,
+        [detail.SerializeToString(deterministic=True) for detail in error.details],
+    )
 
 
 async def grpc_outcomes(server: GrpcServer, answer: str) -> tuple[tuple[Any, ...], ...]:
@@ -46,8 +51,9 @@ async def grpc_outcomes(server: GrpcServer, answer: str) -> tuple[tuple[Any, ...
     try:
         return (
             outcome_of(lambda: sync.unary(canned.CHECK, request, timeout=3, metadata=())),
-            await async_outcome_of(lambda: aio.unary(canned.CHECK, request, timeout=3,
-                                                     metadata=())),
+            await async_outcome_of(
+                lambda: aio.unary(canned.CHECK, request, timeout=3, metadata=())
+            ),
         )
     finally:
         sync.close()
@@ -61,8 +67,9 @@ async def rest_outcomes(server: RestServer, answer: str) -> tuple[tuple[Any, ...
     try:
         return (
             outcome_of(lambda: sync.unary(canned.CHECK, request, timeout=3, metadata=())),
-            await async_outcome_of(lambda: aio.unary(canned.CHECK, request, timeout=3,
-                                                     metadata=())),
+            await async_outcome_of(
+                lambda: aio.unary(canned.CHECK, request, timeout=3, metadata=())
+            ),
         )
     finally:
         sync.close()
@@ -71,7 +78,8 @@ async def rest_outcomes(server: RestServer, answer: str) -> tuple[tuple[Any, ...
 
 @pytest.mark.parametrize("answer", BOTH_PROTOCOLS)
 async def test_grpc_and_rest_sync_and_async_give_the_same_result(
-        grpc_server: GrpcServer, rest_server: RestServer, answer: str) -> None:
+    grpc_server: GrpcServer, rest_server: RestServer, answer: str
+) -> None:
     grpc_sync, grpc_async = await grpc_outcomes(grpc_server, answer)
     rest_sync, rest_async = await rest_outcomes(rest_server, answer)
     assert grpc_sync == grpc_async == rest_sync == rest_async
@@ -84,15 +92,17 @@ def in_our_words(outcome: tuple[Any, ...]) -> tuple[Any, ...]:
 
 
 @pytest.mark.parametrize("answer", REST_ONLY)
-async def test_rest_sync_and_async_give_the_same_failure(rest_server: RestServer,
-                                                         answer: str) -> None:
+async def test_rest_sync_and_async_give_the_same_failure(
+    rest_server: RestServer, answer: str
+) -> None:
     rest_sync, rest_async = await rest_outcomes(rest_server, answer)
     assert rest_sync[0] != "response"
     assert in_our_words(rest_sync) == in_our_words(rest_async)
 
 
 async def test_streams_give_the_same_responses_over_every_transport(
-        grpc_server: GrpcServer, rest_server: RestServer) -> None:
+    grpc_server: GrpcServer, rest_server: RestServer
+) -> None:
     requests = [canned.stream_request(text) for text in ("一", canned.TEXT, "🎉")]
     expected = list(canned.stream_responses(requests))
     sync_grpc = GrpcTransport(grpc_server.target, credentials=None, secure=False)
@@ -103,8 +113,9 @@ async def test_streams_give_the_same_responses_over_every_transport(
         for sync in (sync_grpc, sync_rest):
             assert list(sync.stream(canned.STREAM, requests, timeout=3, metadata=())) == expected
         for aio in (aio_grpc, aio_rest):
-            assert [r async for r in aio.stream(canned.STREAM, requests, timeout=3,
-                                                metadata=())] == expected
+            assert [
+                r async for r in aio.stream(canned.STREAM, requests, timeout=3, metadata=())
+            ] == expected
     finally:
         sync_grpc.close()
         sync_rest.close()

@@ -21,8 +21,16 @@ from tests.transports.servers import RestServer
 from tests.transports.tls import HOST_NAME, Certificate, start_tls_rest_server
 from tests.transports.tokens import TOKEN, TokenServer, credentials_for
 
-PROXY_VARIABLES = ("https_proxy", "HTTPS_PROXY", "http_proxy", "HTTP_PROXY", "all_proxy",
-                   "ALL_PROXY", "no_proxy", "NO_PROXY")
+PROXY_VARIABLES = (
+    "https_proxy",
+    "HTTPS_PROXY",
+    "http_proxy",
+    "HTTP_PROXY",
+    "all_proxy",
+    "ALL_PROXY",
+    "no_proxy",
+    "NO_PROXY",
+)
 
 
 @pytest.fixture(autouse=True)
@@ -50,18 +58,25 @@ def proxy() -> Iterator[ProxyServer]:
 
 def transport_to(server: RestServer, certificate: Certificate) -> RestTransport:
     """A transport to the TLS server by a name that only the proxy can resolve."""
-    return RestTransport(f"https://{HOST_NAME}:{server.server_address[1]}", credentials=None,
-                         ssl_context=certificate.client_context())
+    return RestTransport(
+        f"https://{HOST_NAME}:{server.server_address[1]}",
+        credentials=None,
+        ssl_context=certificate.client_context(),
+    )
 
 
 def call(transport: RestTransport) -> object:
-    return transport.unary(canned.CHECK, canned.check_request(), timeout=3,
-                           metadata=canned.METADATA)
+    return transport.unary(
+        canned.CHECK, canned.check_request(), timeout=3, metadata=canned.METADATA
+    )
 
 
 def test_https_travels_in_a_connect_tunnel_through_https_proxy(
-        monkeypatch: pytest.MonkeyPatch, proxy: ProxyServer, tls_server: RestServer,
-        certificate: Certificate) -> None:
+    monkeypatch: pytest.MonkeyPatch,
+    proxy: ProxyServer,
+    tls_server: RestServer,
+    certificate: Certificate,
+) -> None:
     monkeypatch.setenv("HTTPS_PROXY", proxy.url)
     transport = transport_to(tls_server, certificate)
     try:
@@ -75,8 +90,8 @@ def test_https_travels_in_a_connect_tunnel_through_https_proxy(
 
 
 def test_the_proxy_urls_credentials_go_to_the_proxy_and_no_further(
-        monkeypatch: pytest.MonkeyPatch, tls_server: RestServer,
-        certificate: Certificate) -> None:
+    monkeypatch: pytest.MonkeyPatch, tls_server: RestServer, certificate: Certificate
+) -> None:
     proxy = start_proxy(user_info="alice:s3cret@!")
     monkeypatch.setenv("https_proxy", proxy.url.replace("//", "//alice:s3cret%40%21@"))
     transport = transport_to(tls_server, certificate)
@@ -91,8 +106,11 @@ def test_the_proxy_urls_credentials_go_to_the_proxy_and_no_further(
 
 
 def test_all_proxy_serves_when_https_proxy_is_not_set(
-        monkeypatch: pytest.MonkeyPatch, proxy: ProxyServer, tls_server: RestServer,
-        certificate: Certificate) -> None:
+    monkeypatch: pytest.MonkeyPatch,
+    proxy: ProxyServer,
+    tls_server: RestServer,
+    certificate: Certificate,
+) -> None:
     monkeypatch.setenv("ALL_PROXY", proxy.url.removeprefix("http://"))  # scheme left out
     transport = transport_to(tls_server, certificate)
     try:
@@ -103,8 +121,8 @@ def test_all_proxy_serves_when_https_proxy_is_not_set(
 
 
 def test_a_proxy_refusing_the_tunnel_is_a_connection_failure_that_names_it(
-        monkeypatch: pytest.MonkeyPatch, tls_server: RestServer,
-        certificate: Certificate) -> None:
+    monkeypatch: pytest.MonkeyPatch, tls_server: RestServer, certificate: Certificate
+) -> None:
     proxy = start_proxy(refuse=403)
     monkeypatch.setenv("HTTPS_PROXY", proxy.url)
     transport = transport_to(tls_server, certificate)
@@ -127,14 +145,16 @@ def test_no_proxy_exempts_hosts_and_domains(monkeypatch: pytest.MonkeyPatch) -> 
     assert http1.environment_proxy("https", "metadata.google.internal", 443) is None
     assert http1.environment_proxy("https", "10.0.0.7", 443) is None
     assert http1.environment_proxy("https", "10.0.0.7", 8443) is not None
-    assert http1.environment_proxy("https", "discoveryengine.googleapis.com", 443) == \
-        http1.Proxy("proxy.internal", 3128)
+    assert http1.environment_proxy("https", "discoveryengine.googleapis.com", 443) == http1.Proxy(
+        "proxy.internal", 3128
+    )
     monkeypatch.setenv("no_proxy", "*")
     assert http1.environment_proxy("https", "discoveryengine.googleapis.com", 443) is None
 
 
-def test_loopback_is_never_proxied(monkeypatch: pytest.MonkeyPatch, rest_server: RestServer,
-                                   refused_port: int) -> None:
+def test_loopback_is_never_proxied(
+    monkeypatch: pytest.MonkeyPatch, rest_server: RestServer, refused_port: int
+) -> None:
     for name in ("HTTPS_PROXY", "HTTP_PROXY", "ALL_PROXY"):
         monkeypatch.setenv(name, f"http://127.0.0.1:{refused_port}")
     transport = RestTransport(rest_server.base_url, credentials=None)
@@ -145,8 +165,8 @@ def test_loopback_is_never_proxied(monkeypatch: pytest.MonkeyPatch, rest_server:
 
 
 def test_a_proxy_that_is_not_http_is_refused_at_call_time_with_a_clear_error(
-        monkeypatch: pytest.MonkeyPatch, tls_server: RestServer,
-        certificate: Certificate) -> None:
+    monkeypatch: pytest.MonkeyPatch, tls_server: RestServer, certificate: Certificate
+) -> None:
     monkeypatch.setenv("HTTPS_PROXY", "socks5://proxy.internal:1080")
     transport = transport_to(tls_server, certificate)  # building it does not fail
     try:
@@ -159,8 +179,8 @@ def test_a_proxy_that_is_not_http_is_refused_at_call_time_with_a_clear_error(
 
 
 def test_tokens_are_fetched_through_http_proxy_by_absolute_url(
-        monkeypatch: pytest.MonkeyPatch, proxy: ProxyServer,
-        token_server: TokenServer) -> None:
+    monkeypatch: pytest.MonkeyPatch, proxy: ProxyServer, token_server: TokenServer
+) -> None:
     monkeypatch.setenv("HTTP_PROXY", proxy.url)
     tokens = AccessTokens(credentials_for(token_server, host="tokens.test"))
     headers: dict[str, str] = {}

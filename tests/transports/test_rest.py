@@ -33,19 +33,22 @@ def transport(rest_server: RestServer) -> Iterator[RestTransport]:
 
 
 def call(transport: RestTransport, answer: str, timeout: float = 3.0) -> Message:
-    return transport.unary(canned.CHECK, canned.check_request(answer), timeout=timeout,
-                           metadata=canned.METADATA)
+    return transport.unary(
+        canned.CHECK, canned.check_request(answer), timeout=timeout, metadata=canned.METADATA
+    )
 
 
 def test_a_unary_call_returns_the_response_with_cjk_and_emoji_intact(
-        transport: RestTransport) -> None:
+    transport: RestTransport,
+) -> None:
     response = call(transport, canned.OK)
     assert response == canned.check_response()
     assert response.cited_chunks[0].chunk_text == canned.TEXT
 
 
 def test_the_request_is_posted_as_json_with_the_metadata_as_headers(
-        transport: RestTransport, rest_server: RestServer) -> None:
+    transport: RestTransport, rest_server: RestServer
+) -> None:
     call(transport, canned.OK)
     headers = rest_server.seen.metadata[-1]
     assert headers["content-type"] == "application/json"
@@ -63,7 +66,8 @@ def test_connections_are_kept_alive(transport: RestTransport, rest_server: RestS
 
 
 def test_a_google_json_error_with_details_is_the_same_error_as_over_grpc(
-        transport: RestTransport) -> None:
+    transport: RestTransport,
+) -> None:
     with pytest.raises(InvalidArgument) as raised:
         call(transport, canned.INVALID)
     assert raised.value.message == canned.INVALID_MESSAGE
@@ -73,15 +77,15 @@ def test_a_google_json_error_with_details_is_the_same_error_as_over_grpc(
 
 
 def test_unavailable_sent_by_a_reachable_server_is_not_a_connection_failure(
-        transport: RestTransport) -> None:
+    transport: RestTransport,
+) -> None:
     with pytest.raises(Unavailable) as raised:
         call(transport, canned.UNAVAILABLE)
     assert not isinstance(raised.value, ConnectionFailure)
     assert raised.value.message == canned.UNAVAILABLE_MESSAGE
 
 
-def test_a_proxys_html_502_page_is_unavailable_with_an_excerpt(
-        transport: RestTransport) -> None:
+def test_a_proxys_html_502_page_is_unavailable_with_an_excerpt(transport: RestTransport) -> None:
     with pytest.raises(Unavailable) as raised:
         call(transport, servers.HTML)
     assert "Bad Gateway" in raised.value.message
@@ -91,15 +95,17 @@ def test_a_proxys_html_502_page_is_unavailable_with_an_excerpt(
 
 @pytest.mark.parametrize("answer", [servers.GARBAGE, servers.TRUNCATED, servers.ARRAY])
 def test_a_2xx_body_that_is_not_the_message_is_an_internal_error(
-        transport: RestTransport, answer: str) -> None:
+    transport: RestTransport, answer: str
+) -> None:
     with pytest.raises(Internal) as raised:
         call(transport, answer)
     assert "CheckGrounding" in raised.value.message
 
 
 @pytest.mark.parametrize("answer", [servers.DROP, servers.CUT])
-def test_a_dropped_connection_is_a_retryable_unavailable(transport: RestTransport,
-                                                         answer: str) -> None:
+def test_a_dropped_connection_is_a_retryable_unavailable(
+    transport: RestTransport, answer: str
+) -> None:
     with pytest.raises(Unavailable) as raised:
         call(transport, answer)
     assert not isinstance(raised.value, ConnectionFailure)
@@ -118,8 +124,10 @@ def test_a_call_past_its_timeout_raises_deadline_exceeded(transport: RestTranspo
 
 
 TRICKLED_BODY = b'{"supportScore": 0.5}' + b" " * 20
-TRICKLED_HEAD = (b"HTTP/1.1 200 OK\r\ncontent-type: application/json\r\n"
-                 b"content-length: %d\r\n\r\n" % len(TRICKLED_BODY))
+TRICKLED_HEAD = (
+    b"HTTP/1.1 200 OK\r\ncontent-type: application/json\r\n"
+    b"content-length: %d\r\n\r\n" % len(TRICKLED_BODY)
+)
 
 
 @contextlib.contextmanager
@@ -180,7 +188,8 @@ def test_a_refused_port_is_a_connection_failure(refused_port: int) -> None:
 
 
 def test_a_bad_resource_name_fails_before_anything_is_sent(
-        transport: RestTransport, rest_server: RestServer) -> None:
+    transport: RestTransport, rest_server: RestServer
+) -> None:
     request = canned.check_request()
     request.grounding_config = "not/a/config"
     with pytest.raises(InvalidArgument):
@@ -189,7 +198,8 @@ def test_a_bad_resource_name_fails_before_anything_is_sent(
 
 
 def test_a_live_stream_is_refused_clearly_since_rest_reads_every_request_first(
-        transport: RestTransport, rest_server: RestServer) -> None:
+    transport: RestTransport, rest_server: RestServer
+) -> None:
     requests = (canned.stream_request(text) for text in ("一", "二"))
     with pytest.raises(InvalidArgument, match="gRPC-only"):
         list(transport.stream(canned.STREAM, requests, timeout=3.0, metadata=()))
@@ -197,20 +207,27 @@ def test_a_live_stream_is_refused_clearly_since_rest_reads_every_request_first(
 
 
 def test_a_stream_posts_every_request_as_one_json_array(
-        transport: RestTransport, rest_server: RestServer) -> None:
+    transport: RestTransport, rest_server: RestServer
+) -> None:
     requests = [canned.stream_request(text) for text in ("一", "二 🎉", canned.TEXT)]
-    responses = list(transport.stream(canned.STREAM, requests, timeout=3.0,
-                                      metadata=canned.METADATA))
+    responses = list(
+        transport.stream(canned.STREAM, requests, timeout=3.0, metadata=canned.METADATA)
+    )
     assert [r.candidates[0].content.parts[0].text for r in responses] == [
-        "0: 一", "1: 二 🎉", f"2: {canned.TEXT}"]
+        "0: 一",
+        "1: 二 🎉",
+        f"2: {canned.TEXT}",
+    ]
     assert rest_server.seen.bodies[-1].startswith(b"[{")
-    assert rest_server.seen.paths[-1].startswith(f"/v1/{canned.LOCATION}"
-                                                 ":streamGenerateGroundedContent?")
+    assert rest_server.seen.paths[-1].startswith(
+        f"/v1/{canned.LOCATION}:streamGenerateGroundedContent?"
+    )
     assert rest_server.seen.metadata[-1]["x-goog-api-client"] == canned.METADATA[1][1]
 
 
 def test_a_stream_yields_each_element_as_soon_as_it_has_arrived(
-        transport: RestTransport, rest_server: RestServer) -> None:
+    transport: RestTransport, rest_server: RestServer
+) -> None:
     rest_server.gate = threading.Event()
     requests = [canned.stream_request(text) for text in ("a", "b", "c")]
     texts = []
@@ -222,7 +239,8 @@ def test_a_stream_yields_each_element_as_soon_as_it_has_arrived(
 
 
 def test_an_error_element_in_a_stream_is_raised_after_the_earlier_responses(
-        transport: RestTransport) -> None:
+    transport: RestTransport,
+) -> None:
     requests = [canned.stream_request(servers.STREAM_ERROR), canned.stream_request("b")]
     responses = transport.stream(canned.STREAM, requests, timeout=3.0, metadata=())
     assert next(responses).candidates[0].content.parts[0].text.startswith("0: ")
@@ -240,17 +258,23 @@ def test_a_truncated_stream_is_an_internal_error(transport: RestTransport) -> No
 
 
 def test_a_stream_whose_requests_name_different_resources_fails_before_sending(
-        transport: RestTransport, rest_server: RestServer) -> None:
+    transport: RestTransport, rest_server: RestServer
+) -> None:
     other = canned.stream_request("b")
     other.location = "projects/other/locations/global"
     with pytest.raises(InvalidArgument):
-        list(transport.stream(canned.STREAM, [canned.stream_request("a"), other],
-                              timeout=3.0, metadata=()))
+        list(
+            transport.stream(
+                canned.STREAM, [canned.stream_request("a"), other], timeout=3.0, metadata=()
+            )
+        )
     assert rest_server.seen.calls == 0
 
 
-@pytest.mark.parametrize("base_url", ["http://example.com", "http://10.1.2.3:8080",
-                                      "ftp://127.0.0.1", "http://foo.localhost:8080"])
+@pytest.mark.parametrize(
+    "base_url",
+    ["http://example.com", "http://10.1.2.3:8080", "ftp://127.0.0.1", "http://foo.localhost:8080"],
+)
 def test_plaintext_is_refused_to_a_host_that_is_not_loopback(base_url: str) -> None:
     with pytest.raises(ValueError):
         RestTransport(base_url, credentials=None)

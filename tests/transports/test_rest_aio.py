@@ -25,19 +25,22 @@ async def transport(rest_server: RestServer) -> AsyncIterator[AsyncRestTransport
 
 
 async def call(transport: AsyncRestTransport, answer: str, timeout: float = 3.0) -> Message:
-    return await transport.unary(canned.CHECK, canned.check_request(answer), timeout=timeout,
-                                 metadata=canned.METADATA)
+    return await transport.unary(
+        canned.CHECK, canned.check_request(answer), timeout=timeout, metadata=canned.METADATA
+    )
 
 
 async def test_a_unary_call_returns_the_response_with_cjk_and_emoji_intact(
-        transport: AsyncRestTransport, rest_server: RestServer) -> None:
+    transport: AsyncRestTransport, rest_server: RestServer
+) -> None:
     assert await call(transport, canned.OK) == canned.check_response()
     for name, value in canned.METADATA:
         assert rest_server.seen.metadata[-1][name] == value
 
 
 async def test_a_google_json_error_with_details_is_the_same_error_as_over_grpc(
-        transport: AsyncRestTransport) -> None:
+    transport: AsyncRestTransport,
+) -> None:
     with pytest.raises(InvalidArgument) as raised:
         await call(transport, canned.INVALID)
     bad_request = raised.value.detail(error_details_pb2.BadRequest)
@@ -46,7 +49,8 @@ async def test_a_google_json_error_with_details_is_the_same_error_as_over_grpc(
 
 
 async def test_a_proxys_html_502_page_is_unavailable_with_an_excerpt(
-        transport: AsyncRestTransport) -> None:
+    transport: AsyncRestTransport,
+) -> None:
     with pytest.raises(Unavailable) as raised:
         await call(transport, servers.HTML)
     assert "Bad Gateway" in raised.value.message
@@ -54,21 +58,24 @@ async def test_a_proxys_html_502_page_is_unavailable_with_an_excerpt(
 
 @pytest.mark.parametrize("answer", [servers.GARBAGE, servers.TRUNCATED, servers.ARRAY])
 async def test_a_2xx_body_that_is_not_the_message_is_an_internal_error(
-        transport: AsyncRestTransport, answer: str) -> None:
+    transport: AsyncRestTransport, answer: str
+) -> None:
     with pytest.raises(Internal):
         await call(transport, answer)
 
 
 @pytest.mark.parametrize("answer", [servers.DROP, servers.CUT])
 async def test_a_dropped_connection_is_a_retryable_unavailable(
-        transport: AsyncRestTransport, answer: str) -> None:
+    transport: AsyncRestTransport, answer: str
+) -> None:
     with pytest.raises(Unavailable) as raised:
         await call(transport, answer)
     assert not isinstance(raised.value, ConnectionFailure)
 
 
 async def test_a_call_past_its_timeout_raises_deadline_exceeded(
-        transport: AsyncRestTransport) -> None:
+    transport: AsyncRestTransport,
+) -> None:
     with pytest.raises(DeadlineExceeded):
         await call(transport, canned.SLOW, timeout=0.2)
 
@@ -83,20 +90,23 @@ async def test_a_refused_port_is_a_connection_failure(refused_port: int) -> None
 
 
 async def test_a_live_async_stream_is_refused_clearly(
-        transport: AsyncRestTransport, rest_server: RestServer) -> None:
+    transport: AsyncRestTransport, rest_server: RestServer
+) -> None:
     async def requests() -> AsyncIterator[Message]:
         for text in ("一", "二 🎉"):
             yield canned.stream_request(text)
 
     with pytest.raises(InvalidArgument, match="gRPC-only"):
-        async for _ in transport.stream(canned.STREAM, requests(), timeout=3.0,
-                                        metadata=canned.METADATA):
+        async for _ in transport.stream(
+            canned.STREAM, requests(), timeout=3.0, metadata=canned.METADATA
+        ):
             pass
     assert rest_server.seen.calls == 0
 
 
 async def test_a_stream_yields_each_element_as_soon_as_it_has_arrived(
-        transport: AsyncRestTransport, rest_server: RestServer) -> None:
+    transport: AsyncRestTransport, rest_server: RestServer
+) -> None:
     rest_server.gate = threading.Event()
     requests = [canned.stream_request(text) for text in ("a", "b", "c")]
     texts = []
@@ -108,13 +118,13 @@ async def test_a_stream_yields_each_element_as_soon_as_it_has_arrived(
 
 
 async def test_a_stream_past_its_timeout_raises_deadline_exceeded(
-        transport: AsyncRestTransport, rest_server: RestServer) -> None:
+    transport: AsyncRestTransport, rest_server: RestServer
+) -> None:
     rest_server.gate = threading.Event()  # never set: the server stalls after one element
     requests = [canned.stream_request(text) for text in ("a", "b")]
     texts = []
     with pytest.raises(DeadlineExceeded):
-        async for response in transport.stream(canned.STREAM, requests, timeout=0.5,
-                                               metadata=()):
+        async for response in transport.stream(canned.STREAM, requests, timeout=0.5, metadata=()):
             texts.append(response.candidates[0].content.parts[0].text)
     assert texts == ["0: a"]
     rest_server.gate.set()

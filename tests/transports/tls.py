@@ -40,16 +40,22 @@ def make_certificate(folder: Path) -> Certificate:
     name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "127.0.0.1")])
     now = datetime.datetime.now(datetime.UTC)
     names = [x509.IPAddress(ipaddress.ip_address("127.0.0.1")), x509.DNSName(HOST_NAME)]
-    cert = (x509.CertificateBuilder().subject_name(name).issuer_name(name)
-            .public_key(key.public_key()).serial_number(x509.random_serial_number())
-            .not_valid_before(now - datetime.timedelta(minutes=5))
-            .not_valid_after(now + datetime.timedelta(days=1))
-            .add_extension(x509.SubjectAlternativeName(names), critical=False)
-            .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
-            .sign(key, hashes.SHA256()))
+    cert = (
+        x509.CertificateBuilder()
+        .subject_name(name)
+        .issuer_name(name)
+        .public_key(key.public_key())
+        .serial_number(x509.random_serial_number())
+        .not_valid_before(now - datetime.timedelta(minutes=5))
+        .not_valid_after(now + datetime.timedelta(days=1))
+        .add_extension(x509.SubjectAlternativeName(names), critical=False)
+        .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
+        .sign(key, hashes.SHA256())
+    )
     pem = cert.public_bytes(serialization.Encoding.PEM)
-    key_pem = key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
-                                serialization.NoEncryption())
+    key_pem = key.private_bytes(
+        serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()
+    )
     (folder / "cert.pem").write_bytes(pem)
     (folder / "key.pem").write_bytes(key_pem)
     return Certificate(pem, key_pem, folder / "cert.pem", folder / "key.pem")
@@ -61,6 +67,7 @@ def start_tls_rest_server(certificate: Certificate) -> servers.RestServer:
     server_tls = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
     server_tls.load_cert_chain(certificate.cert_file, certificate.key_file)
     rest_server.socket = server_tls.wrap_socket(rest_server.socket, server_side=True)
-    threading.Thread(target=rest_server.serve_forever, kwargs={"poll_interval": 0.05},
-                     daemon=True).start()
+    threading.Thread(
+        target=rest_server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
+    ).start()
     return rest_server

@@ -43,8 +43,7 @@ class _TokenHandler(BaseHTTPRequestHandler):
         time.sleep(0.05)  # long enough for concurrent callers to pile up
         if "refresh_token=good" in form:
             self.server.grants += 1
-            status, body = 200, {"access_token": TOKEN, "expires_in": 3600,
-                                 "token_type": "Bearer"}
+            status, body = 200, {"access_token": TOKEN, "expires_in": 3600, "token_type": "Bearer"}
         else:
             status, body = 400, {"error": "invalid_grant", "error_description": "Bad token"}
         data = json.dumps(body).encode()
@@ -55,17 +54,23 @@ class _TokenHandler(BaseHTTPRequestHandler):
         self.wfile.write(data)
 
 
-def credentials_for(server: TokenServer, refresh_token: str = "good", *,
-                    host: str = "127.0.0.1") -> Credentials:
+def credentials_for(
+    server: TokenServer, refresh_token: str = "good", *, host: str = "127.0.0.1"
+) -> Credentials:
     """User credentials whose refresh goes to `server`'s token endpoint, named by `host`."""
-    return Credentials(token=None, refresh_token=refresh_token,
-                       token_uri=f"http://{host}:{server.port}/token",
-                       client_id="client", client_secret="client-secret")
+    return Credentials(
+        token=None,
+        refresh_token=refresh_token,
+        token_uri=f"http://{host}:{server.port}/token",
+        client_id="client",
+        client_secret="client-secret",
+    )
 
 
 def start_token_server() -> TokenServer:
     """A TokenServer serving from a background thread."""
     server = TokenServer()
-    threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05},
-                     daemon=True).start()
+    threading.Thread(
+        target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
+    ).start()
     return server

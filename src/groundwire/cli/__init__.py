@@ -58,15 +58,21 @@ def build_parser() -> argparse.ArgumentParser:
     """The parser of the whole command line."""
     from groundwire.cli.connection import add_connection_options
 
-    parser = _Parser(prog="groundwire", epilog=_EPILOG,
-                     description="A client and offline emulator for Google's grounding APIs.",
-                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = _Parser(
+        prog="groundwire",
+        epilog=_EPILOG,
+        description="A client and offline emulator for Google's grounding APIs.",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     parser.add_argument("--version", action="version", version=f"groundwire {__version__}")
     subcommands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     for name, summary, module, connects in _commands():
         command = subcommands.add_parser(
-            name, help=summary, description=module.DESCRIPTION,
-            formatter_class=argparse.RawDescriptionHelpFormatter)
+            name,
+            help=summary,
+            description=module.DESCRIPTION,
+            formatter_class=argparse.RawDescriptionHelpFormatter,
+        )
         module.configure(command)
         if connects:
             add_connection_options(command)
@@ -120,8 +126,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         if described is None:
             if os.environ.get(DEBUG_ENV):
                 raise
-            described = (f"internal error: {type(error).__name__}: {error} (set {DEBUG_ENV}=1 "
-                         "for the traceback, and please report it)", EXIT_FAILURE)
+            described = (
+                f"internal error: {type(error).__name__}: {error} (set {DEBUG_ENV}=1 "
+                "for the traceback, and please report it)",
+                EXIT_FAILURE,
+            )
         message, status = described
         print(f"groundwire: error: {message}", file=sys.stderr)
         return status

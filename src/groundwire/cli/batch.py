@@ -59,23 +59,46 @@ class Terminated(KeyboardInterrupt):
 def configure(parser: argparse.ArgumentParser) -> None:
     """Adds the options of `batch` to its parser."""
     parser.add_argument("input", metavar="IN.jsonl", help="one request per line")
-    parser.add_argument("-o", "--output", required=True, metavar="OUT.jsonl",
-                        help="results, appended; the run resumes from what it holds")
-    parser.add_argument("--method", choices=("check", "corroborate"), default="check",
-                        help="what to do with each line (default: check)")
-    parser.add_argument("--concurrency", type=int, default=8, metavar="N",
-                        help="requests in flight at once (default: 8)")
-    parser.add_argument("--rate", type=float, default=10.0, metavar="PER_SECOND",
-                        help="at most this many requests per second (default: 10; 0: no limit)")
-    parser.add_argument("--citation-threshold", type=float, metavar="0..1",
-                        help="for lines that give none")
-    parser.add_argument("--claim-scores", action="store_true",
-                        help="also score each claim (check)")
-    parser.add_argument("--retry-failed", action="store_true",
-                        help="do again the lines whose output is an error")
+    parser.add_argument(
+        "-o",
+        "--output",
+        required=True,
+        metavar="OUT.jsonl",
+        help="results, appended; the run resumes from what it holds",
+    )
+    parser.add_argument(
+        "--method",
+        choices=("check", "corroborate"),
+        default="check",
+        help="what to do with each line (default: check)",
+    )
+    parser.add_argument(
+        "--concurrency",
+        type=int,
+        default=8,
+        metavar="N",
+        help="requests in flight at once (default: 8)",
+    )
+    parser.add_argument(
+        "--rate",
+        type=float,
+        default=10.0,
+        metavar="PER_SECOND",
+        help="at most this many requests per second (default: 10; 0: no limit)",
+    )
+    parser.add_argument(
+        "--citation-threshold", type=float, metavar="0..1", help="for lines that give none"
+    )
+    parser.add_argument("--claim-scores", action="store_true", help="also score each claim (check)")
+    parser.add_argument(
+        "--retry-failed", action="store_true", help="do again the lines whose output is an error"
+    )
     parser.add_argument("--no-progress", action="store_true", help="show no progress")
-    parser.add_argument("--json-summary", action="store_true",
-                        help="print the summary as JSON on stdout instead of text on stderr")
+    parser.add_argument(
+        "--json-summary",
+        action="store_true",
+        help="print the summary as JSON on stdout instead of text on stderr",
+    )
 
 
 @dataclass(frozen=True)
@@ -108,8 +131,7 @@ def parse_line(line: Line, text_keys: tuple[str, ...]) -> ParsedLine:
         return ParsedLine(None, None, error.message)
     record_id = document.get("id") if isinstance(document, dict) else None
     try:
-        return ParsedLine(record_id, grounding_input_from_json(document, text_keys, source),
-                          None)
+        return ParsedLine(record_id, grounding_input_from_json(document, text_keys, source), None)
     except InputError as error:
         return ParsedLine(record_id, None, error.message)
 
@@ -147,8 +169,14 @@ def count_input(path: str, done: set[int]) -> InputCounts:
 class BatchRun:
     """One run over the pending lines: a feeding main thread, worker threads, one writer."""
 
-    def __init__(self, args: argparse.Namespace, client: GroundingClient, stats: BatchStats,
-                 writer: OutputWriter, progress: Progress) -> None:
+    def __init__(
+        self,
+        args: argparse.Namespace,
+        client: GroundingClient,
+        stats: BatchStats,
+        writer: OutputWriter,
+        progress: Progress,
+    ) -> None:
         self.args = args
         self.client = client
         self.stats = stats
@@ -160,8 +188,10 @@ class BatchRun:
         self.lock = threading.Lock()
         self.fatal: BaseException | None = None
         self.stopping = threading.Event()
-        self.workers = [threading.Thread(target=self._work, name=f"groundwire-batch-{i}",
-                                         daemon=True) for i in range(args.concurrency)]
+        self.workers = [
+            threading.Thread(target=self._work, name=f"groundwire-batch-{i}", daemon=True)
+            for i in range(args.concurrency)
+        ]
 
     def run(self, lines: Iterator[Line]) -> None:
         """Does every line; on Ctrl-C or SIGTERM, stops writing at once and re-raises."""
@@ -218,8 +248,10 @@ class BatchRun:
         base = {"line": line.number, "id": parsed.id}
         if parsed.grounding is None:
             problem = parsed.problem or "unreadable line"
-            self._emit({**base, "error": {"code": "INVALID_ARGUMENT", "message": problem}},
-                       lambda: self.stats.failed_with("INVALID_ARGUMENT"))
+            self._emit(
+                {**base, "error": {"code": "INVALID_ARGUMENT", "message": problem}},
+                lambda: self.stats.failed_with("INVALID_ARGUMENT"),
+            )
             return
         grounding = parsed.grounding
         if self.bucket is not None:
@@ -227,18 +259,20 @@ class BatchRun:
         try:
             result, score = self._call(grounding)
         except (TypeError, ValueError) as error:  # the request could not be built from it
-            self._emit({**base, "error": {"code": "INVALID_ARGUMENT", "message": str(error)}},
-                       lambda: self.stats.failed_with("INVALID_ARGUMENT"))
+            self._emit(
+                {**base, "error": {"code": "INVALID_ARGUMENT", "message": str(error)}},
+                lambda: self.stats.failed_with("INVALID_ARGUMENT"),
+            )
             return
         except GroundwireError as error:
             if error.code in _FATAL_CODES:
                 raise
             code = error.code.name
-            self._emit({**base, "error": error_record(error)},
-                       lambda: self.stats.failed_with(code))
+            self._emit({**base, "error": error_record(error)}, lambda: self.stats.failed_with(code))
             return
-        self._emit({**base, "result": result},
-                   lambda: self.stats.succeeded(score, grounding.characters))
+        self._emit(
+            {**base, "result": result}, lambda: self.stats.succeeded(score, grounding.characters)
+        )
 
     def _call(self, grounding: GroundingInput) -> tuple[dict[str, Any], float | None]:
         threshold = grounding.citation_threshold
@@ -246,12 +280,18 @@ class BatchRun:
             threshold = self.args.citation_threshold
         if self.args.method == "corroborate":
             corroboration = self.client.corroborate_content(
-                grounding.text, grounding.facts, citation_threshold=threshold)
-            return (corroboration_record(corroboration, include_content=False),
-                    corroboration.corroboration_score)
+                grounding.text, grounding.facts, citation_threshold=threshold
+            )
+            return (
+                corroboration_record(corroboration, include_content=False),
+                corroboration.corroboration_score,
+            )
         check = self.client.check_grounding(
-            grounding.text, grounding.facts, citation_threshold=threshold,
-            enable_claim_level_score=True if self.args.claim_scores else None)
+            grounding.text,
+            grounding.facts,
+            citation_threshold=threshold,
+            enable_claim_level_score=True if self.args.claim_scores else None,
+        )
         return check_record(check, include_answer=False), check.support_score
 
     def _emit(self, record: dict[str, Any], count: Callable[[], None]) -> None:
@@ -282,8 +322,9 @@ def _check_args(args: argparse.Namespace) -> None:
     if args.concurrency < 1:
         raise InputError(f"--concurrency must be at least 1, got {args.concurrency}")
     if not args.rate >= 0 or args.rate == float("inf"):
-        raise InputError(f"--rate must be a number of requests per second (0: no limit), "
-                         f"got {args.rate}")
+        raise InputError(
+            f"--rate must be a number of requests per second (0: no limit), got {args.rate}"
+        )
     if not os.path.isfile(args.input):
         raise InputError(f"{args.input}: no such file")
     if os.path.exists(args.output) and os.path.samefile(args.input, args.output):
@@ -299,17 +340,27 @@ def _progress_mode(args: argparse.Namespace, stream: IO[str]) -> ProgressMode:
         return "lines"
 
 
-def _report_state(state: OutputState, args: argparse.Namespace, lines: int,
-                  stderr: IO[str]) -> None:
+def _report_state(
+    state: OutputState, args: argparse.Namespace, lines: int, stderr: IO[str]
+) -> None:
     if state.repaired_bytes:
-        print(f"groundwire: {args.output}: dropped a torn last line ({state.repaired_bytes} "
-              "bytes) from an interrupted run; its input line will be done again", file=stderr)
+        print(
+            f"groundwire: {args.output}: dropped a torn last line ({state.repaired_bytes} "
+            "bytes) from an interrupted run; its input line will be done again",
+            file=stderr,
+        )
     if state.unreadable:
-        print(f"groundwire: {args.output}: ignoring {state.unreadable} lines that are not "
-              "batch records", file=stderr)
+        print(
+            f"groundwire: {args.output}: ignoring {state.unreadable} lines that are not "
+            "batch records",
+            file=stderr,
+        )
     if state.done and max(state.done) > lines:
-        print(f"groundwire: {args.output}: answers lines beyond the end of {args.input}; is it "
-              "the output of another input?", file=stderr)
+        print(
+            f"groundwire: {args.output}: answers lines beyond the end of {args.input}; is it "
+            "the output of another input?",
+            file=stderr,
+        )
 
 
 def run(args: argparse.Namespace, stdin: IO[Any] | None, stdout: IO[str]) -> int:
@@ -331,21 +382,26 @@ def run(args: argparse.Namespace, stdin: IO[Any] | None, stdout: IO[str]) -> int
                 progress = Progress(stats.remaining, stderr, _progress_mode(args, stderr))
                 try:
                     BatchRun(args, client, stats, writer, progress).run(
-                        pending_lines(args.input, state.done))
+                        pending_lines(args.input, state.done)
+                    )
                 except KeyboardInterrupt as interrupt:
                     interrupted = interrupt
                 elapsed = time.monotonic() - started
         finally:
             writer.close()
     score_name = "support_score" if args.method == "check" else "corroboration_score"
-    summary = summary_record(stats, score_name=score_name, elapsed=elapsed,
-                             interrupted=interrupted is not None)
+    summary = summary_record(
+        stats, score_name=score_name, elapsed=elapsed, interrupted=interrupted is not None
+    )
     if args.json_summary:
         print(json.dumps(summary, ensure_ascii=False), file=stdout)
     else:
         print(render_summary(summary, score_name), file=stderr)
     if interrupted is not None:
-        print(f"groundwire: interrupted with {stats.remaining} lines left; run the same "
-              "command again to resume", file=stderr)
+        print(
+            f"groundwire: interrupted with {stats.remaining} lines left; run the same "
+            "command again to resume",
+            file=stderr,
+        )
         raise interrupted
     return EXIT_FAILURE if stats.failed else EXIT_OK

@@ -26,10 +26,16 @@ JSON object on stdin: {"answer_candidate": "...", "facts": ["...", {"text": "...
 def configure(parser: argparse.ArgumentParser) -> None:
     """Adds the options of `check` to its parser."""
     add_input_options(parser, "answer")
-    parser.add_argument("--claim-scores", action="store_true",
-                        help="also score each claim (v1 and v1beta)")
-    parser.add_argument("--label", action="append", default=[], metavar="KEY=VALUE",
-                        help="a billing label (repeatable)")
+    parser.add_argument(
+        "--claim-scores", action="store_true", help="also score each claim (v1 and v1beta)"
+    )
+    parser.add_argument(
+        "--label",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="a billing label (repeatable)",
+    )
     parser.add_argument("--json", action="store_true", help="print the result as JSON")
 
 
@@ -39,9 +45,12 @@ def run(args: argparse.Namespace, stdin: IO[Any] | None, stdout: IO[str]) -> int
     labels = parse_labels(args.label)
     with open_client(args) as client:
         result = client.check_grounding(
-            grounding.text, grounding.facts, citation_threshold=grounding.citation_threshold,
+            grounding.text,
+            grounding.facts,
+            citation_threshold=grounding.citation_threshold,
             enable_claim_level_score=True if args.claim_scores else None,
-            user_labels=labels or None)
+            user_labels=labels or None,
+        )
     if args.json:
         print(json.dumps(check_record(result), ensure_ascii=False, indent=2), file=stdout)
     else:

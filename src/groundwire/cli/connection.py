@@ -29,22 +29,49 @@ def positive_float(text: str) -> float:
 def add_connection_options(parser: argparse.ArgumentParser) -> None:
     """Adds the connection options every client command shares."""
     group = parser.add_argument_group("connection")
-    group.add_argument("--project", help=f"Google Cloud project (default: ${PROJECT_ENV}; "
-                                         f"{LOCAL_PROJECT!r} with --local)")
-    group.add_argument("--location", default="global",
-                       help="global (default), us or eu; a Vertex AI region for corroborate")
-    group.add_argument("--api-version", default="v1", choices=("v1", "v1beta", "v1alpha"),
-                       help="Discovery Engine API version (default: v1)")
-    group.add_argument("--transport", default="auto", choices=("auto", "grpc", "rest"),
-                       help="auto (gRPC, REST when gRPC cannot connect), grpc or rest")
-    group.add_argument("--endpoint", metavar="HOST:PORT",
-                       help="gRPC endpoint instead of Google's (e.g. an emulator)")
-    group.add_argument("--rest-endpoint", metavar="URL",
-                       help="REST base URL instead of Google's (e.g. http://127.0.0.1:8080)")
-    group.add_argument("--local", action="store_true",
-                       help="start the embedded emulator for this command and use it")
-    group.add_argument("--timeout", type=positive_float, default=60.0, metavar="SECONDS",
-                       help="overall deadline of each call, retries included (default: 60)")
+    group.add_argument(
+        "--project",
+        help=f"Google Cloud project (default: ${PROJECT_ENV}; {LOCAL_PROJECT!r} with --local)",
+    )
+    group.add_argument(
+        "--location",
+        default="global",
+        help="global (default), us or eu; a Vertex AI region for corroborate",
+    )
+    group.add_argument(
+        "--api-version",
+        default="v1",
+        choices=("v1", "v1beta", "v1alpha"),
+        help="Discovery Engine API version (default: v1)",
+    )
+    group.add_argument(
+        "--transport",
+        default="auto",
+        choices=("auto", "grpc", "rest"),
+        help="auto (gRPC, REST when gRPC cannot connect), grpc or rest",
+    )
+    group.add_argument(
+        "--endpoint",
+        metavar="HOST:PORT",
+        help="gRPC endpoint instead of Google's (e.g. an emulator)",
+    )
+    group.add_argument(
+        "--rest-endpoint",
+        metavar="URL",
+        help="REST base URL instead of Google's (e.g. http://127.0.0.1:8080)",
+    )
+    group.add_argument(
+        "--local",
+        action="store_true",
+        help="start the embedded emulator for this command and use it",
+    )
+    group.add_argument(
+        "--timeout",
+        type=positive_float,
+        default=60.0,
+        metavar="SECONDS",
+        help="overall deadline of each call, retries included (default: 60)",
+    )
 
 
 def _emulator_endpoint(args: argparse.Namespace, environ: Mapping[str, str]) -> bool:
@@ -59,8 +86,9 @@ def _emulator_endpoint(args: argparse.Namespace, environ: Mapping[str, str]) -> 
     if grpc_target:
         hosts.append(str(grpc_target).rpartition(":")[0] or str(grpc_target))
     if rest_url:
-        hosts.append(urlsplit(rest_url if "://" in rest_url else f"http://{rest_url}").hostname
-                     or "")
+        hosts.append(
+            urlsplit(rest_url if "://" in rest_url else f"http://{rest_url}").hostname or ""
+        )
     return bool(hosts) and all(is_loopback(host) for host in hosts)
 
 
@@ -72,23 +100,32 @@ def project_for(args: argparse.Namespace, environ: Mapping[str, str]) -> str:
         return project
     if args.local or _emulator_endpoint(args, environ):
         return LOCAL_PROJECT
-    raise InputError(f"no project: pass --project or set ${PROJECT_ENV} "
-                     "(or use --local for the offline emulator)")
+    raise InputError(
+        f"no project: pass --project or set ${PROJECT_ENV} "
+        "(or use --local for the offline emulator)"
+    )
 
 
-def _client(args: argparse.Namespace, project: str, endpoint: str | None,
-            rest_endpoint: str | None) -> GroundingClient:
+def _client(
+    args: argparse.Namespace, project: str, endpoint: str | None, rest_endpoint: str | None
+) -> GroundingClient:
     from groundwire.client import GroundingClient
 
-    return GroundingClient(project, cast(str, args.location),
-                           transport=cast("TransportName", args.transport),
-                           api_version=cast(str, args.api_version), endpoint=endpoint,
-                           rest_endpoint=rest_endpoint, timeout=cast(float, args.timeout))
+    return GroundingClient(
+        project,
+        cast(str, args.location),
+        transport=cast("TransportName", args.transport),
+        api_version=cast(str, args.api_version),
+        endpoint=endpoint,
+        rest_endpoint=rest_endpoint,
+        timeout=cast(float, args.timeout),
+    )
 
 
 @contextmanager
-def open_client(args: argparse.Namespace, environ: Mapping[str, str] = os.environ
-                ) -> Iterator[GroundingClient]:
+def open_client(
+    args: argparse.Namespace, environ: Mapping[str, str] = os.environ
+) -> Iterator[GroundingClient]:
     """The client the connection options describe; with --local, an emulator runs around it."""
     project = project_for(args, environ)
     if not args.local:
@@ -99,6 +136,8 @@ def open_client(args: argparse.Namespace, environ: Mapping[str, str] = os.enviro
         raise InputError("--local starts its own emulator; drop --endpoint and --rest-endpoint")
     from groundwire.emulator import emulator
 
-    with emulator() as running, _client(args, project, running.grpc_address,
-                                        running.http_url) as client:
+    with (
+        emulator() as running,
+        _client(args, project, running.grpc_address, running.http_url) as client,
+    ):
         yield client

@@ -27,11 +27,11 @@ def run(args: argparse.Namespace, stdin: IO[Any] | None, stdout: IO[str]) -> int
     """Runs `corroborate`: prints the corroborated claims (or JSON); returns the exit code."""
     grounding = gather_input(input_flags(args), stdin, CONTENT_KEYS, "content")
     with open_client(args) as client:
-        result = client.corroborate_content(grounding.text, grounding.facts,
-                                            citation_threshold=grounding.citation_threshold)
+        result = client.corroborate_content(
+            grounding.text, grounding.facts, citation_threshold=grounding.citation_threshold
+        )
     if args.json:
-        print(json.dumps(corroboration_record(result), ensure_ascii=False, indent=2),
-              file=stdout)
+        print(json.dumps(corroboration_record(result), ensure_ascii=False, indent=2), file=stdout)
     else:
         print(render_corroboration(result, style_for(stdout)), file=stdout)
     return 0

@@ -13,7 +13,8 @@ EXIT_USAGE: Final = 2
 EXIT_INTERRUPTED: Final = 130
 
 CREDENTIALS_HINT: Final = (
-    "run `gcloud auth application-default login`, or use --local for the offline emulator")
+    "run `gcloud auth application-default login`, or use --local for the offline emulator"
+)
 
 _INPUT_CODES = frozenset({StatusCode.INVALID_ARGUMENT, StatusCode.OUT_OF_RANGE})
 _SHOWN_VIOLATIONS = 3
@@ -56,8 +57,10 @@ def service_error_text(error: GroundwireError) -> str:
     bad_request = error.detail(BadRequest)
     violations = list(bad_request.field_violations) if bad_request is not None else []
     if violations:
-        shown = [f"{v.field}: {v.description}" if v.field else v.description
-                 for v in violations[:_SHOWN_VIOLATIONS]]
+        shown = [
+            f"{v.field}: {v.description}" if v.field else v.description
+            for v in violations[:_SHOWN_VIOLATIONS]
+        ]
         more = len(violations) - _SHOWN_VIOLATIONS
         text = "; ".join(shown) + (f" (and {more} more)" if more > 0 else "")
     else:
@@ -92,8 +95,7 @@ def describe(error: BaseException) -> tuple[str, int] | None:
         return service_error_text(error), service_exit_code(error)
     if _is_google_auth_error(error):
         first = str(error).strip().splitlines()[0] if str(error).strip() else "not found"
-        return one_line(f"no usable Google credentials ({first}); {CREDENTIALS_HINT}"), \
-            EXIT_FAILURE
+        return one_line(f"no usable Google credentials ({first}); {CREDENTIALS_HINT}"), EXIT_FAILURE
     if isinstance(error, json.JSONDecodeError):
         return one_line(f"not valid JSON: {error}"), EXIT_USAGE
     if isinstance(error, OSError):

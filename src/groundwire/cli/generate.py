@@ -25,20 +25,32 @@ from stdin."""
 def configure(parser: argparse.ArgumentParser) -> None:
     """Adds the options of `generate` to its parser."""
     parser.add_argument("prompt", metavar="PROMPT", help="the question (- reads stdin)")
-    parser.add_argument("--fact", dest="facts", action="append", default=[], metavar="TEXT",
-                        help="a fact to ground the answer in (repeatable)")
-    parser.add_argument("--fact-file", dest="fact_files", action="append", default=[],
-                        metavar="PATH", help="facts from a file: one per paragraph, or a JSON "
-                                             "list (repeatable)")
+    parser.add_argument(
+        "--fact",
+        dest="facts",
+        action="append",
+        default=[],
+        metavar="TEXT",
+        help="a fact to ground the answer in (repeatable)",
+    )
+    parser.add_argument(
+        "--fact-file",
+        dest="fact_files",
+        action="append",
+        default=[],
+        metavar="PATH",
+        help="facts from a file: one per paragraph, or a JSON list (repeatable)",
+    )
     parser.add_argument("--system", metavar="TEXT", help="a system instruction")
     parser.add_argument("--model", metavar="MODEL_ID", help="the model (service default)")
     parser.add_argument("--temperature", type=float, metavar="T", help="sampling temperature")
-    parser.add_argument("--google-search", action="store_true",
-                        help="ground in Google Search as well")
-    parser.add_argument("--stream", action="store_true",
-                        help="print the answer as it is generated")
-    parser.add_argument("--json", action="store_true",
-                        help="print JSON (with --stream: one JSON object per piece)")
+    parser.add_argument(
+        "--google-search", action="store_true", help="ground in Google Search as well"
+    )
+    parser.add_argument("--stream", action="store_true", help="print the answer as it is generated")
+    parser.add_argument(
+        "--json", action="store_true", help="print JSON (with --stream: one JSON object per piece)"
+    )
 
 
 def _options(args: argparse.Namespace) -> dict[str, Any]:
@@ -50,8 +62,11 @@ def _options(args: argparse.Namespace) -> dict[str, Any]:
         options["facts"] = facts
     if args.google_search:
         options["google_search"] = True
-    for name, value in (("system_instruction", args.system), ("model_id", args.model),
-                        ("temperature", args.temperature)):
+    for name, value in (
+        ("system_instruction", args.system),
+        ("model_id", args.model),
+        ("temperature", args.temperature),
+    ):
         if value is not None:
             options[name] = value
     return options
@@ -77,8 +92,9 @@ def run(args: argparse.Namespace, stdin: IO[Any] | None, stdout: IO[str]) -> int
         if not args.stream:
             result = client.generate_grounded_content(prompt, **options)
             if args.json:
-                print(json.dumps(generate_record(result), ensure_ascii=False, indent=2),
-                      file=stdout)
+                print(
+                    json.dumps(generate_record(result), ensure_ascii=False, indent=2), file=stdout
+                )
             else:
                 print(result.text, file=stdout)
                 print("\n" + render_grounding([result], style, width_for(stdout)), file=stdout)

@@ -99,21 +99,27 @@ def parse_fact(value: Any, where: str) -> FactLike:
     if isinstance(value, dict):
         _check_attributes(value.get("attributes"), f"{where}.attributes")
         return value
-    if (isinstance(value, list) and len(value) == 2 and isinstance(value[0], str)
-            and isinstance(value[1], dict)):
+    if (
+        isinstance(value, list)
+        and len(value) == 2
+        and isinstance(value[0], str)
+        and isinstance(value[1], dict)
+    ):
         _check_attributes(value[1], f"{where}[1]")
         return value[0], value[1]
-    raise InputError(f"{where}: expected text, an object with \"text\" and \"attributes\", "
-                     f"or a [text, attributes] pair; got {_json_kind(value)}")
+    raise InputError(
+        f'{where}: expected text, an object with "text" and "attributes", '
+        f"or a [text, attributes] pair; got {_json_kind(value)}"
+    )
 
 
 def _check_attributes(attributes: Any, where: str) -> None:
     if attributes is None:
         return
     if not isinstance(attributes, dict) or not all(
-            isinstance(value, str) for value in attributes.values()):
-        raise InputError(f"{where}: expected an object of text values, e.g. "
-                         '{"author": "..."}')
+        isinstance(value, str) for value in attributes.values()
+    ):
+        raise InputError(f'{where}: expected an object of text values, e.g. {{"author": "..."}}')
 
 
 def parse_facts(value: Any, where: str) -> list[FactLike]:
@@ -159,8 +165,9 @@ def parse_labels(pairs: Sequence[str]) -> dict[str, str]:
     return labels
 
 
-def grounding_input_from_json(document: Any, text_keys: Sequence[str], source: str
-                              ) -> GroundingInput:
+def grounding_input_from_json(
+    document: Any, text_keys: Sequence[str], source: str
+) -> GroundingInput:
     """One request's input from a JSON object: the text under the first of `text_keys`
     present, `facts` (required) and an optional `citation_threshold`; other keys are ignored.
 
@@ -177,9 +184,11 @@ def grounding_input_from_json(document: Any, text_keys: Sequence[str], source: s
         raise InputError(f"{source}: {key!r} must be text, got {_json_kind(text)}")
     if "facts" not in document:
         raise InputError(f"{source}: missing 'facts' (a list of facts)")
-    return GroundingInput(text, parse_facts(document["facts"], f"{source}: facts"),
-                          parse_threshold(document.get("citation_threshold"),
-                                          f"{source}: citation_threshold"))
+    return GroundingInput(
+        text,
+        parse_facts(document["facts"], f"{source}: facts"),
+        parse_threshold(document.get("citation_threshold"), f"{source}: citation_threshold"),
+    )
 
 
 @dataclass(frozen=True)
@@ -193,8 +202,9 @@ class InputFlags:
     citation_threshold: float | None
 
 
-def gather_input(flags: InputFlags, stdin: IO[Any] | None, text_keys: Sequence[str],
-                 noun: str) -> GroundingInput:
+def gather_input(
+    flags: InputFlags, stdin: IO[Any] | None, text_keys: Sequence[str], noun: str
+) -> GroundingInput:
     """The input of one check or corroboration, from flags, files, or JSON on stdin.
 
     The text comes from the text flag, else the text file, else a JSON document on stdin
@@ -245,27 +255,56 @@ def _is_terminal(stream: IO[Any]) -> bool:
 def _json_kind(value: Any) -> str:
     if value is None:
         return "null"
-    return {bool: "a boolean", int: "a number", float: "a number", str: "text",
-            list: "a list", dict: "an object"}.get(type(value), type(value).__name__)
+    return {
+        bool: "a boolean",
+        int: "a number",
+        float: "a number",
+        str: "text",
+        list: "a list",
+        dict: "an object",
+    }.get(type(value), type(value).__name__)
 
 
 def add_input_options(parser: argparse.ArgumentParser, noun: str) -> None:
     """The flags that give a check or corroboration its text and facts."""
     group = parser.add_argument_group("input (flags, files, or a JSON object on stdin)")
     group.add_argument(f"--{noun}", dest="text", metavar="TEXT", help=f"the {noun} text")
-    group.add_argument(f"--{noun}-file", dest="text_file", metavar="PATH",
-                       help=f"read the {noun} from a UTF-8 file")
-    group.add_argument("--fact", dest="facts", action="append", default=[], metavar="TEXT",
-                       help="a fact (repeatable)")
-    group.add_argument("--fact-file", dest="fact_files", action="append", default=[],
-                       metavar="PATH", help="facts from a file: one per paragraph, or a JSON "
-                                            "list (repeatable)")
-    group.add_argument("--citation-threshold", type=float, metavar="0..1",
-                       help="higher gives fewer, stronger citations (service default: 0.6)")
+    group.add_argument(
+        f"--{noun}-file",
+        dest="text_file",
+        metavar="PATH",
+        help=f"read the {noun} from a UTF-8 file",
+    )
+    group.add_argument(
+        "--fact",
+        dest="facts",
+        action="append",
+        default=[],
+        metavar="TEXT",
+        help="a fact (repeatable)",
+    )
+    group.add_argument(
+        "--fact-file",
+        dest="fact_files",
+        action="append",
+        default=[],
+        metavar="PATH",
+        help="facts from a file: one per paragraph, or a JSON list (repeatable)",
+    )
+    group.add_argument(
+        "--citation-threshold",
+        type=float,
+        metavar="0..1",
+        help="higher gives fewer, stronger citations (service default: 0.6)",
+    )
 
 
 def input_flags(args: argparse.Namespace) -> InputFlags:
     """The input flags `add_input_options` defined, as parsed."""
-    return InputFlags(text=args.text, text_file=args.text_file, facts=args.facts,
-                      fact_files=args.fact_files, citation_threshold=args.citation_threshold)
-
+    return InputFlags(
+        text=args.text,
+        text_file=args.text_file,
+        facts=args.facts,
+        fact_files=args.fact_files,
+        citation_threshold=args.citation_threshold,
+    )

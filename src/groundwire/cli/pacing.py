@@ -20,9 +20,14 @@ class TokenBucket:
     [0.0, 0.2, 0.4]
     """
 
-    def __init__(self, rate: float, capacity: float = 1.0, *,
-                 clock: Callable[[], float] = time.monotonic,
-                 sleep: Callable[[float], None] = time.sleep) -> None:
+    def __init__(
+        self,
+        rate: float,
+        capacity: float = 1.0,
+        *,
+        clock: Callable[[], float] = time.monotonic,
+        sleep: Callable[[float], None] = time.sleep,
+    ) -> None:
         if not rate > 0:
             raise ValueError(f"rate must be positive, got {rate!r}")
         if not capacity >= 1:

@@ -47,8 +47,14 @@ class Progress:
     plain line every ten seconds; "off" shows nothing.
     """
 
-    def __init__(self, total: int, stream: IO[str], mode: ProgressMode, *,
-                 clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(
+        self,
+        total: int,
+        stream: IO[str],
+        mode: ProgressMode,
+        *,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
         self.total = total
         self._stream = stream
         self._mode = mode
@@ -69,8 +75,7 @@ class Progress:
 
     def _show(self, now: float) -> None:
         self._shown_at = now
-        text = progress_text(self._done, self.total, now - self._started,
-                             bar=self._mode == "bar")
+        text = progress_text(self._done, self.total, now - self._started, bar=self._mode == "bar")
         if self._mode == "bar":
             padding = " " * max(self._shown_width - len(text), 0)
             self._stream.write(f"\r{text}{padding}")

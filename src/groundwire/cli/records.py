@@ -35,15 +35,13 @@ def citation_record(chunk: Chunk) -> dict[str, Any]:
     return record
 
 
-def check_record(result: CheckGroundingResult, *, include_answer: bool = True
-                 ) -> dict[str, Any]:
+def check_record(result: CheckGroundingResult, *, include_answer: bool = True) -> dict[str, Any]:
     """A check result as JSON: `answer_candidate[start:end]` is each claim's text.
 
     Claims carry `start`/`end` (Python str indices), `start_byte`/`end_byte` (the UTF-8
     offsets the API sent), `supported`, `score` and `citations` (`fact_index`, `text`).
     """
-    record: dict[str, Any] = {"answer_candidate": result.answer_candidate} if include_answer \
-        else {}
+    record: dict[str, Any] = {"answer_candidate": result.answer_candidate} if include_answer else {}
     record["support_score"] = score(result.support_score)
     record["claims"] = [
         {
@@ -62,8 +60,9 @@ def check_record(result: CheckGroundingResult, *, include_answer: bool = True
     return record
 
 
-def corroboration_record(result: CorroborationResult, *, include_content: bool = True
-                         ) -> dict[str, Any]:
+def corroboration_record(
+    result: CorroborationResult, *, include_content: bool = True
+) -> dict[str, Any]:
     """A corroboration result as JSON: `content[start:end]` is each claim's text."""
     record: dict[str, Any] = {"content": result.content_text} if include_content else {}
     record["corroboration_score"] = score(result.corroboration_score)
@@ -84,8 +83,12 @@ def corroboration_record(result: CorroborationResult, *, include_content: bool =
 
 def chunk_record(index: int, chunk: Chunk) -> dict[str, Any]:
     """A support chunk of a generated answer, numbered as `chunk_indices` refer to it."""
-    record: dict[str, Any] = {"index": index, "text": chunk.text, "source": chunk.source,
-                              "fact_index": chunk.fact_index}
+    record: dict[str, Any] = {
+        "index": index,
+        "text": chunk.text,
+        "source": chunk.source,
+        "fact_index": chunk.fact_index,
+    }
     for name in ("uri", "title", "domain"):
         value = getattr(chunk, name)
         if value:
@@ -128,6 +131,7 @@ def error_record(error: GroundwireError) -> dict[str, Any]:
 
     text = service_error_text(error)
     prefix = f"{error.code.name}: "
-    return {"code": error.code.name,
-            "message": text[len(prefix):] if text.startswith(prefix) else text}
-
+    return {
+        "code": error.code.name,
+        "message": text[len(prefix) :] if text.startswith(prefix) else text,
+    }

@@ -161,18 +161,30 @@ def render_check(result: CheckGroundingResult, style: Style, width: int = DEFAUL
     <BLANKLINE>
     Support score n/a
     """
-    spans = [_Span(c.start, c.end, _claim_paint(c, style),
-                   _citation_marker([ch.fact_index for ch in c.citations], style))
-             for c in result.claims]
-    lines = [style.bold("Answer"), *_indented(annotate(result.answer_candidate, spans)), "",
-             style.bold("Claims")]
+    spans = [
+        _Span(
+            c.start,
+            c.end,
+            _claim_paint(c, style),
+            _citation_marker([ch.fact_index for ch in c.citations], style),
+        )
+        for c in result.claims
+    ]
+    lines = [
+        style.bold("Answer"),
+        *_indented(annotate(result.answer_candidate, spans)),
+        "",
+        style.bold("Claims"),
+    ]
     excerpt = max(width - 20, 20)
     for claim in result.claims:
         score = style.dim(f"  score {score_text(claim.score)}") if claim.score is not None else ""
         lines.append(f"{_INDENT}{claim_mark(claim, style)} {' '.join(claim.text.split())}{score}")
         for chunk in claim.citations:
-            lines.append(f"{_INDENT}    {style.dim('↳')} {style.cyan(fact_label(chunk))} "
-                         f"“{shorten(chunk.text, excerpt)}”")
+            lines.append(
+                f"{_INDENT}    {style.dim('↳')} {style.cyan(fact_label(chunk))} "
+                f"“{shorten(chunk.text, excerpt)}”"
+            )
     if not result.claims:
         lines.append(f"{_INDENT}(none)")
     checked = [c for c in result.claims if c.grounding_check_required is not False]
@@ -180,33 +192,52 @@ def render_check(result: CheckGroundingResult, style: Style, width: int = DEFAUL
     tally = f" · {supported} of {plural(len(checked), 'claim')} supported" if checked else ""
     lines += ["", f"{style.bold('Support score')} {score_text(result.support_score)}{tally}"]
     if result.claims:
-        lines.append(style.dim(f"{SUPPORTED} supported  {UNSUPPORTED} unsupported  "
-                               f"{NOT_CHECKED} needed no check"))
+        lines.append(
+            style.dim(
+                f"{SUPPORTED} supported  {UNSUPPORTED} unsupported  {NOT_CHECKED} needed no check"
+            )
+        )
     return "\n".join(lines)
 
 
 def render_corroboration(result: CorroborationResult, style: Style) -> str:
     """The content with its corroborated claims marked, their fact indexes and scores."""
-    spans = [_Span(c.start, c.end, style.green if c.fact_indexes else style.red,
-                   _citation_marker(list(c.fact_indexes), style)) for c in result.claims]
-    lines = [style.bold("Content"), *_indented(annotate(result.content_text, spans)), "",
-             style.bold("Claims")]
+    spans = [
+        _Span(
+            c.start,
+            c.end,
+            style.green if c.fact_indexes else style.red,
+            _citation_marker(list(c.fact_indexes), style),
+        )
+        for c in result.claims
+    ]
+    lines = [
+        style.bold("Content"),
+        *_indented(annotate(result.content_text, spans)),
+        "",
+        style.bold("Claims"),
+    ]
     for claim in result.claims:
         mark = style.green(SUPPORTED) if claim.fact_indexes else style.red(UNSUPPORTED)
         facts = ", ".join(str(i) for i in claim.fact_indexes) or "none"
         score = f"  score {score_text(claim.score)}" if claim.score is not None else ""
-        lines.append(f"{_INDENT}{mark} {' '.join(claim.text.split())}  "
-                     f"{style.cyan(f'facts[{facts}]')}{style.dim(score)}")
+        lines.append(
+            f"{_INDENT}{mark} {' '.join(claim.text.split())}  "
+            f"{style.cyan(f'facts[{facts}]')}{style.dim(score)}"
+        )
     if not result.claims:
         lines.append(f"{_INDENT}(none above the citation threshold)")
     score = score_text(result.corroboration_score)
-    lines += ["", f"{style.bold('Corroboration score')} {score} · "
-                  f"{plural(len(result.claims), 'claim')}"]
+    lines += [
+        "",
+        f"{style.bold('Corroboration score')} {score} · {plural(len(result.claims), 'claim')}",
+    ]
     return "\n".join(lines)
 
 
-def render_grounding(pieces: Sequence[GenerateResult], style: Style,
-                     width: int = DEFAULT_WIDTH) -> str:
+def render_grounding(
+    pieces: Sequence[GenerateResult], style: Style, width: int = DEFAULT_WIDTH
+) -> str:
     """What grounds a generated answer (whole, or all its streamed pieces): the sources
     numbered once, each supported claim with its sources and score, the grounding score."""
     sources: dict[tuple[str, str, str, str], tuple[int, Chunk]] = {}
@@ -221,22 +252,27 @@ def render_grounding(pieces: Sequence[GenerateResult], style: Style,
         for chunk in piece.support_chunks:
             number(chunk)
         for support in piece.grounding_supports:
-            supports.append((support.claim_text, [number(c) for c in support.chunks],
-                             support.score))
+            supports.append(
+                (support.claim_text, [number(c) for c in support.chunks], support.score)
+            )
         score = piece.grounding_score if piece.grounding_score is not None else score
     lines = [style.bold("Sources")]
     excerpt = max(width - 24, 20)
     for index, chunk in sources.values():
-        lines.append(f"{_INDENT}{style.cyan(f'[{index}]')} {fact_label(chunk)} "
-                     f"“{shorten(chunk.text, excerpt)}”")
+        lines.append(
+            f"{_INDENT}{style.cyan(f'[{index}]')} {fact_label(chunk)} "
+            f"“{shorten(chunk.text, excerpt)}”"
+        )
     if not sources:
         lines.append(f"{_INDENT}(none)")
     lines += ["", style.bold("Supports")]
     for claim_text, cited, claim_score in supports:
         mark = style.green(SUPPORTED) if cited else style.red(UNSUPPORTED)
         shown = style.dim(f"  score {score_text(claim_score)}") if claim_score is not None else ""
-        lines.append(f"{_INDENT}{mark} {' '.join(claim_text.split())} "
-                     f"{_citation_marker(cited, style)}{shown}")
+        lines.append(
+            f"{_INDENT}{mark} {' '.join(claim_text.split())} "
+            f"{_citation_marker(cited, style)}{shown}"
+        )
     if not supports:
         lines.append(f"{_INDENT}(none)")
     lines += ["", f"{style.bold('Grounding score')} {score_text(score)}"]

@@ -128,8 +128,7 @@ class OutputWriter:
     """
 
     def __init__(self, path: str) -> None:
-        self._descriptor: int | None = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT,
-                                               0o644)
+        self._descriptor: int | None = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
 
     def write(self, record: Mapping[str, Any]) -> bool:
         """Appends `record` as one line; False when the writer is closed."""
@@ -137,7 +136,7 @@ class OutputWriter:
             return False
         view = memoryview(record_line(record))
         while view:
-            view = view[os.write(self._descriptor, view):]
+            view = view[os.write(self._descriptor, view) :]
         return True
 
     def close(self) -> None:

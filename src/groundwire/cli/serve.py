@@ -17,22 +17,43 @@ Faults (--fault-rate, --fault-codes, --latency) show how your code copes with a 
 def configure(parser: argparse.ArgumentParser) -> None:
     """Adds the options of `serve` to its parser."""
     parser.add_argument("--host", default="127.0.0.1", help="address to listen on (loopback)")
-    parser.add_argument("--grpc-port", type=int, default=50051, metavar="PORT",
-                        help="gRPC port (default: 50051)")
-    parser.add_argument("--http-port", type=int, default=8080, metavar="PORT",
-                        help="REST port (default: 8080)")
-    parser.add_argument("--workers", type=int, default=1, metavar="N",
-                        help="server worker processes or threads (default: 1)")
+    parser.add_argument(
+        "--grpc-port", type=int, default=50051, metavar="PORT", help="gRPC port (default: 50051)"
+    )
+    parser.add_argument(
+        "--http-port", type=int, default=8080, metavar="PORT", help="REST port (default: 8080)"
+    )
+    parser.add_argument(
+        "--workers",
+        type=int,
+        default=1,
+        metavar="N",
+        help="server worker processes or threads (default: 1)",
+    )
     faults = parser.add_argument_group("faults")
-    faults.add_argument("--fault-rate", type=float, default=0.0, metavar="0..1",
-                        help="fraction of calls that fail (default: 0)")
-    faults.add_argument("--fault-codes", default="UNAVAILABLE", metavar="CODE,...",
-                        help="status codes failing calls get, chosen at random "
-                             "(default: UNAVAILABLE)")
-    faults.add_argument("--latency", type=int, default=0, metavar="MS",
-                        help="milliseconds added before every call (default: 0)")
-    faults.add_argument("--fault-seed", type=int, metavar="N",
-                        help="makes the sequence of faults repeatable")
+    faults.add_argument(
+        "--fault-rate",
+        type=float,
+        default=0.0,
+        metavar="0..1",
+        help="fraction of calls that fail (default: 0)",
+    )
+    faults.add_argument(
+        "--fault-codes",
+        default="UNAVAILABLE",
+        metavar="CODE,...",
+        help="status codes failing calls get, chosen at random (default: UNAVAILABLE)",
+    )
+    faults.add_argument(
+        "--latency",
+        type=int,
+        default=0,
+        metavar="MS",
+        help="milliseconds added before every call (default: 0)",
+    )
+    faults.add_argument(
+        "--fault-seed", type=int, metavar="N", help="makes the sequence of faults repeatable"
+    )
 
 
 def parse_codes(text: str) -> tuple[StatusCode, ...]:
@@ -68,10 +89,16 @@ def run(args: argparse.Namespace, stdin: IO[Any] | None, stdout: IO[str]) -> int
     codes = parse_codes(args.fault_codes)
     faults = None
     if args.fault_rate or args.latency:
-        faults = FaultPolicy(rate=args.fault_rate, codes=codes, latency_ms=args.latency,
-                             seed=args.fault_seed)
+        faults = FaultPolicy(
+            rate=args.fault_rate, codes=codes, latency_ms=args.latency, seed=args.fault_seed
+        )
     from groundwire.emulator.server import serve
 
-    serve(host=args.host, grpc_port=args.grpc_port, http_port=args.http_port,
-          workers=args.workers, faults=faults)
+    serve(
+        host=args.host,
+        grpc_port=args.grpc_port,
+        http_port=args.http_port,
+        workers=args.workers,
+        faults=faults,
+    )
     return 0

@@ -71,15 +71,20 @@ def histogram(scores: Sequence[float], bins: int = HISTOGRAM_BINS) -> list[int]:
     return counts
 
 
-def summary_record(stats: BatchStats, *, score_name: str, elapsed: float,
-                   interrupted: bool) -> dict[str, Any]:
+def summary_record(
+    stats: BatchStats, *, score_name: str, elapsed: float, interrupted: bool
+) -> dict[str, Any]:
     """The summary as JSON (what --json-summary prints)."""
     ordered = sorted(stats.scores)
     distribution: dict[str, Any] = {"count": len(ordered)}
     if ordered:
-        distribution.update(min=ordered[0], p50=percentile(ordered, 0.5),
-                            p90=percentile(ordered, 0.9), max=ordered[-1],
-                            histogram=histogram(ordered))
+        distribution.update(
+            min=ordered[0],
+            p50=percentile(ordered, 0.5),
+            p90=percentile(ordered, 0.9),
+            max=ordered[-1],
+            histogram=histogram(ordered),
+        )
     return {
         "lines": stats.records,
         "ok": stats.ok,
@@ -99,15 +104,19 @@ def render_summary(record: dict[str, Any], score_name: str) -> str:
     elapsed = record["elapsed_seconds"]
     finished = record["ok"] + record["failed"]
     rate = f", {finished / elapsed:.1f}/s" if elapsed > 0 and finished else ""
-    lines = [f"batch: {record['lines']} lines: {record['ok']} ok, {record['failed']} failed, "
-             f"{record['skipped_as_done']} skipped (done before)"
-             + (f", {record['remaining']} remaining" if record["remaining"] else "")
-             + f" in {duration_text(elapsed)}{rate}"]
+    lines = [
+        f"batch: {record['lines']} lines: {record['ok']} ok, {record['failed']} failed, "
+        f"{record['skipped_as_done']} skipped (done before)"
+        + (f", {record['remaining']} remaining" if record["remaining"] else "")
+        + f" in {duration_text(elapsed)}{rate}"
+    ]
     distribution = record[score_name]
     if distribution["count"]:
-        lines.append(f"{score_name.replace('_', ' ')}: min {distribution['min']:.2f}  "
-                     f"p50 {distribution['p50']:.2f}  p90 {distribution['p90']:.2f}  "
-                     f"max {distribution['max']:.2f}  ({distribution['count']} scored)")
+        lines.append(
+            f"{score_name.replace('_', ' ')}: min {distribution['min']:.2f}  "
+            f"p50 {distribution['p50']:.2f}  p90 {distribution['p90']:.2f}  "
+            f"max {distribution['max']:.2f}  ({distribution['count']} scored)"
+        )
         counts: list[int] = distribution["histogram"]
         widest = max(counts)
         used = [index for index, count in enumerate(counts) if count]
@@ -117,7 +126,9 @@ def render_summary(record: dict[str, Any], score_name: str) -> str:
             bar = _BAR * math.ceil(_BAR_WIDTH * count / widest) if count else ""
             lines.append(f"  {low:.1f}–{high:.1f} {bar} {count}".rstrip())
     if record["failures_by_code"]:
-        lines.append("failures: " + ", ".join(
-            f"{code} {count}" for code, count in record["failures_by_code"].items()))
+        lines.append(
+            "failures: "
+            + ", ".join(f"{code} {count}" for code, count in record["failures_by_code"].items())
+        )
     lines.append(f"characters sent: {record['characters_sent']:,}")
     return "\n".join(lines)

@@ -42,8 +42,9 @@ class ClientConfig:
 
     def __post_init__(self) -> None:
         if self.api_version not in apis.DISCOVERY_VERSIONS:
-            raise ValueError(f"api_version must be one of {apis.DISCOVERY_VERSIONS}, "
-                             f"got {self.api_version!r}")
+            raise ValueError(
+                f"api_version must be one of {apis.DISCOVERY_VERSIONS}, got {self.api_version!r}"
+            )
         if not self.project:
             raise ValueError("project is required (the Google Cloud project id or number)")
 
@@ -80,61 +81,91 @@ def _ready_request(method: apis.Method, value: Any) -> message.Message | None:
     return requests._as_message(value, method.request_class)
 
 
-def _prepare(config: ClientConfig, method: apis.Method, request: message.Message
-             ) -> tuple[tuple[str, str], ...]:
+def _prepare(
+    config: ClientConfig, method: apis.Method, request: message.Message
+) -> tuple[tuple[str, str], ...]:
     if config.validate:
         requests.validate(method, request)
     return endpoints.request_metadata(method, request, quota_project=config.quota_project)
 
 
-def check_grounding(config: ClientConfig, answer_candidate: str | message.Message,
-                    facts: Iterable[requests.FactLike], **options: Any
-                    ) -> Call[results.CheckGroundingResult]:
+def check_grounding(
+    config: ClientConfig,
+    answer_candidate: str | message.Message,
+    facts: Iterable[requests.FactLike],
+    **options: Any,
+) -> Call[results.CheckGroundingResult]:
     """Plans a CheckGrounding call (see `GroundingClient.check_grounding`)."""
     method = apis.method("discoveryengine", config.api_version, "CheckGrounding")
     request = _ready_request(method, answer_candidate)
     if request is None:
         if not isinstance(answer_candidate, str):
-            raise bad_request([("answer_candidate", "expected text or a CheckGroundingRequest")],
-                              "answer_candidate is not text")
+            raise bad_request(
+                [("answer_candidate", "expected text or a CheckGroundingRequest")],
+                "answer_candidate is not text",
+            )
         request = requests.check_grounding_request(
-            method, project=config.project, location=config.location,
-            answer_candidate=answer_candidate, facts=facts, **options)
+            method,
+            project=config.project,
+            location=config.location,
+            answer_candidate=answer_candidate,
+            facts=facts,
+            **options,
+        )
     answer = request.answer_candidate  # type: ignore[attr-defined]
-    return Call(method, request, _prepare(config, method, request),
-                lambda response: results.check_grounding_result(answer, response))
+    return Call(
+        method,
+        request,
+        _prepare(config, method, request),
+        lambda response: results.check_grounding_result(answer, response),
+    )
 
 
-def corroborate_content(config: ClientConfig, content: str | message.Message,
-                        facts: Iterable[requests.FactLike], *,
-                        citation_threshold: float | None = None
-                        ) -> Call[results.CorroborationResult]:
+def corroborate_content(
+    config: ClientConfig,
+    content: str | message.Message,
+    facts: Iterable[requests.FactLike],
+    *,
+    citation_threshold: float | None = None,
+) -> Call[results.CorroborationResult]:
     """Plans a CorroborateContent call (aiplatform v1, whatever `api_version` says)."""
     method = apis.method("aiplatform", "v1", "CorroborateContent")
     request = _ready_request(method, content)
     if request is None:
         request = requests.corroborate_content_request(
-            method, project=config.project, location=config.location, content=content,
-            facts=facts, citation_threshold=citation_threshold)
+            method,
+            project=config.project,
+            location=config.location,
+            content=content,
+            facts=facts,
+            citation_threshold=citation_threshold,
+        )
     raw: Any = request
     text = "".join(part.text for part in raw.content.parts)
     facts_sent = tuple(raw.facts)
     unit = config.corroborate_offset_unit
-    return Call(method, request, _prepare(config, method, request),
-                lambda response: results.corroboration_result(text, facts_sent, response, unit))
+    return Call(
+        method,
+        request,
+        _prepare(config, method, request),
+        lambda response: results.corroboration_result(text, facts_sent, response, unit),
+    )
 
 
-def generate_grounded_content(config: ClientConfig, prompt: Any, **options: Any
-                              ) -> Call[results.GenerateResult]:
+def generate_grounded_content(
+    config: ClientConfig, prompt: Any, **options: Any
+) -> Call[results.GenerateResult]:
     """Plans a GenerateGroundedContent call from a prompt, turns, or a ready request."""
     method = apis.method("discoveryengine", config.api_version, "GenerateGroundedContent")
     request = _ready_request(method, prompt) or requests.generate_grounded_content_request(
-        method, project=config.project, location=config.location, prompt=prompt, **options)
+        method, project=config.project, location=config.location, prompt=prompt, **options
+    )
     return Call(method, request, _prepare(config, method, request), results.generate_result)
 
 
-def stream_generate_grounded_content(config: ClientConfig, prompt: Any, **options: Any
-                                     ) -> StreamCall:
+def stream_generate_grounded_content(
+    config: ClientConfig, prompt: Any, **options: Any
+) -> StreamCall:
     """Plans a StreamGenerateGroundedContent call.
 
     `prompt` may be a prompt or turns (one request built from them and `options`), a ready
@@ -145,7 +176,8 @@ def stream_generate_grounded_content(config: ClientConfig, prompt: Any, **option
     single = _ready_request(method, prompt)
     if single is None and _is_prompt(prompt):
         single = requests.generate_grounded_content_request(
-            method, project=config.project, location=config.location, prompt=prompt, **options)
+            method, project=config.project, location=config.location, prompt=prompt, **options
+        )
     if single is not None:
         if config.validate:
             requests.validate(method, single)
@@ -154,8 +186,7 @@ def stream_generate_grounded_content(config: ClientConfig, prompt: Any, **option
         raise TypeError(f"options {sorted(options)} apply to a prompt, not to ready requests")
     converted = _checked_requests(config, method, prompt)
     interactive = not isinstance(prompt, Sequence)
-    return StreamCall(method, converted if interactive else list(converted), metadata,
-                      interactive)
+    return StreamCall(method, converted if interactive else list(converted), metadata, interactive)
 
 
 def live_stream(config: ClientConfig, requests_: AsyncIterable[Any]) -> StreamCall:
@@ -172,11 +203,11 @@ def live_stream(config: ClientConfig, requests_: AsyncIterable[Any]) -> StreamCa
 
 
 def _stream_target(config: ClientConfig) -> tuple[apis.Method, tuple[tuple[str, str], ...]]:
-    method = apis.method("discoveryengine", config.api_version,
-                         "StreamGenerateGroundedContent")
+    method = apis.method("discoveryengine", config.api_version, "StreamGenerateGroundedContent")
     location = requests.resource_name(config.project, config.location)
-    metadata = endpoints.request_metadata(method, method.request_class(location=location),
-                                          quota_project=config.quota_project)
+    metadata = endpoints.request_metadata(
+        method, method.request_class(location=location), quota_project=config.quota_project
+    )
     return method, metadata
 
 
@@ -186,23 +217,28 @@ def _is_prompt(value: Any) -> bool:
     if isinstance(value, Sequence) and value:
         first = value[0]
         return isinstance(first, (str, tuple, Mapping)) or (
-            isinstance(first, message.Message) and first.DESCRIPTOR.name ==
-            "GroundedGenerationContent")
+            isinstance(first, message.Message)
+            and first.DESCRIPTOR.name == "GroundedGenerationContent"
+        )
     return False
 
 
-def _checked_requests(config: ClientConfig, method: apis.Method, items: Iterable[Any]
-                      ) -> Iterator[message.Message]:
+def _checked_requests(
+    config: ClientConfig, method: apis.Method, items: Iterable[Any]
+) -> Iterator[message.Message]:
     for index, item in enumerate(items):
         yield _checked_request(config, method, item, index)
 
 
-def _checked_request(config: ClientConfig, method: apis.Method, item: Any, index: int
-                     ) -> message.Message:
+def _checked_request(
+    config: ClientConfig, method: apis.Method, item: Any, index: int
+) -> message.Message:
     request = _ready_request(method, item)
     if request is None:
-        raise bad_request([(f"requests[{index}]", "expected a GenerateGroundedContentRequest")],
-                          f"requests[{index}] is not a request")
+        raise bad_request(
+            [(f"requests[{index}]", "expected a GenerateGroundedContentRequest")],
+            f"requests[{index}] is not a request",
+        )
     if config.validate:
         requests.validate(method, request)
     return request

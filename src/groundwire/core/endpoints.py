@@ -43,8 +43,11 @@ def default_host(api: str, location: str) -> str:
     if api == "discoveryengine":
         prefix = f"{location}-" if location in _MULTI_REGIONS else ""
         return f"{prefix}discoveryengine.googleapis.com"
-    return "aiplatform.googleapis.com" if location == "global" else (
-        f"{location}-aiplatform.googleapis.com")
+    return (
+        "aiplatform.googleapis.com"
+        if location == "global"
+        else (f"{location}-aiplatform.googleapis.com")
+    )
 
 
 def is_loopback(host: str) -> bool:
@@ -67,8 +70,14 @@ def _split_target(target: str) -> tuple[str, str]:
     return (host, port) if host else (target, "")
 
 
-def resolve_endpoints(api: str, location: str, *, endpoint: str | None,
-                      rest_endpoint: str | None, environ: Mapping[str, str]) -> Endpoints:
+def resolve_endpoints(
+    api: str,
+    location: str,
+    *,
+    endpoint: str | None,
+    rest_endpoint: str | None,
+    environ: Mapping[str, str],
+) -> Endpoints:
     """Picks the gRPC target and REST URL for `api`, honouring explicit endpoints and the
     emulator variables; refuses plaintext anywhere but loopback, and mixing an emulator with
     Google.
@@ -85,15 +94,19 @@ rest_base_url='https://discoveryengine.googleapis.com', plaintext=False)
     rest_endpoint = rest_endpoint or environ.get(EMULATOR_REST_ENV) or None
     host = default_host(api, location)
     grpc_target: str | None = _grpc_target(endpoint, host)
-    grpc_plain = grpc_target is not None and endpoint is not None and is_loopback(
-        _split_target(grpc_target)[0])
+    grpc_plain = (
+        grpc_target is not None
+        and endpoint is not None
+        and is_loopback(_split_target(grpc_target)[0])
+    )
     rest_base_url = _rest_base_url(rest_endpoint, endpoint, host, grpc_plain)
     rest_plain = rest_base_url is not None and rest_base_url.startswith("http://")
     if rest_plain and grpc_target is not None and not grpc_plain and endpoint is None:
         grpc_target = None  # a REST emulator alone: gRPC is not sent to Google meanwhile
     if grpc_target is not None and rest_base_url is not None and grpc_plain != rest_plain:
-        raise ValueError("endpoint and rest_endpoint must both be loopback emulators or both "
-                         "TLS services")
+        raise ValueError(
+            "endpoint and rest_endpoint must both be loopback emulators or both TLS services"
+        )
     return Endpoints(grpc_target, rest_base_url, grpc_plain or rest_plain)
 
 
@@ -103,8 +116,9 @@ def _grpc_target(endpoint: str | None, host: str) -> str:
     return endpoint if _split_target(endpoint)[1] else f"{endpoint}:443"
 
 
-def _rest_base_url(rest_endpoint: str | None, endpoint: str | None, host: str,
-                   grpc_plain: bool) -> str | None:
+def _rest_base_url(
+    rest_endpoint: str | None, endpoint: str | None, host: str, grpc_plain: bool
+) -> str | None:
     if rest_endpoint is None:
         if grpc_plain:
             return None  # a gRPC emulator alone: its REST port is unknown
@@ -113,8 +127,10 @@ def _rest_base_url(rest_endpoint: str | None, endpoint: str | None, host: str,
     if parts.scheme not in ("http", "https"):
         raise ValueError(f"rest_endpoint must be an http(s) URL, got {rest_endpoint!r}")
     if parts.scheme == "http" and not is_loopback(parts.hostname or ""):
-        raise ValueError(f"refusing plaintext HTTP to {parts.hostname}: only loopback "
-                         "addresses may be reached without TLS")
+        raise ValueError(
+            f"refusing plaintext HTTP to {parts.hostname}: only loopback "
+            "addresses may be reached without TLS"
+        )
     return f"{parts.scheme}://{parts.netloc}{parts.path.rstrip('/')}"
 
 
@@ -142,8 +158,9 @@ def user_agent() -> str:
     return f"groundwire/{_version()}"
 
 
-def request_metadata(method: Method, request: message.Message, *,
-                     quota_project: str | None) -> tuple[tuple[str, str], ...]:
+def request_metadata(
+    method: Method, request: message.Message, *, quota_project: str | None
+) -> tuple[tuple[str, str], ...]:
     """Headers (gRPC metadata) for one call: routing, API client, user agent, quota project.
 
     >>> from groundwire.core.apis import method
@@ -154,9 +171,11 @@ def request_metadata(method: Method, request: message.Message, *,
     """
     field = method.routing_field
     value = getattr(request, field)
-    metadata = [("x-goog-request-params", _routing_header(field, value)),
-                ("x-goog-api-client", api_client_header()),
-                ("user-agent", user_agent())]
+    metadata = [
+        ("x-goog-request-params", _routing_header(field, value)),
+        ("x-goog-api-client", api_client_header()),
+        ("user-agent", user_agent()),
+    ]
     if quota_project:
         metadata.append(("x-goog-user-project", quota_project))
     return tuple(metadata)

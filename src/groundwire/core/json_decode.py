@@ -33,11 +33,21 @@ _SCALAR_KINDS = {
     _FieldDescriptor.TYPE_FLOAT: _FLOAT,
     _FieldDescriptor.TYPE_BOOL: _BOOL,
     _FieldDescriptor.TYPE_BYTES: _BYTES,
-    **dict.fromkeys((
-        _FieldDescriptor.TYPE_INT32, _FieldDescriptor.TYPE_INT64, _FieldDescriptor.TYPE_UINT32,
-        _FieldDescriptor.TYPE_UINT64, _FieldDescriptor.TYPE_SINT32, _FieldDescriptor.TYPE_SINT64,
-        _FieldDescriptor.TYPE_FIXED32, _FieldDescriptor.TYPE_FIXED64,
-        _FieldDescriptor.TYPE_SFIXED32, _FieldDescriptor.TYPE_SFIXED64), _INT),
+    **dict.fromkeys(
+        (
+            _FieldDescriptor.TYPE_INT32,
+            _FieldDescriptor.TYPE_INT64,
+            _FieldDescriptor.TYPE_UINT32,
+            _FieldDescriptor.TYPE_UINT64,
+            _FieldDescriptor.TYPE_SINT32,
+            _FieldDescriptor.TYPE_SINT64,
+            _FieldDescriptor.TYPE_FIXED32,
+            _FieldDescriptor.TYPE_FIXED64,
+            _FieldDescriptor.TYPE_SFIXED32,
+            _FieldDescriptor.TYPE_SFIXED64,
+        ),
+        _INT,
+    ),
 }
 _DOUBLE_MAX = 1.7976931348623157e308
 _FLOAT_MAX = 3.4028234663852886e38  # what json_format accepts for a float field
@@ -190,8 +200,9 @@ def _is_well_known(message_descriptor: descriptor.Descriptor) -> bool:
     return message_descriptor.file.name.startswith("google/protobuf/")
 
 
-def _build(message_descriptor: descriptor.Descriptor,
-           built: dict[descriptor.Descriptor, _Schema | None]) -> _Schema | None:
+def _build(
+    message_descriptor: descriptor.Descriptor, built: dict[descriptor.Descriptor, _Schema | None]
+) -> _Schema | None:
     if message_descriptor in _schemas:
         return _schemas[message_descriptor]
     if message_descriptor in built:
@@ -213,8 +224,9 @@ def _build(message_descriptor: descriptor.Descriptor,
     return schema
 
 
-def _entry(field: descriptor.FieldDescriptor,
-           built: dict[descriptor.Descriptor, _Schema | None]) -> _Entry:
+def _entry(
+    field: descriptor.FieldDescriptor, built: dict[descriptor.Descriptor, _Schema | None]
+) -> _Entry:
     oneof = field.containing_oneof
     # A oneof of one field needs no check: that field named twice already falls back.
     exclusive = oneof.name if oneof is not None and len(oneof.fields) > 1 else None
@@ -228,8 +240,9 @@ def _entry(field: descriptor.FieldDescriptor,
     return field.name, kind, field.is_repeated, detail, exclusive
 
 
-def _kind(field: descriptor.FieldDescriptor,
-          built: dict[descriptor.Descriptor, _Schema | None]) -> tuple[int, Any]:
+def _kind(
+    field: descriptor.FieldDescriptor, built: dict[descriptor.Descriptor, _Schema | None]
+) -> tuple[int, Any]:
     if field.type == _FieldDescriptor.TYPE_MESSAGE and field.message_type is not None:
         schema = _build(field.message_type, built)
         return (_FALLBACK, None) if schema is None else (_MESSAGE, schema)

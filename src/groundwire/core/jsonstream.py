@@ -80,11 +80,13 @@ class JsonArrayStream:
             return
         if self._received == 0:
             raise Internal("the response stream was empty; expected a JSON array")
-        raise Internal(f"the response stream ended early, while expecting {self._expect.value} "
-                       f"(after {self._received} bytes)")
+        raise Internal(
+            f"the response stream ended early, while expecting {self._expect.value} "
+            f"(after {self._received} bytes)"
+        )
 
     def _strip_byte_order_mark(self, chunk: bytes) -> bytes:
-        return chunk[len(_BYTE_ORDER_MARK):] if chunk.startswith(_BYTE_ORDER_MARK) else chunk
+        return chunk[len(_BYTE_ORDER_MARK) :] if chunk.startswith(_BYTE_ORDER_MARK) else chunk
 
     def _scan_element(self, elements: list[bytes]) -> bool:
         """Scans inside an element; True when it ended, False when more bytes are needed."""
@@ -156,5 +158,7 @@ class JsonArrayStream:
     def _fail(self, position: int, problem: str) -> None:
         excerpt = bytes(self._buffer[max(position - _EXCERPT, 0) : position + _EXCERPT])
         offset = self._received - len(self._buffer) + position
-        raise Internal(f"the response stream is not a JSON array: {problem} at byte {offset} "
-                       f"(near {excerpt.decode('utf-8', 'replace')!r})")
+        raise Internal(
+            f"the response stream is not a JSON array: {problem} at byte {offset} "
+            f"(near {excerpt.decode('utf-8', 'replace')!r})"
+        )

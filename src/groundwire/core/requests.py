@@ -23,8 +23,9 @@ TurnLike: TypeAlias = str | tuple[str, str] | Mapping[str, Any] | message.Messag
 _TEXT_KEYS = ("fact_text", "factText", "text", "summary")
 
 
-def resource_name(project: str, location: str, kind: str | None = None,
-                  name: str | None = None) -> str:
+def resource_name(
+    project: str, location: str, kind: str | None = None, name: str | None = None
+) -> str:
     """`projects/{project}/locations/{location}[/{kind}/{name}]`; a full name passes through.
 
     >>> resource_name("p", "global", "groundingConfigs", "default_grounding_config")
@@ -53,13 +54,15 @@ def assign(target: Any, name: str, value: Any, path: str) -> None:
         else:
             setattr(target, name, value)
     except (TypeError, ValueError) as error:
-        raise bad_request([(path, f"wrong type or value: {error}")],
-                          f"{path} has the wrong type or value ({type(value).__name__})"
-                          ) from None
+        raise bad_request(
+            [(path, f"wrong type or value: {error}")],
+            f"{path} has the wrong type or value ({type(value).__name__})",
+        ) from None
 
 
-def field_class(owner: message.Message | type[message.Message], field: str
-                ) -> type[message.Message]:
+def field_class(
+    owner: message.Message | type[message.Message], field: str
+) -> type[message.Message]:
     """The message class of a message-typed field, e.g. `GroundingFact` for `facts`."""
     from google.protobuf import message_factory
 
@@ -67,8 +70,9 @@ def field_class(owner: message.Message | type[message.Message], field: str
     return message_factory.GetMessageClass(field_descriptor.message_type)
 
 
-def _as_message(value: message.Message | Any, message_class: type[message.Message]
-                ) -> message.Message | None:
+def _as_message(
+    value: message.Message | Any, message_class: type[message.Message]
+) -> message.Message | None:
     """Converts a protobuf or proto-plus message of the same proto type; None otherwise."""
     if isinstance(value, message_class):
         return value
@@ -94,19 +98,32 @@ def _fact_parts(fact: Any, index: int, field: str) -> tuple[str, dict[str, str]]
         unknown = set(fact) - {*_TEXT_KEYS, "attributes"}
         if len(texts) != 1 or unknown or not isinstance(texts[0], str):
             raise bad_request(
-                [(f"{field}[{index}]", "a fact dict needs one text key (fact_text or text) "
-                  "and optionally attributes" + (f"; unknown keys {sorted(unknown)}"
-                                                  if unknown else ""))],
+                [
+                    (
+                        f"{field}[{index}]",
+                        "a fact dict needs one text key (fact_text or text) "
+                        "and optionally attributes"
+                        + (f"; unknown keys {sorted(unknown)}" if unknown else ""),
+                    )
+                ],
                 f"{field}[{index}] is not a fact",
             )
         return texts[0], dict(fact.get("attributes") or {})
-    raise bad_request([(f"{field}[{index}]", f"expected a string, a (text, attributes) pair, "
-                        f"a dict or a GroundingFact, got {type(fact).__name__}")],
-                      f"{field}[{index}] is not a fact")
+    raise bad_request(
+        [
+            (
+                f"{field}[{index}]",
+                f"expected a string, a (text, attributes) pair, "
+                f"a dict or a GroundingFact, got {type(fact).__name__}",
+            )
+        ],
+        f"{field}[{index}] is not a fact",
+    )
 
 
-def grounding_facts(facts: Iterable[FactLike], fact_class: type[message.Message],
-                    field: str = "facts") -> list[message.Message]:
+def grounding_facts(
+    facts: Iterable[FactLike], fact_class: type[message.Message], field: str = "facts"
+) -> list[message.Message]:
     """Turns user facts into `GroundingFact` messages of the API version in use.
 
     >>> from groundwire.core.apis import method
@@ -116,8 +133,9 @@ def grounding_facts(facts: Iterable[FactLike], fact_class: type[message.Message]
     ['Paris is in France.']
     """
     if isinstance(facts, (str, bytes)):
-        raise bad_request([(field, "expected a list of facts, got a single string")],
-                          f"{field} must be a list")
+        raise bad_request(
+            [(field, "expected a list of facts, got a single string")], f"{field} must be a list"
+        )
     built = []
     for index, fact in enumerate(facts):
         converted = _as_message(fact, fact_class)
@@ -149,26 +167,37 @@ def check_grounding_request(
 ) -> message.Message:
     """A CheckGroundingRequest for `method`'s API version."""
     request: Any = method.request_class()
-    request.grounding_config = resource_name(project, location, "groundingConfigs",
-                                             grounding_config)
+    request.grounding_config = resource_name(
+        project, location, "groundingConfigs", grounding_config
+    )
     assign(request, "answer_candidate", answer_candidate, "answer_candidate")
     request.facts.extend(grounding_facts(facts, field_class(request, "facts")))
     if citation_threshold is not None:
-        assign(request.grounding_spec, "citation_threshold", citation_threshold,
-               "grounding_spec.citation_threshold")
+        assign(
+            request.grounding_spec,
+            "citation_threshold",
+            citation_threshold,
+            "grounding_spec.citation_threshold",
+        )
     if enable_claim_level_score is not None:
         if "enable_claim_level_score" not in request.grounding_spec.DESCRIPTOR.fields_by_name:
-            raise bad_request([("grounding_spec.enable_claim_level_score",
-                                f"not available in {method.version}")],
-                              f"claim-level scores are not available in {method.version}")
-        assign(request.grounding_spec, "enable_claim_level_score", enable_claim_level_score,
-               "grounding_spec.enable_claim_level_score")
+            raise bad_request(
+                [("grounding_spec.enable_claim_level_score", f"not available in {method.version}")],
+                f"claim-level scores are not available in {method.version}",
+            )
+        assign(
+            request.grounding_spec,
+            "enable_claim_level_score",
+            enable_claim_level_score,
+            "grounding_spec.enable_claim_level_score",
+        )
     assign(request, "user_labels", user_labels or {}, "user_labels")
     return request
 
 
-def _corroboration_fact(fact: Any, fact_class: type[message.Message], index: int
-                        ) -> message.Message:
+def _corroboration_fact(
+    fact: Any, fact_class: type[message.Message], index: int
+) -> message.Message:
     converted = _as_message(fact, fact_class)
     if converted is not None:
         return converted
@@ -179,8 +208,9 @@ def _corroboration_fact(fact: Any, fact_class: type[message.Message], index: int
 
             json_format.ParseDict(dict(fact), built)
         except json_format.ParseError as error:
-            raise bad_request([(f"facts[{index}]", str(error).splitlines()[0])],
-                              f"facts[{index}] is not a Fact") from None
+            raise bad_request(
+                [(f"facts[{index}]", str(error).splitlines()[0])], f"facts[{index}] is not a Fact"
+            ) from None
         return built
     text, attributes = _fact_parts(fact, index, "facts")
     built = fact_class()
@@ -213,17 +243,24 @@ def corroborate_content_request(
     else:
         converted = _as_message(content, type(request.content))
         if converted is None:
-            raise bad_request([("content", f"expected text or a Content, got "
-                                f"{type(content).__name__}")], "content is not a Content")
+            raise bad_request(
+                [("content", f"expected text or a Content, got {type(content).__name__}")],
+                "content is not a Content",
+            )
         request.content.CopyFrom(converted)
     fact_class = field_class(request, "facts")
     if isinstance(facts, (str, bytes)):
-        raise bad_request([("facts", "expected a list of facts, got a single string")],
-                          "facts must be a list")
+        raise bad_request(
+            [("facts", "expected a list of facts, got a single string")], "facts must be a list"
+        )
     request.facts.extend(_corroboration_fact(f, fact_class, i) for i, f in enumerate(facts))
     if citation_threshold is not None:
-        assign(request.parameters, "citation_threshold", citation_threshold,
-               "parameters.citation_threshold")
+        assign(
+            request.parameters,
+            "citation_threshold",
+            citation_threshold,
+            "parameters.citation_threshold",
+        )
     return request
 
 
@@ -238,9 +275,16 @@ def _turn(turn: Any, content_class: type[message.Message], index: int) -> messag
     elif isinstance(turn, Mapping) and "text" in turn:
         role, text = turn.get("role", "user"), turn["text"]
     else:
-        raise bad_request([(f"contents[{index}]", "expected text, a (role, text) pair, a dict "
-                            "with role and text, or a GroundedGenerationContent")],
-                          f"contents[{index}] is not a turn")
+        raise bad_request(
+            [
+                (
+                    f"contents[{index}]",
+                    "expected text, a (role, text) pair, a dict "
+                    "with role and text, or a GroundedGenerationContent",
+                )
+            ],
+            f"contents[{index}] is not a turn",
+        )
     built: Any = content_class(role=role)
     built.parts.add(text=text)
     return built
@@ -280,18 +324,27 @@ def generate_grounded_content_request(
     if system_instruction is not None:
         request.system_instruction.parts.add(text=system_instruction)
     spec = request.generation_spec
-    for name, value in (("model_id", model_id), ("language_code", language_code),
-                        ("temperature", temperature), ("top_p", top_p), ("top_k", top_k),
-                        ("seed", seed), ("max_output_tokens", max_output_tokens),
-                        ("frequency_penalty", frequency_penalty),
-                        ("presence_penalty", presence_penalty)):
+    for name, value in (
+        ("model_id", model_id),
+        ("language_code", language_code),
+        ("temperature", temperature),
+        ("top_p", top_p),
+        ("top_k", top_k),
+        ("seed", seed),
+        ("max_output_tokens", max_output_tokens),
+        ("frequency_penalty", frequency_penalty),
+        ("presence_penalty", presence_penalty),
+    ):
         if value is not None:
             assign(spec, name, value, f"generation_spec.{name}")
     sources = request.grounding_spec.grounding_sources
     if facts is not None:
         inline = sources.add().inline_source
-        inline.grounding_facts.extend(grounding_facts(
-            facts, field_class(inline, "grounding_facts"), validation.GENERATE_FACTS_FIELD))
+        inline.grounding_facts.extend(
+            grounding_facts(
+                facts, field_class(inline, "grounding_facts"), validation.GENERATE_FACTS_FIELD
+            )
+        )
     if serving_config is not None:
         search = sources.add().search_source
         search.serving_config = serving_config
@@ -322,8 +375,9 @@ def validate(method: Method, request: Any) -> None:
             api_version=method.version,
             answer_candidate=request.answer_candidate,
             fact_texts=[f.fact_text for f in request.facts],
-            citation_threshold=spec.citation_threshold if spec.HasField(
-                "citation_threshold") else None,
+            citation_threshold=spec.citation_threshold
+            if spec.HasField("citation_threshold")
+            else None,
             user_labels=request.user_labels,
         )
     elif method.name == "CorroborateContent":
@@ -333,7 +387,8 @@ def validate(method: Method, request: Any) -> None:
             content_text="".join(p.text for p in request.content.parts),
             fact_texts=[f.summary or f.chunk.text for f in facts],
             citation_threshold=parameters.citation_threshold
-            if request.HasField("parameters") else None,
+            if request.HasField("parameters")
+            else None,
         )
     else:
         sources = request.grounding_spec.grounding_sources

@@ -98,8 +98,9 @@ class CheckGroundingResult:
     @property
     def unsupported_claims(self) -> tuple[Claim, ...]:
         """Claims that need a check and that no fact supports."""
-        return tuple(c for c in self.claims
-                     if c.grounding_check_required is not False and not c.supported)
+        return tuple(
+            c for c in self.claims if c.grounding_check_required is not False and not c.supported
+        )
 
 
 def _optional(raw: Any, name: str) -> Any:
@@ -114,19 +115,27 @@ def _optional_getter(message_class: Any, name: str) -> Callable[[Any], Any]:
     return lambda raw: getattr(raw, name) if raw.HasField(name) else None
 
 
-def _spans(text: str, raw_claims: Sequence[Any], start: str, end: str, text_field: str | None,
-           unit: OffsetUnit) -> list[Span]:
+def _spans(
+    text: str,
+    raw_claims: Sequence[Any],
+    start: str,
+    end: str,
+    text_field: str | None,
+    unit: OffsetUnit,
+) -> list[Span]:
     if not raw_claims:
         return []
     start_of = _optional_getter(raw_claims[0], start)
     end_of = _optional_getter(raw_claims[0], end)
-    positions = [(start_of(c), end_of(c), getattr(c, text_field) if text_field else "")
-                 for c in raw_claims]
+    positions = [
+        (start_of(c), end_of(c), getattr(c, text_field) if text_field else "") for c in raw_claims
+    ]
     return resolve_spans(text, positions, unit)
 
 
-def check_grounding_result(answer_candidate: str, response: message.Message
-                           ) -> CheckGroundingResult:
+def check_grounding_result(
+    answer_candidate: str, response: message.Message
+) -> CheckGroundingResult:
     """Builds the result of a CheckGrounding call from its raw response.
 
     >>> from groundwire.core.apis import method
@@ -142,25 +151,43 @@ def check_grounding_result(answer_candidate: str, response: message.Message
     if raw_claims:
         has_score = "score" in raw_claims[0].DESCRIPTOR.fields_by_name  # not in v1alpha
         read = [
-            (c.start_pos if c.HasField("start_pos") else None,
-             c.end_pos if c.HasField("end_pos") else None,
-             c.claim_text,
-             tuple(c.citation_indices),
-             c.score if has_score and c.HasField("score") else None,
-             c.grounding_check_required if c.HasField("grounding_check_required") else None)
+            (
+                c.start_pos if c.HasField("start_pos") else None,
+                c.end_pos if c.HasField("end_pos") else None,
+                c.claim_text,
+                tuple(c.citation_indices),
+                c.score if has_score and c.HasField("score") else None,
+                c.grounding_check_required if c.HasField("grounding_check_required") else None,
+            )
             for c in raw_claims
         ]
         spans = resolve_spans(answer_candidate, [r[:3] for r in read], "utf8")
         count = len(chunks)
-        claims = tuple([
-            Claim(text, span.start, span.end, start_byte, end_byte, span.start_utf16,
-                  span.end_utf16, tuple([chunks[i] for i in indices if 0 <= i < count]),
-                  indices, score, check_required, span.adjusted, span.located)
-            for (start_byte, end_byte, text, indices, score, check_required), span
-            in zip(read, spans, strict=True)
-        ])
-    return CheckGroundingResult(answer_candidate, _optional(raw, "support_score"), claims,
-                                chunks, response)
+        claims = tuple(
+            [
+                Claim(
+                    text,
+                    span.start,
+                    span.end,
+                    start_byte,
+                    end_byte,
+                    span.start_utf16,
+                    span.end_utf16,
+                    tuple([chunks[i] for i in indices if 0 <= i < count]),
+                    indices,
+                    score,
+                    check_required,
+                    span.adjusted,
+                    span.located,
+                )
+                for (start_byte, end_byte, text, indices, score, check_required), span in zip(
+                    read, spans, strict=True
+                )
+            ]
+        )
+    return CheckGroundingResult(
+        answer_candidate, _optional(raw, "support_score"), claims, chunks, response
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -194,18 +221,24 @@ class CorroborationResult:
     raw: message.Message
 
 
-def corroboration_result(content_text: str, facts: Sequence[message.Message],
-                         response: message.Message, unit: OffsetUnit = "utf8"
-                         ) -> CorroborationResult:
+def corroboration_result(
+    content_text: str,
+    facts: Sequence[message.Message],
+    response: message.Message,
+    unit: OffsetUnit = "utf8",
+) -> CorroborationResult:
     """Builds the result of a CorroborateContent call; `unit` says what its indexes count."""
     raw: Any = response
     spans = _spans(content_text, raw.claims, "start_index", "end_index", None, unit)
     claims = tuple(
         CorroboratedClaim(
-            text=content_text[span.start:span.end],
-            start=span.start, end=span.end,
-            start_index=span.start_byte, end_index=span.end_byte,
-            start_utf16=span.start_utf16, end_utf16=span.end_utf16,
+            text=content_text[span.start : span.end],
+            start=span.start,
+            end=span.end,
+            start_index=span.start_byte,
+            end_index=span.end_byte,
+            start_utf16=span.start_utf16,
+            end_utf16=span.end_utf16,
             fact_indexes=tuple(c.fact_indexes),
             facts=tuple(facts[i] for i in c.fact_indexes if 0 <= i < len(facts)),
             score=_optional(c, "score"),
@@ -213,8 +246,9 @@ def corroboration_result(content_text: str, facts: Sequence[message.Message],
         )
         for c, span in zip(raw.claims, spans, strict=True)
     )
-    return CorroborationResult(content_text, _optional(raw, "corroboration_score"), claims,
-                               response)
+    return CorroborationResult(
+        content_text, _optional(raw, "corroboration_score"), claims, response
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -265,8 +299,11 @@ def _candidate(raw: Any) -> Candidate:
     spans = resolve_spans(text, [(None, None, s.claim_text) for s in supports_raw], "utf8")
     supports = tuple(
         GroundingSupport(
-            claim_text=s.claim_text, start=span.start, end=span.end,
-            start_utf16=span.start_utf16, end_utf16=span.end_utf16,
+            claim_text=s.claim_text,
+            start=span.start,
+            end=span.end,
+            start_utf16=span.start_utf16,
+            end_utf16=span.end_utf16,
             chunks=tuple(chunks[i] for i in s.support_chunk_indices if 0 <= i < len(chunks)),
             chunk_indices=tuple(s.support_chunk_indices),
             score=_optional(s, "support_score"),
@@ -274,8 +311,14 @@ def _candidate(raw: Any) -> Candidate:
         )
         for s, span in zip(supports_raw, spans, strict=True)
     )
-    return Candidate(raw.index, text, _optional(raw, "grounding_score"), chunks, supports,
-                     tuple(metadata.web_search_queries))
+    return Candidate(
+        raw.index,
+        text,
+        _optional(raw, "grounding_score"),
+        chunks,
+        supports,
+        tuple(metadata.web_search_queries),
+    )
 
 
 def generate_result(response: message.Message) -> GenerateResult:
@@ -283,5 +326,11 @@ def generate_result(response: message.Message) -> GenerateResult:
     raw: Any = response
     candidates = tuple(_candidate(c) for c in raw.candidates)
     first = candidates[0] if candidates else Candidate(0, "", None, (), (), ())
-    return GenerateResult(first.text, first.grounding_score, first.support_chunks,
-                          first.grounding_supports, candidates, response)
+    return GenerateResult(
+        first.text,
+        first.grounding_score,
+        first.support_chunks,
+        first.grounding_supports,
+        candidates,
+        response,
+    )

@@ -208,11 +208,17 @@ class Retrying:
         >>> retrying.after_failure(error_from_status(14, "busy"), response_received=True)
     """
 
-    def __init__(self, policy: RetryPolicy | None, timeout: float, rng: Jitter,
-                 clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(
+        self,
+        policy: RetryPolicy | None,
+        timeout: float,
+        rng: Jitter,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
         self.policy = policy
-        self.deadline = Deadline.start(timeout if policy is None else min(timeout,
-                                                                           policy.timeout), clock)
+        self.deadline = Deadline.start(
+            timeout if policy is None else min(timeout, policy.timeout), clock
+        )
         self.rng = rng
         self.attempts = 0
 
@@ -221,8 +227,13 @@ class Retrying:
         self.attempts += 1
         return self.deadline.attempt_timeout()
 
-    def after_failure(self, error: GroundwireError, *, response_received: bool = False,
-                      requests_consumed: bool = False) -> float | None:
+    def after_failure(
+        self,
+        error: GroundwireError,
+        *,
+        response_received: bool = False,
+        requests_consumed: bool = False,
+    ) -> float | None:
         """Seconds to wait before the next attempt, or None to raise `error`.
 
         A stream is never retried once a response has arrived, nor when the failed attempt

@@ -43,8 +43,7 @@ class PathTemplate:
     def match(self, path: str) -> dict[str, str] | None:
         """The variables bound by `path`, or None when the path does not match."""
         found = self.regex.fullmatch(path)
-        return None if found is None else {f: found.group(i + 1) for i, f in
-                                           enumerate(self.fields)}
+        return None if found is None else {f: found.group(i + 1) for i, f in enumerate(self.fields)}
 
 
 def _segment_pattern(pattern: str) -> str:
@@ -125,8 +124,9 @@ def encode_request(method: Method, request: message.Message) -> HttpRequest:
     body_object = message_to_json_object(request)
     for field in parse_template(method.http.template).fields:
         body_object.pop(_json_name(method, field), None)
-    return HttpRequest(method.http.verb, path, json.dumps(body_object,
-                                                           separators=(",", ":")).encode())
+    return HttpRequest(
+        method.http.verb, path, json.dumps(body_object, separators=(",", ":")).encode()
+    )
 
 
 def encode_stream_request(method: Method, requests: Iterable[message.Message]) -> HttpRequest:
@@ -136,14 +136,17 @@ def encode_stream_request(method: Method, requests: Iterable[message.Message]) -
     """
     items = list(requests)
     if not items:
-        raise bad_request([("requests", "at least one request is needed")],
-                          "a streaming call over REST needs at least one request")
+        raise bad_request(
+            [("requests", "at least one request is needed")],
+            "a streaming call over REST needs at least one request",
+        )
     path = path_for(method, items[0])
     for index, item in enumerate(items[1:], start=1):
         if path_for(method, item) != path:
-            raise bad_request([(f"requests[{index}].{method.routing_field}",
-                                "differs from the first request's")],
-                              "every request of a stream must name the same resource")
+            raise bad_request(
+                [(f"requests[{index}].{method.routing_field}", "differs from the first request's")],
+                "every request of a stream must name the same resource",
+            )
     body = json.dumps([message_to_json_object(item) for item in items], separators=(",", ":"))
     return HttpRequest(method.http.verb, path, body.encode())
 
@@ -152,9 +155,12 @@ def _json_name(method: Method, field: str) -> str:
     return method.request_class.DESCRIPTOR.fields_by_name[field].json_name
 
 
-def decode_message(body: bytes | str | Mapping[str, Any],
-                   message_class: type[message.Message], *,
-                   ignore_unknown_fields: bool = True) -> message.Message:
+def decode_message(
+    body: bytes | str | Mapping[str, Any],
+    message_class: type[message.Message],
+    *,
+    ignore_unknown_fields: bool = True,
+) -> message.Message:
     """Parses proto3 JSON into `message_class`; malformed input raises a GroundwireError.
 
     The client ignores unknown fields (the service may add some) and decodes an already
@@ -173,11 +179,17 @@ def decode_message(body: bytes | str | Mapping[str, Any],
             json_format.ParseDict(dict(body), target, ignore_unknown_fields=ignore_unknown_fields)
         else:
             json_format.Parse(body, target, ignore_unknown_fields=ignore_unknown_fields)
-    except (json_format.ParseError, UnicodeDecodeError, RecursionError, ValueError,
-            OverflowError) as error:
-        raise bad_request([("body", _first_line(str(error)))],
-                          f"invalid JSON for {message_class.DESCRIPTOR.name}: "
-                          f"{_first_line(str(error))}") from None
+    except (
+        json_format.ParseError,
+        UnicodeDecodeError,
+        RecursionError,
+        ValueError,
+        OverflowError,
+    ) as error:
+        raise bad_request(
+            [("body", _first_line(str(error)))],
+            f"invalid JSON for {message_class.DESCRIPTOR.name}: {_first_line(str(error))}",
+        ) from None
     return target
 
 
@@ -236,8 +248,9 @@ def system_parameters(query: str) -> SystemParameters:
         alt = kind or "json"
         enum_int = any(o.strip() == "enum-encoding=int" for o in options)
     if alt not in ("json", "sse"):
-        raise bad_request([("$alt", f"unsupported value {alt!r}; use json or sse")],
-                          f"unsupported alt={alt}")
+        raise bad_request(
+            [("$alt", f"unsupported value {alt!r}; use json or sse")], f"unsupported alt={alt}"
+        )
     return SystemParameters(alt, enum_int)
 
 

@@ -52,8 +52,10 @@ class Emulator:
             >>> Emulator("127.0.0.1:5001", "http://127.0.0.1:5002").env()["GROUNDWIRE_EMULATOR_HOST"]
             '127.0.0.1:5001'
         """
-        return {"GROUNDWIRE_EMULATOR_HOST": self.grpc_address,
-                "GROUNDWIRE_EMULATOR_REST": self.http_url}
+        return {
+            "GROUNDWIRE_EMULATOR_HOST": self.grpc_address,
+            "GROUNDWIRE_EMULATOR_REST": self.http_url,
+        }
 
     def _client_arguments(self, overrides: dict[str, Any]) -> dict[str, Any]:
         return {

@@ -115,9 +115,7 @@ def _method_handler(
                     return
                 _abort(context, error)
 
-        return grpc.stream_stream_rpc_method_handler(
-            stream, response_serializer=_serialize
-        )
+        return grpc.stream_stream_rpc_method_handler(stream, response_serializer=_serialize)
 
     def unary(raw: bytes, context: grpc.ServicerContext) -> Message:
         try:
@@ -174,8 +172,11 @@ def _add_reflection(server: grpc.Server) -> None:
     from grpc_health.v1 import health_pb2
     from grpc_reflection.v1alpha import reflection
 
-    names = [*service_names(), health_pb2.DESCRIPTOR.services_by_name["Health"].full_name,
-             reflection.SERVICE_NAME]
+    names = [
+        *service_names(),
+        health_pb2.DESCRIPTOR.services_by_name["Health"].full_name,
+        reflection.SERVICE_NAME,
+    ]
     reflection.enable_server_reflection(names, server, pool=_reflection_pool())
 
 
@@ -199,8 +200,9 @@ def _reflection_pool() -> descriptor_pool.DescriptorPool:
     return pool
 
 
-def _add_file(pool: descriptor_pool.DescriptorPool, file: descriptor.FileDescriptor,
-              added: set[str]) -> None:
+def _add_file(
+    pool: descriptor_pool.DescriptorPool, file: descriptor.FileDescriptor, added: set[str]
+) -> None:
     if file.name in added:
         return
     for dependency in file.dependencies:
@@ -211,4 +213,3 @@ def _add_file(pool: descriptor_pool.DescriptorPool, file: descriptor.FileDescrip
 
 def _address(host: str, port: int) -> str:
     return f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
-

@@ -137,8 +137,11 @@ def _route(methods: list[Method], verb: str, path: str) -> Route:
         return route
     allowed = sorted({m.http.verb for m in methods if match_route([m], m.http.verb, path)})
     if allowed:
-        raise _MethodNotAllowed(f"{verb} is not allowed on {path}; use {', '.join(allowed)}",
-                                http_status=405, allowed=allowed)
+        raise _MethodNotAllowed(
+            f"{verb} is not allowed on {path}; use {', '.join(allowed)}",
+            http_status=405,
+            allowed=allowed,
+        )
     raise NotFound(f"the emulator has no method at {verb} {path}")
 
 
@@ -151,8 +154,12 @@ def _loose_route(methods: list[Method], verb: str, path: str) -> Route | None:
     for candidate in methods:
         prefix, _, rest = candidate.http.template.partition("{")
         suffix = rest.rpartition("}")[2]
-        if (candidate.http.verb == verb.upper() and path.startswith(prefix)
-                and path.endswith(suffix) and len(path) > len(prefix) + len(suffix)):
+        if (
+            candidate.http.verb == verb.upper()
+            and path.startswith(prefix)
+            and path.endswith(suffix)
+            and len(path) > len(prefix) + len(suffix)
+        ):
             resource = path[len(prefix) : len(path) - len(suffix)]
             return Route(candidate, {candidate.routing_field: resource})
     return None
@@ -169,8 +176,10 @@ def _check_content_type(request: web.Request) -> None:
         return
     if request.content_type != _JSON:
         shown = request.headers.get("Content-Type", "none")
-        raise bad_request([("Content-Type", f"is {shown!r}; send {_JSON}")],
-                          f"the body must be {_JSON}, not {shown}")
+        raise bad_request(
+            [("Content-Type", f"is {shown!r}; send {_JSON}")],
+            f"the body must be {_JSON}, not {shown}",
+        )
 
 
 async def _read_body(request: web.Request, limit: int) -> bytes:
@@ -187,8 +196,9 @@ async def _read_body(request: web.Request, limit: int) -> bytes:
 
 
 def _too_large(limit: int) -> InvalidArgument:
-    return InvalidArgument(f"the body is over the emulator's limit of {limit:,} bytes",
-                           http_status=413)
+    return InvalidArgument(
+        f"the body is over the emulator's limit of {limit:,} bytes", http_status=413
+    )
 
 
 async def _inject(injector: FaultInjector | None) -> None:
@@ -229,8 +239,9 @@ def _requests(route: Route, body: bytes) -> list[Message]:
     return requests
 
 
-async def _stream(request: web.Request, gateway: _Gateway, route: Route, body: bytes,
-                  parameters: SystemParameters) -> web.StreamResponse:
+async def _stream(
+    request: web.Request, gateway: _Gateway, route: Route, body: bytes, parameters: SystemParameters
+) -> web.StreamResponse:
     """Streams responses as they are made; an error after the first one ends the stream.
 
     The first response is made before the reply starts, so an error in the first request is
@@ -254,8 +265,13 @@ async def _stream(request: web.Request, gateway: _Gateway, route: Route, body: b
     return reply
 
 
-async def _write_stream(reply: web.StreamResponse, gateway: _Gateway, responses: Responses,
-                        made: Message | None, parameters: SystemParameters) -> None:
+async def _write_stream(
+    reply: web.StreamResponse,
+    gateway: _Gateway,
+    responses: Responses,
+    made: Message | None,
+    parameters: SystemParameters,
+) -> None:
     sse = parameters.alt == "sse"
     sent = 0
     if not sse:
@@ -301,5 +317,10 @@ def _frame(position: int, data: bytes, sse: bool) -> bytes:
 
 def _error_response(error: GroundwireError) -> web.Response:
     headers = {"Allow": ", ".join(error.allowed)} if isinstance(error, _MethodNotAllowed) else {}
-    return web.Response(status=error.http_status, body=error_to_json(error), headers=headers,
-                        content_type=_JSON, charset="utf-8")
+    return web.Response(
+        status=error.http_status,
+        body=error_to_json(error),
+        headers=headers,
+        content_type=_JSON,
+        charset="utf-8",
+    )

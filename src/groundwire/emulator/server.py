@@ -88,8 +88,9 @@ def start_servers(
     """
     from groundwire.emulator.grpc_server import create_server
 
-    grpc_server, bound_grpc_port = create_server(host, grpc_port, faults=faults,
-                                                 reuse_port=reuse_port)
+    grpc_server, bound_grpc_port = create_server(
+        host, grpc_port, faults=faults, reuse_port=reuse_port
+    )
     loop = asyncio.new_event_loop()
     thread = threading.Thread(target=loop.run_forever, name="groundwire-rest", daemon=True)
     thread.start()
@@ -195,8 +196,9 @@ def _serve_workers(
     ports = (grpc_port or _free_port(host), http_port or _free_port(host))
     reports = context.Queue()
     processes = [
-        context.Process(target=_worker, args=(host, *ports, faults, reports),
-                        name=f"groundwire-worker-{number}")
+        context.Process(
+            target=_worker, args=(host, *ports, faults, reports), name=f"groundwire-worker-{number}"
+        )
         for number in range(workers)
     ]
     for process in processes:
@@ -204,8 +206,9 @@ def _serve_workers(
     try:
         _wait_until_ready(processes, reports, stop)
         if not stop.is_set():
-            _announce(_host_port(host, ports[0]), f"http://{_host_port(host, ports[1])}",
-                      workers, ready)
+            _announce(
+                _host_port(host, ports[0]), f"http://{_host_port(host, ports[1])}", workers, ready
+            )
         while not stop.wait(_POLL_SECONDS):
             if any(not process.is_alive() for process in processes):
                 break
@@ -243,8 +246,9 @@ def _wait_until_ready(processes: list[Any], reports: Any, stop: threading.Event)
         raise RuntimeError("emulator workers did not start in time")
 
 
-def _worker(host: str, grpc_port: int, http_port: int, faults: FaultPolicy | None,
-            reports: Any) -> None:
+def _worker(
+    host: str, grpc_port: int, http_port: int, faults: FaultPolicy | None, reports: Any
+) -> None:
     with _stop_on_signals() as stop:
         try:
             servers = start_servers(host, grpc_port, http_port, faults=faults, reuse_port=True)
@@ -280,11 +284,13 @@ def _stop_on_signals() -> Iterator[_Stop]:
             signal.signal(number, handler)
 
 
-def _announce(grpc_address: str, http_url: str, workers: int,
-              ready: ReadyCallback | None) -> None:
+def _announce(grpc_address: str, http_url: str, workers: int, ready: ReadyCallback | None) -> None:
     plural = "worker" if workers == 1 else "workers"
-    print(f"groundwire emulator: gRPC {grpc_address}, REST {http_url} ({workers} {plural})",
-          flush=True, file=sys.stdout)
+    print(
+        f"groundwire emulator: gRPC {grpc_address}, REST {http_url} ({workers} {plural})",
+        flush=True,
+        file=sys.stdout,
+    )
     if ready is not None:
         ready(grpc_address, http_url)
 

@@ -193,9 +193,7 @@ def generate_grounded_content(method: Method, request: Message) -> Message:
     return _answer(method, request, chunk_index=False)
 
 
-def stream_generate_grounded_content(
-    method: Method, requests: Iterable[Message]
-) -> Responses:
+def stream_generate_grounded_content(method: Method, requests: Iterable[Message]) -> Responses:
     """StreamGenerateGroundedContent: each request's answer in pieces of a few words.
 
     Only the last piece of an answer carries `grounding_score` and `grounding_metadata`, whose

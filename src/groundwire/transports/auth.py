@@ -66,9 +66,15 @@ class TokenRequest(auth_transport.Request):
         self._pools: dict[tuple[str, str, int | None], ConnectionPool] = {}
         self._lock = threading.Lock()
 
-    def __call__(self, url: str, method: str = "GET", body: bytes | None = None,
-                 headers: Mapping[str, str] | None = None, timeout: float | None = None,
-                 **kwargs: Any) -> _Response:
+    def __call__(
+        self,
+        url: str,
+        method: str = "GET",
+        body: bytes | None = None,
+        headers: Mapping[str, str] | None = None,
+        timeout: float | None = None,
+        **kwargs: Any,
+    ) -> _Response:
         """Sends one request; any failure is a google.auth TransportError, as google-auth wants."""
         from groundwire.transports.http1 import WIRE_ERRORS
 
@@ -78,12 +84,13 @@ class TokenRequest(auth_transport.Request):
             body = body.encode()
         try:
             response = self._pool(parts).request(
-                method, target, body, headers or {},
-                self.timeout if timeout is None else timeout)
+                method, target, body, headers or {}, self.timeout if timeout is None else timeout
+            )
             data = response.read()
         except (*WIRE_ERRORS, ValueError) as error:
             raise auth_exceptions.TransportError(  # type: ignore[no-untyped-call]
-                f"token request to {url} failed: {type(error).__name__}: {error}") from error
+                f"token request to {url} failed: {type(error).__name__}: {error}"
+            ) from error
         return _Response(response.status, response.headers(), data)
 
     def until(self, deadline: float | None) -> auth_transport.Request:
@@ -114,20 +121,26 @@ class TokenRequest(auth_transport.Request):
             return pool
 
 
-
 class _RequestUntil(auth_transport.Request):
     """A `TokenRequest` whose every request waits no longer than one deadline."""
 
     def __init__(self, request: TokenRequest, deadline: float) -> None:
         self._request, self._deadline = request, deadline
 
-    def __call__(self, url: str, method: str = "GET", body: bytes | None = None,
-                 headers: Mapping[str, str] | None = None, timeout: float | None = None,
-                 **kwargs: Any) -> _Response:
+    def __call__(
+        self,
+        url: str,
+        method: str = "GET",
+        body: bytes | None = None,
+        headers: Mapping[str, str] | None = None,
+        timeout: float | None = None,
+        **kwargs: Any,
+    ) -> _Response:
         left = self._deadline - time.monotonic()
         if left <= 0:
             raise auth_exceptions.TransportError(  # type: ignore[no-untyped-call]
-                f"token request to {url} not sent: the call's timeout has passed")
+                f"token request to {url} not sent: the call's timeout has passed"
+            )
         limit = self._request.timeout if timeout is None else timeout
         return self._request(url, method, body, headers, min(left, limit), **kwargs)
 
@@ -169,7 +182,8 @@ class AccessTokens:
                 return
             try:
                 self.credentials.refresh(  # type: ignore[no-untyped-call]
-                    self.request.until(deadline))
+                    self.request.until(deadline)
+                )
             except Exception as error:
                 if deadline is not None and time.monotonic() >= deadline:
                     raise _token_deadline_error(timeout) from None
@@ -177,8 +191,9 @@ class AccessTokens:
         finally:
             self._lock.release()
 
-    def apply(self, headers: MutableMapping[str, str], url: str,
-              timeout: float | None = None) -> None:
+    def apply(
+        self, headers: MutableMapping[str, str], url: str, timeout: float | None = None
+    ) -> None:
         """Adds the credentials' headers to `headers`, refreshing the token first if needed.
 
         `timeout` bounds the refresh, as in `refresh`: pass what is left of the call's.
@@ -187,7 +202,8 @@ class AccessTokens:
             self.refresh(timeout)
         try:
             self.credentials.before_request(  # type: ignore[no-untyped-call]
-                self.request, "POST", url, headers)
+                self.request, "POST", url, headers
+            )
         except Exception as error:
             raise auth_error(error) from None
 
@@ -197,8 +213,9 @@ class AccessTokens:
 
 
 def _token_deadline_error(timeout: float | None) -> DeadlineExceeded:
-    return DeadlineExceeded(f"the attempt's timeout of {timeout} s passed while getting an "
-                            "access token")
+    return DeadlineExceeded(
+        f"the attempt's timeout of {timeout} s passed while getting an access token"
+    )
 
 
 def auth_error(error: Exception) -> GroundwireError:

@@ -48,13 +48,17 @@ class _Switch:
         with self._lock:
             switched = self.state.record_connection_failure(self.clock())
         if switched:
-            logger.warning("gRPC could not connect (%s); using REST for the next %g s, "
-                           "then trying gRPC again", failure.message, self.cooldown)
+            logger.warning(
+                "gRPC could not connect (%s); using REST for the next %g s, then trying gRPC again",
+                failure.message,
+                self.cooldown,
+            )
         else:
             logger.debug("gRPC still cannot connect (%s); staying on REST", failure.message)
 
-    def time_left(self, timeout: float | None, started: float,
-                  failure: ConnectionFailure) -> float | None:
+    def time_left(
+        self, timeout: float | None, started: float, failure: ConnectionFailure
+    ) -> float | None:
         """What REST gets of an attempt's `timeout` after gRPC failed to connect.
 
         Raises DeadlineExceeded when gRPC used it all up.
@@ -63,8 +67,10 @@ class _Switch:
             return None
         left = timeout - (self.clock() - started)
         if left <= 0:
-            raise DeadlineExceeded(f"gRPC could not connect ({failure.message}) and the "
-                                   f"attempt's timeout of {timeout} s passed before REST")
+            raise DeadlineExceeded(
+                f"gRPC could not connect ({failure.message}) and the "
+                f"attempt's timeout of {timeout} s passed before REST"
+            )
         return left
 
     def grpc_worked(self) -> None:
@@ -88,14 +94,21 @@ class AutoTransport:
         >>> transport.close()
     """
 
-    def __init__(self, grpc: Transport, rest: Transport, *, cooldown: float = 60.0,
-                 clock: Clock = time.monotonic) -> None:
+    def __init__(
+        self,
+        grpc: Transport,
+        rest: Transport,
+        *,
+        cooldown: float = 60.0,
+        clock: Clock = time.monotonic,
+    ) -> None:
         self.grpc = grpc
         self.rest = rest
         self._switch = _Switch(cooldown, clock)
 
-    def unary(self, method: Method, request: Message, *, timeout: float | None,
-              metadata: Metadata) -> Message:
+    def unary(
+        self, method: Method, request: Message, *, timeout: float | None, metadata: Metadata
+    ) -> Message:
         """Calls over gRPC, or over REST when gRPC cannot connect."""
         if self._switch.use_grpc():
             started = self._switch.clock()
@@ -109,8 +122,14 @@ class AutoTransport:
                 return response
         return self.rest.unary(method, request, timeout=timeout, metadata=metadata)
 
-    def stream(self, method: Method, requests: Iterable[Message], *, timeout: float | None,
-               metadata: Metadata) -> Iterator[Message]:
+    def stream(
+        self,
+        method: Method,
+        requests: Iterable[Message],
+        *,
+        timeout: float | None,
+        metadata: Metadata,
+    ) -> Iterator[Message]:
         """Streams over gRPC, or over REST when gRPC cannot connect before a first response.
 
         Requests that are not a sequence are a live exchange, which may send after it reads:
@@ -149,20 +168,28 @@ class AutoTransport:
 class AsyncAutoTransport:
     """`AutoTransport` for asyncio: gRPC with a fallback to REST, from one event loop."""
 
-    def __init__(self, grpc: AsyncTransport, rest: AsyncTransport, *, cooldown: float = 60.0,
-                 clock: Clock = time.monotonic) -> None:
+    def __init__(
+        self,
+        grpc: AsyncTransport,
+        rest: AsyncTransport,
+        *,
+        cooldown: float = 60.0,
+        clock: Clock = time.monotonic,
+    ) -> None:
         self.grpc = grpc
         self.rest = rest
         self._switch = _Switch(cooldown, clock)
 
-    async def unary(self, method: Method, request: Message, *, timeout: float | None,
-                    metadata: Metadata) -> Message:
+    async def unary(
+        self, method: Method, request: Message, *, timeout: float | None, metadata: Metadata
+    ) -> Message:
         """Calls over gRPC, or over REST when gRPC cannot connect."""
         if self._switch.use_grpc():
             started = self._switch.clock()
             try:
-                response = await self.grpc.unary(method, request, timeout=timeout,
-                                                 metadata=metadata)
+                response = await self.grpc.unary(
+                    method, request, timeout=timeout, metadata=metadata
+                )
             except ConnectionFailure as failure:
                 self._switch.connection_failed(failure)
                 timeout = self._switch.time_left(timeout, started, failure)
@@ -171,9 +198,14 @@ class AsyncAutoTransport:
                 return response
         return await self.rest.unary(method, request, timeout=timeout, metadata=metadata)
 
-    async def stream(self, method: Method,
-                     requests: Iterable[Message] | AsyncIterable[Message], *,
-                     timeout: float | None, metadata: Metadata) -> AsyncIterator[Message]:
+    async def stream(
+        self,
+        method: Method,
+        requests: Iterable[Message] | AsyncIterable[Message],
+        *,
+        timeout: float | None,
+        metadata: Metadata,
+    ) -> AsyncIterator[Message]:
         """Streams over gRPC, or over REST when gRPC cannot connect before a first response.
 
         As in `AutoTransport.stream`, requests that are not a sequence stay on gRPC.
@@ -199,8 +231,7 @@ class AsyncAutoTransport:
             except ConnectionFailure as failure:
                 self._switch.connection_failed(failure)
                 timeout = self._switch.time_left(timeout, started, failure)
-                responses = self.rest.stream(method, requests, timeout=timeout,
-                                             metadata=metadata)
+                responses = self.rest.stream(method, requests, timeout=timeout, metadata=metadata)
             else:
                 self._switch.grpc_worked()
                 yield first

@@ -35,13 +35,20 @@ class Transport(Protocol):
     `DeadlineExceeded`. ``metadata`` is sent as gRPC metadata or as HTTP headers.
     """
 
-    def unary(self, method: Method, request: Message, *, timeout: float | None,
-              metadata: Metadata) -> Message:
+    def unary(
+        self, method: Method, request: Message, *, timeout: float | None, metadata: Metadata
+    ) -> Message:
         """Sends one request, returns the one response."""
         ...
 
-    def stream(self, method: Method, requests: Iterable[Message], *, timeout: float | None,
-               metadata: Metadata) -> Iterator[Message]:
+    def stream(
+        self,
+        method: Method,
+        requests: Iterable[Message],
+        *,
+        timeout: float | None,
+        metadata: Metadata,
+    ) -> Iterator[Message]:
         """Sends the requests, yields the responses as they arrive.
 
         Closing the iterator early cancels the call. Over REST all requests are read before
@@ -57,13 +64,20 @@ class Transport(Protocol):
 class AsyncTransport(Protocol):
     """An asyncio transport (gRPC or REST), bound to the event loop it is first used on."""
 
-    async def unary(self, method: Method, request: Message, *, timeout: float | None,
-                    metadata: Metadata) -> Message:
+    async def unary(
+        self, method: Method, request: Message, *, timeout: float | None, metadata: Metadata
+    ) -> Message:
         """Sends one request, returns the one response."""
         ...
 
-    def stream(self, method: Method, requests: Iterable[Message] | AsyncIterable[Message], *,
-               timeout: float | None, metadata: Metadata) -> AsyncIterator[Message]:
+    def stream(
+        self,
+        method: Method,
+        requests: Iterable[Message] | AsyncIterable[Message],
+        *,
+        timeout: float | None,
+        metadata: Metadata,
+    ) -> AsyncIterator[Message]:
         """Sends the requests, yields the responses as they arrive (see `Transport.stream`)."""
         ...
 
@@ -98,11 +112,15 @@ def refuse_plaintext(where: str, host: str, has_credentials: bool) -> None:
     Real credentials never travel in clear text, and clear text only goes to loopback.
     """
     if has_credentials:
-        raise ValueError(f"{where}: credentials are never sent over a plaintext connection; "
-                         "use TLS, or no credentials for a local emulator")
+        raise ValueError(
+            f"{where}: credentials are never sent over a plaintext connection; "
+            "use TLS, or no credentials for a local emulator"
+        )
     if not is_loopback(host):
-        raise ValueError(f"{where}: plaintext is only allowed to a loopback address "
-                         f"(localhost, 127.0.0.0/8, ::1), not {host!r}")
+        raise ValueError(
+            f"{where}: plaintext is only allowed to a loopback address "
+            f"(localhost, 127.0.0.0/8, ::1), not {host!r}"
+        )
 
 
 def fixed_requests(requests: object) -> Sequence[Message]:
@@ -113,7 +131,13 @@ def fixed_requests(requests: object) -> Sequence[Message]:
     """
     if not isinstance(requests, Sequence):
         raise bad_request(
-            [("requests", "a live exchange that sends after reading needs gRPC; over REST "
-              "pass the requests as a list")],
-            "interactive bidirectional streaming is gRPC-only")
+            [
+                (
+                    "requests",
+                    "a live exchange that sends after reading needs gRPC; over REST "
+                    "pass the requests as a list",
+                )
+            ],
+            "interactive bidirectional streaming is gRPC-only",
+        )
     return requests

@@ -79,7 +79,7 @@ def target_host(target: str) -> str:
     address = target
     for scheme in ("dns:", "ipv4:", "ipv6:"):
         if address.startswith(scheme):
-            address = address[len(scheme):]
+            address = address[len(scheme) :]
             if address.startswith("//"):  # dns://authority/host: the DNS server is no host
                 address = address[2:].partition("/")[2]
             address = address.split(",")[0]
@@ -94,9 +94,9 @@ def target_host(target: str) -> str:
     return host
 
 
-def channel_credentials(target: str, credentials: Credentials | None, secure: bool,
-                        root_certificates: bytes | None
-                        ) -> tuple[grpc.ChannelCredentials | None, TokenRequest | None]:
+def channel_credentials(
+    target: str, credentials: Credentials | None, secure: bool, root_certificates: bytes | None
+) -> tuple[grpc.ChannelCredentials | None, TokenRequest | None]:
     """TLS composed with google-auth call credentials, or None for a loopback emulator.
 
     Returns the credentials and the token adapter to close with the channel.
@@ -114,8 +114,9 @@ def channel_credentials(target: str, credentials: Credentials | None, secure: bo
     return grpc.composite_channel_credentials(tls, call_credentials), token_request
 
 
-def is_connection_failure(code: grpc.StatusCode, details: str,
-                          state: grpc.ChannelConnectivity | None) -> bool:
+def is_connection_failure(
+    code: grpc.StatusCode, details: str, state: grpc.ChannelConnectivity | None
+) -> bool:
     """Whether an UNAVAILABLE call failed because no connection could be made.
 
     A READY channel means a reachable server sent the status, whatever its text says.
@@ -132,8 +133,10 @@ def is_connection_failure(code: grpc.StatusCode, details: str,
     """
     if code != grpc.StatusCode.UNAVAILABLE or state == grpc.ChannelConnectivity.READY:
         return False
-    return (state == grpc.ChannelConnectivity.TRANSIENT_FAILURE
-            or _NOT_CONNECTED.search(details) is not None)
+    return (
+        state == grpc.ChannelConnectivity.TRANSIENT_FAILURE
+        or _NOT_CONNECTED.search(details) is not None
+    )
 
 
 def error_from_call(call: FailedCall, state: grpc.ChannelConnectivity | None) -> GroundwireError:
@@ -207,20 +210,32 @@ class GrpcTransport:
         >>> transport.close()
     """
 
-    def __init__(self, target: str, *, credentials: Credentials | None, secure: bool,
-                 options: ChannelOptions = (), root_certificates: bytes | None = None,
-                 user_agent: str | None = None) -> None:
+    def __init__(
+        self,
+        target: str,
+        *,
+        credentials: Credentials | None,
+        secure: bool,
+        options: ChannelOptions = (),
+        root_certificates: bytes | None = None,
+        user_agent: str | None = None,
+    ) -> None:
         self.target = target
-        tls, self._token_request = channel_credentials(target, credentials, secure,
-                                                       root_certificates)
+        tls, self._token_request = channel_credentials(
+            target, credentials, secure, root_certificates
+        )
         merged = channel_options(options, user_agent)
-        self._channel = (grpc.insecure_channel(target, options=merged) if tls is None
-                         else grpc.secure_channel(target, tls, options=merged))
+        self._channel = (
+            grpc.insecure_channel(target, options=merged)
+            if tls is None
+            else grpc.secure_channel(target, tls, options=merged)
+        )
         self._unary_calls: dict[str, grpc.UnaryUnaryMultiCallable[Message, Message]] = {}
         self._stream_calls: dict[str, grpc.StreamStreamMultiCallable[Message, Message]] = {}
 
-    def unary(self, method: Method, request: Message, *, timeout: float | None,
-              metadata: Metadata) -> Message:
+    def unary(
+        self, method: Method, request: Message, *, timeout: float | None, metadata: Metadata
+    ) -> Message:
         """Sends one request, returns the response; failures as GroundwireError."""
         call = self._unary_calls.get(method.grpc_path)
         if call is None:
@@ -230,8 +245,14 @@ class GrpcTransport:
         except grpc.RpcError as error:
             raise self._error(error) from None
 
-    def stream(self, method: Method, requests: Iterable[Message], *, timeout: float | None,
-               metadata: Metadata) -> Iterator[Message]:
+    def stream(
+        self,
+        method: Method,
+        requests: Iterable[Message],
+        *,
+        timeout: float | None,
+        metadata: Metadata,
+    ) -> Iterator[Message]:
         """Starts a bidi stream on first `next`; yields responses as they arrive.
 
         gRPC reads `requests` on its own thread while responses come back, so a generator

@@ -71,19 +71,28 @@ class AsyncGrpcTransport:
         >>> # await transport.unary(...); await transport.close()
     """
 
-    def __init__(self, target: str, *, credentials: Credentials | None, secure: bool,
-                 options: ChannelOptions = (), root_certificates: bytes | None = None,
-                 user_agent: str | None = None) -> None:
+    def __init__(
+        self,
+        target: str,
+        *,
+        credentials: Credentials | None,
+        secure: bool,
+        options: ChannelOptions = (),
+        root_certificates: bytes | None = None,
+        user_agent: str | None = None,
+    ) -> None:
         self.target = target
-        self._tls, self._token_request = channel_credentials(target, credentials, secure,
-                                                             root_certificates)
+        self._tls, self._token_request = channel_credentials(
+            target, credentials, secure, root_certificates
+        )
         self._options = channel_options(options, user_agent)
         self._channel: grpc.aio.Channel | None = None
         self._unary_calls: dict[str, grpc.aio.UnaryUnaryMultiCallable[Message, Message]] = {}
         self._stream_calls: dict[str, grpc.aio.StreamStreamMultiCallable[Message, Message]] = {}
 
-    async def unary(self, method: Method, request: Message, *, timeout: float | None,
-                    metadata: Metadata) -> Message:
+    async def unary(
+        self, method: Method, request: Message, *, timeout: float | None, metadata: Metadata
+    ) -> Message:
         """Sends one request, returns the response; failures as GroundwireError."""
         call = self._unary_calls.get(method.grpc_path)
         if call is None:
@@ -93,9 +102,14 @@ class AsyncGrpcTransport:
         except grpc.aio.AioRpcError as error:
             raise self._error(error) from None
 
-    async def stream(self, method: Method,
-                     requests: Iterable[Message] | AsyncIterable[Message], *,
-                     timeout: float | None, metadata: Metadata) -> AsyncIterator[Message]:
+    async def stream(
+        self,
+        method: Method,
+        requests: Iterable[Message] | AsyncIterable[Message],
+        *,
+        timeout: float | None,
+        metadata: Metadata,
+    ) -> AsyncIterator[Message]:
         """Starts a bidi stream on first `anext`; yields responses as they arrive.
 
         Requests are read by a task of their own, so an async generator may wait for
@@ -137,9 +151,7 @@ class AsyncGrpcTransport:
         self._unary_calls[method.grpc_path] = call
         return call
 
-    def _stream_call(
-        self, method: Method
-    ) -> grpc.aio.StreamStreamMultiCallable[Message, Message]:
+    def _stream_call(self, method: Method) -> grpc.aio.StreamStreamMultiCallable[Message, Message]:
         call: grpc.aio.StreamStreamMultiCallable[Message, Message] = self._open().stream_stream(
             method.grpc_path,
             request_serializer=method.request_class.SerializeToString,
@@ -152,9 +164,11 @@ class AsyncGrpcTransport:
         """The channel, opened on first use in the running event loop."""
         if self._channel is None:
             target, options = self.target, self._options
-            self._channel = (grpc.aio.insecure_channel(target, options=options)
-                             if self._tls is None
-                             else grpc.aio.secure_channel(target, self._tls, options=options))
+            self._channel = (
+                grpc.aio.insecure_channel(target, options=options)
+                if self._tls is None
+                else grpc.aio.secure_channel(target, self._tls, options=options)
+            )
         return self._channel
 
     def _error(self, error: grpc.aio.AioRpcError) -> GroundwireError:

@@ -45,8 +45,7 @@ class DecodingError(Exception):
     """A gzip body could not be decompressed."""
 
 
-WIRE_ERRORS = (ConnectError, ProxyNotSupported, DecodingError, OSError,
-               http.client.HTTPException)
+WIRE_ERRORS = (ConnectError, ProxyNotSupported, DecodingError, OSError, http.client.HTTPException)
 """What a request, or the reading of its response, raises (other than programming errors).
 
 Besides the three above, an `OSError` or `http.client.HTTPException` means the connection
@@ -77,11 +76,13 @@ def parse_proxy(url: str) -> Proxy:
     if parts.scheme.lower() != "http" or not parts.hostname:
         raise ProxyNotSupported(
             f"the proxy {parts.scheme}://{parts.hostname or ''} cannot be used: only http:// "
-            "proxies are supported (the CONNECT tunnel through one is still end-to-end TLS)")
+            "proxies are supported (the CONNECT tunnel through one is still end-to-end TLS)"
+        )
     authorization = None
     if parts.username is not None:
-        user_info = (f"{urllib.parse.unquote(parts.username)}:"
-                     f"{urllib.parse.unquote(parts.password or '')}")
+        user_info = (
+            f"{urllib.parse.unquote(parts.username)}:{urllib.parse.unquote(parts.password or '')}"
+        )
         authorization = "Basic " + base64.b64encode(user_info.encode()).decode("ascii")
     return Proxy(parts.hostname, parts.port or 80, authorization)
 
@@ -119,8 +120,10 @@ def exempt_from_proxy(host: str, port: int, no_proxy: str) -> bool:
         name = entry.strip().removeprefix("*").lstrip(".").strip("[]")
         if not name and entry.strip() == "*":
             return True
-        if name and any(candidate == name or candidate.endswith(f".{name}")
-                        for candidate in (host, f"{host}:{port}")):
+        if name and any(
+            candidate == name or candidate.endswith(f".{name}")
+            for candidate in (host, f"{host}:{port}")
+        ):
             return True
     return False
 
@@ -172,8 +175,15 @@ class ConnectionPool:
         >>> pool.close()
     """
 
-    def __init__(self, scheme: str, host: str, port: int | None = None, *,
-                 ssl_context: ssl.SSLContext | None = None, max_idle: int = MAX_IDLE) -> None:
+    def __init__(
+        self,
+        scheme: str,
+        host: str,
+        port: int | None = None,
+        *,
+        ssl_context: ssl.SSLContext | None = None,
+        max_idle: int = MAX_IDLE,
+    ) -> None:
         if scheme not in ("http", "https"):
             raise ValueError(f"not an HTTP scheme: {scheme!r}")
         self.scheme, self.host = scheme, host
@@ -194,8 +204,14 @@ class ConnectionPool:
         forwarding = self._proxy is not None and scheme == "http"
         self._target_prefix = f"http://{authority}:{self.port}" if forwarding else ""
 
-    def request(self, method: str, target: str, body: bytes | None,
-                headers: Mapping[str, str], timeout: float | None) -> Response:
+    def request(
+        self,
+        method: str,
+        target: str,
+        body: bytes | None,
+        headers: Mapping[str, str],
+        timeout: float | None,
+    ) -> Response:
         """Sends a request, waits for the response's head and returns it, body unread.
 
         `target` is the path and query. `timeout` bounds the whole exchange, from connecting
@@ -207,8 +223,7 @@ class ConnectionPool:
         connection = self._take(deadline)
         try:
             connection.sock.settimeout(time_left(deadline))
-            connection.putrequest(method, self._target_prefix + target,
-                                  skip_accept_encoding=True)
+            connection.putrequest(method, self._target_prefix + target, skip_accept_encoding=True)
             for name, value in headers.items():
                 connection.putheader(name, value)
             connection.putheader("accept-encoding", "gzip")
@@ -268,8 +283,8 @@ class ConnectionPool:
         connection: http.client.HTTPConnection
         if self.scheme == "https":
             connection = http.client.HTTPSConnection(
-                host, port, timeout=timeout,
-                context=self._ssl_context or default_ssl_context())
+                host, port, timeout=timeout, context=self._ssl_context or default_ssl_context()
+            )
             if proxy is not None:
                 authority = f"[{self.host}]" if ":" in self.host else self.host
                 tunnel_headers = {"host": f"{authority}:{self.port}"}
@@ -349,13 +364,19 @@ class _DeadlineResponse(http.client.HTTPResponse):
     is left of the request's deadline just before it waits for the response.
     """
 
-    def __init__(self, sock: socket.socket, debuglevel: int = 0, method: str | None = None,
-                 url: str | None = None) -> None:
+    def __init__(
+        self,
+        sock: socket.socket,
+        debuglevel: int = 0,
+        method: str | None = None,
+        url: str | None = None,
+    ) -> None:
         super().__init__(sock, debuglevel, method, url)
         timeout = sock.gettimeout()
         self.fp.close()
-        self.fp = io.BufferedReader(_DeadlineReader(
-            sock, None if timeout is None else time.monotonic() + timeout))
+        self.fp = io.BufferedReader(
+            _DeadlineReader(sock, None if timeout is None else time.monotonic() + timeout)
+        )
 
 
 class Response:
@@ -364,8 +385,12 @@ class Response:
     Reading to the end gives the connection back to the pool; `close` before that closes it.
     """
 
-    def __init__(self, pool: ConnectionPool, connection: http.client.HTTPConnection,
-                 response: http.client.HTTPResponse) -> None:
+    def __init__(
+        self,
+        pool: ConnectionPool,
+        connection: http.client.HTTPConnection,
+        response: http.client.HTTPResponse,
+    ) -> None:
         self.status = response.status
         self._pool: ConnectionPool | None = pool
         self._connection = connection

@@ -58,8 +58,7 @@ def base_url_for(base_url: str, credentials: Credentials | None) -> str:
     parts = urllib.parse.urlsplit(base_url)
     scheme = parts.scheme.lower()
     if scheme == "http":
-        refuse_plaintext(f"REST base URL {base_url}", parts.hostname or "",
-                         credentials is not None)
+        refuse_plaintext(f"REST base URL {base_url}", parts.hostname or "", credentials is not None)
     elif scheme != "https":
         raise ValueError(f"REST base URL {base_url}: use https:// (or http:// to loopback)")
     if parts.query or parts.fragment:
@@ -85,8 +84,9 @@ def decode_response(method: Method, body: bytes) -> Message:
     try:
         parsed = json.loads(body)
     except (ValueError, RecursionError) as error:
-        raise Internal(f"{method.name} answered with a body that is not valid JSON "
-                       f"({error}){excerpt(body)}") from None
+        raise Internal(
+            f"{method.name} answered with a body that is not valid JSON ({error}){excerpt(body)}"
+        ) from None
     return _message_from(method, parsed, body)
 
 
@@ -95,8 +95,9 @@ def decode_element(method: Method, element: bytes, headers: Mapping[str, str]) -
     try:
         parsed = json.loads(element)
     except (ValueError, RecursionError) as error:
-        raise Internal(f"{method.name} streamed an element that is not valid JSON "
-                       f"({error}){excerpt(element)}") from None
+        raise Internal(
+            f"{method.name} streamed an element that is not valid JSON ({error}){excerpt(element)}"
+        ) from None
     if isinstance(parsed, dict) and isinstance(parsed.get("error"), dict) and len(parsed) == 1:
         status = parsed["error"].get("code")
         raise error_from_http(status if isinstance(status, int) else 500, element, headers)
@@ -106,13 +107,16 @@ def decode_element(method: Method, element: bytes, headers: Mapping[str, str]) -
 def _message_from(method: Method, parsed: Any, body: bytes) -> Message:
     name = method.response_class.DESCRIPTOR.name
     if not isinstance(parsed, dict):
-        raise Internal(f"{method.name} answered with a JSON {type(parsed).__name__} instead of "
-                       f"a {name} object{excerpt(body)}")
+        raise Internal(
+            f"{method.name} answered with a JSON {type(parsed).__name__} instead of "
+            f"a {name} object{excerpt(body)}"
+        )
     try:
         return decode_message(parsed, method.response_class)
     except GroundwireError as error:
-        raise Internal(f"{method.name} answered with a {name} that does not fit its schema: "
-                       f"{error.message}") from None
+        raise Internal(
+            f"{method.name} answered with a {name} that does not fit its schema: {error.message}"
+        ) from None
 
 
 def excerpt(body: bytes) -> str:
@@ -193,27 +197,38 @@ class RestTransport:
         >>> transport.close()
     """
 
-    def __init__(self, base_url: str, *, credentials: Credentials | None,
-                 ssl_context: ssl.SSLContext | None = None,
-                 max_idle_connections: int = http1.MAX_IDLE) -> None:
+    def __init__(
+        self,
+        base_url: str,
+        *,
+        credentials: Credentials | None,
+        ssl_context: ssl.SSLContext | None = None,
+        max_idle_connections: int = http1.MAX_IDLE,
+    ) -> None:
         self.base_url = base_url_for(base_url, credentials)
         parts = urllib.parse.urlsplit(self.base_url)
         self._path_prefix = parts.path
         self._tokens = None if credentials is None else AccessTokens(credentials)
-        self._pool = http1.ConnectionPool(parts.scheme, parts.hostname or "", parts.port,
-                                          ssl_context=ssl_context,
-                                          max_idle=max_idle_connections)
+        self._pool = http1.ConnectionPool(
+            parts.scheme,
+            parts.hostname or "",
+            parts.port,
+            ssl_context=ssl_context,
+            max_idle=max_idle_connections,
+        )
 
-    def unary(self, method: Method, request: Message, *, timeout: float | None,
-              metadata: Metadata) -> Message:
+    def unary(
+        self, method: Method, request: Message, *, timeout: float | None, metadata: Metadata
+    ) -> Message:
         """POSTs the transcoded request; returns the decoded response."""
         http_request = encode_request(method, request)
         target = self._path_prefix + http_request.path + SYSTEM_QUERY
         deadline = None if timeout is None else time.monotonic() + timeout
         headers = self._headers(metadata, http_request.path, timeout)
         try:
-            response = self._pool.request(http_request.verb, target, http_request.body,
-                                          headers, http1.time_left(deadline))
+            response = self._pool.request(
+                http_request.verb, target, http_request.body, headers, http1.time_left(deadline)
+            )
             body = response.read()
         except http1.WIRE_ERRORS as error:
             raise error_from_wire(error) from None
@@ -221,16 +236,23 @@ class RestTransport:
             raise error_from_http(response.status, body, response.headers())
         return decode_response(method, body)
 
-    def stream(self, method: Method, requests: Iterable[Message], *, timeout: float | None,
-               metadata: Metadata) -> Iterator[Message]:
+    def stream(
+        self,
+        method: Method,
+        requests: Iterable[Message],
+        *,
+        timeout: float | None,
+        metadata: Metadata,
+    ) -> Iterator[Message]:
         """POSTs all requests as one JSON array; yields each response as its JSON completes."""
         http_request = encode_stream_request(method, fixed_requests(requests))
         target = self._path_prefix + http_request.path + SYSTEM_QUERY
         deadline = None if timeout is None else time.monotonic() + timeout
         headers = self._headers(metadata, http_request.path, timeout)
         try:
-            response = self._pool.request(http_request.verb, target, http_request.body,
-                                          headers, http1.time_left(deadline))
+            response = self._pool.request(
+                http_request.verb, target, http_request.body, headers, http1.time_left(deadline)
+            )
             try:
                 if not response.ok:
                     raise error_from_http(response.status, response.read(), response.headers())

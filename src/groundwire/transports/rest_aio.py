@@ -26,8 +26,9 @@ from groundwire.transports.rest import (
     stream_deadline_error,
 )
 
-DEFAULT_LIMITS = httpx.Limits(max_connections=100, max_keepalive_connections=100,
-                              keepalive_expiry=30.0)
+DEFAULT_LIMITS = httpx.Limits(
+    max_connections=100, max_keepalive_connections=100, keepalive_expiry=30.0
+)
 """The connection pool's limits: 100 connections, idle ones kept for 30 s."""
 
 
@@ -42,16 +43,25 @@ class AsyncRestTransport:
         >>> # await transport.unary(...); await transport.close()
     """
 
-    def __init__(self, base_url: str, *, credentials: Credentials | None,
-                 ssl_context: ssl.SSLContext | None = None,
-                 limits: httpx.Limits = DEFAULT_LIMITS) -> None:
+    def __init__(
+        self,
+        base_url: str,
+        *,
+        credentials: Credentials | None,
+        ssl_context: ssl.SSLContext | None = None,
+        limits: httpx.Limits = DEFAULT_LIMITS,
+    ) -> None:
         self.base_url = base_url_for(base_url, credentials)
         self._tokens = None if credentials is None else AccessTokens(credentials)
-        self._client = httpx.AsyncClient(limits=limits, follow_redirects=False,
-                                         verify=True if ssl_context is None else ssl_context)
+        self._client = httpx.AsyncClient(
+            limits=limits,
+            follow_redirects=False,
+            verify=True if ssl_context is None else ssl_context,
+        )
 
-    async def unary(self, method: Method, request: Message, *, timeout: float | None,
-                    metadata: Metadata) -> Message:
+    async def unary(
+        self, method: Method, request: Message, *, timeout: float | None, metadata: Metadata
+    ) -> Message:
         """POSTs the transcoded request; returns the decoded response."""
         http_request = encode_request(method, request)
         url = self.base_url + http_request.path + SYSTEM_QUERY
@@ -61,8 +71,12 @@ class AsyncRestTransport:
         try:
             async with asyncio.timeout_at(deadline):
                 response = await self._client.request(
-                    http_request.verb, url, content=http_request.body, headers=headers,
-                    timeout=_time_left(deadline, loop))
+                    http_request.verb,
+                    url,
+                    content=http_request.body,
+                    headers=headers,
+                    timeout=_time_left(deadline, loop),
+                )
         except httpx.HTTPError as error:
             raise error_from_exception(error) from None
         except TimeoutError:
@@ -71,9 +85,14 @@ class AsyncRestTransport:
             raise error_from_http(response.status_code, response.content, response.headers)
         return decode_response(method, response.content)
 
-    async def stream(self, method: Method,
-                     requests: Iterable[Message] | AsyncIterable[Message], *,
-                     timeout: float | None, metadata: Metadata) -> AsyncIterator[Message]:
+    async def stream(
+        self,
+        method: Method,
+        requests: Iterable[Message] | AsyncIterable[Message],
+        *,
+        timeout: float | None,
+        metadata: Metadata,
+    ) -> AsyncIterator[Message]:
         """POSTs all requests as one JSON array; yields each response as its JSON completes."""
         http_request = encode_stream_request(method, fixed_requests(requests))
         url = self.base_url + http_request.path + SYSTEM_QUERY
@@ -81,9 +100,13 @@ class AsyncRestTransport:
         deadline = None if timeout is None else loop.time() + timeout
         headers = await self._headers(metadata, url, timeout)
         try:
-            async with self._client.stream(http_request.verb, url, content=http_request.body,
-                                           headers=headers,
-                                           timeout=_time_left(deadline, loop)) as response:
+            async with self._client.stream(
+                http_request.verb,
+                url,
+                content=http_request.body,
+                headers=headers,
+                timeout=_time_left(deadline, loop),
+            ) as response:
                 if not response.is_success:
                     body = await response.aread()
                     raise error_from_http(response.status_code, body, response.headers)
@@ -108,8 +131,7 @@ class AsyncRestTransport:
         if self._tokens is not None:
             self._tokens.close()
 
-    async def _headers(self, metadata: Metadata, url: str,
-                       timeout: float | None) -> dict[str, str]:
+    async def _headers(self, metadata: Metadata, url: str, timeout: float | None) -> dict[str, str]:
         """The call's headers, with a token fetched (in a thread) within `timeout`."""
         headers = request_headers(metadata)
         if self._tokens is not None:

@@ -30,7 +30,7 @@ def test_claim_text_is_exactly_the_byte_slice_of_the_answer_for_multibyte_text()
     claims = check_grounding(answer, FACTS).claims
     assert len(claims) == 4
     for claim in claims:
-        assert encoded[claim.start_byte:claim.end_byte].decode() == claim.text
+        assert encoded[claim.start_byte : claim.end_byte].decode() == claim.text
     starts = [claim.start_byte for claim in claims]
     assert starts == sorted(starts)
     assert claims[1].text == "東京は日本の首都です。"
@@ -46,8 +46,10 @@ def test_split_claims_gives_utf8_byte_spans_that_skip_only_whitespace() -> None:
 
 def test_abbreviations_initials_and_decimals_do_not_end_a_claim() -> None:
     answer = "Dr. J. K. Smith paid $3.50 in the U.S. on Tuesday. It was cheap."
-    assert claim_texts(answer) == ["Dr. J. K. Smith paid $3.50 in the U.S. on Tuesday.",
-                                   "It was cheap."]
+    assert claim_texts(answer) == [
+        "Dr. J. K. Smith paid $3.50 in the U.S. on Tuesday.",
+        "It was cheap.",
+    ]
 
 
 def test_each_line_of_a_list_is_a_claim() -> None:
@@ -76,7 +78,11 @@ def test_each_line_of_a_list_is_a_claim() -> None:
 def test_a_sentence_that_states_no_fact_needs_no_check(sentence: str) -> None:
     (claim,) = check_grounding(sentence, FACTS).claims
     assert (claim.check_required, claim.grounded, claim.citations, claim.score) == (
-        False, False, (), 0.0)
+        False,
+        False,
+        (),
+        0.0,
+    )
 
 
 def test_a_fact_after_an_agreement_word_still_needs_a_check() -> None:

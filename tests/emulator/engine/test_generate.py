@@ -38,7 +38,7 @@ def test_support_offsets_are_utf8_bytes_into_the_answer() -> None:
     encoded = answer.text.encode()
     assert len(answer.supports) == 2
     for support in answer.supports:
-        assert encoded[support.start_byte:support.end_byte].decode() == support.claim_text
+        assert encoded[support.start_byte : support.end_byte].decode() == support.claim_text
 
 
 def test_the_generated_answer_is_grounded_in_its_facts() -> None:

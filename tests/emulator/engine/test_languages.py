@@ -21,7 +21,8 @@ def test_emoji_in_a_claim_are_ignored_for_matching() -> None:
 
 def test_chinese_runs_are_compared_as_character_bigrams() -> None:
     assert sorted(content_terms("东京是日本的首都")) == sorted(
-        ["东京", "京是", "是日", "日本", "本的", "的首", "首都"])
+        ["东京", "京是", "是日", "日本", "本的", "的首", "首都"]
+    )
 
 
 def test_chinese_claim_stated_by_the_fact_is_grounded_and_a_changed_country_is_not() -> None:
@@ -47,8 +48,7 @@ def test_japanese_hiragana_is_grammar_not_content() -> None:
 
 def test_korean_and_thai_are_matched_without_spaces_inside_words() -> None:
     assert grounded("서울은 대한민국의 수도이다.", "서울은 대한민국의 수도이자 최대 도시이다.")
-    assert grounded("เชียงใหม่เป็นเมืองในภาคเหนือของประเทศไทย",
-                    "เชียงใหม่เป็นเมืองใหญ่ในภาคเหนือของประเทศไทย")
+    assert grounded("เชียงใหม่เป็นเมืองในภาคเหนือของประเทศไทย", "เชียงใหม่เป็นเมืองใหญ่ในภาคเหนือของประเทศไทย")
 
 
 def test_cyrillic_case_endings_are_stemmed() -> None:
@@ -57,7 +57,10 @@ def test_cyrillic_case_endings_are_stemmed() -> None:
 
 
 def test_negation_in_spanish_and_german_is_seen() -> None:
-    assert not grounded("El Everest no es la montaña más alta del mundo.",
-                        "El Everest es la montaña más alta del mundo.")
-    assert not grounded("Die Brücke ist nicht für Autos geöffnet.",
-                        "Die Brücke ist für Autos geöffnet.")
+    assert not grounded(
+        "El Everest no es la montaña más alta del mundo.",
+        "El Everest es la montaña más alta del mundo.",
+    )
+    assert not grounded(
+        "Die Brücke ist nicht für Autos geöffnet.", "Die Brücke ist für Autos geöffnet."
+    )

@@ -7,10 +7,32 @@ from hypothesis import strategies as st
 
 from groundwire.emulator.engine import Fact, check_grounding, split_claims
 
-WORDS = ["Mercury", "Venus", "orbits", "the", "Sun", "every", "88", "225", "days", "is", "not",
-         "small", "hot", "planet", "1997", "December", "19", "defeated", "by", "Alice", "Bob"]
+WORDS = [
+    "Mercury",
+    "Venus",
+    "orbits",
+    "the",
+    "Sun",
+    "every",
+    "88",
+    "225",
+    "days",
+    "is",
+    "not",
+    "small",
+    "hot",
+    "planet",
+    "1997",
+    "December",
+    "19",
+    "defeated",
+    "by",
+    "Alice",
+    "Bob",
+]
 sentences = st.lists(st.sampled_from(WORDS), min_size=1, max_size=9).map(
-    lambda words: " ".join(words) + ".")
+    lambda words: " ".join(words) + "."
+)
 texts = st.lists(sentences, min_size=1, max_size=4).map(" ".join)
 
 
@@ -22,8 +44,8 @@ def test_claims_are_byte_slices_of_any_answer_in_order(answer: str) -> None:
     previous_end = 0
     for claim in claims:
         assert previous_end <= claim.start_byte < claim.end_byte <= len(encoded)
-        assert encoded[claim.start_byte:claim.end_byte].decode() == claim.text
-        assert encoded[previous_end:claim.start_byte].decode().strip() == ""
+        assert encoded[claim.start_byte : claim.end_byte].decode() == claim.text
+        assert encoded[previous_end : claim.start_byte].decode().strip() == ""
         previous_end = claim.end_byte
     assert encoded[previous_end:].decode().strip() == ""
     assert [(c.start_byte, c.end_byte) for c in claims] == split_claims(answer)
@@ -36,8 +58,9 @@ def test_raising_the_threshold_never_adds_a_citation(answer: str, fact_texts: li
     previous: set[tuple[int, int]] | None = None
     for threshold in (0.0, 0.2, 0.4, 0.6, 0.8, 1.0):
         result = check_grounding(answer, facts, citation_threshold=threshold)
-        cited = {(n, c.fact_index)
-                 for n, claim in enumerate(result.claims) for c in claim.citations}
+        cited = {
+            (n, c.fact_index) for n, claim in enumerate(result.claims) for c in claim.citations
+        }
         assert previous is None or cited <= previous
         previous = cited
 

@@ -35,7 +35,10 @@ from groundwire.emulator.engine.text import (
 _CLAUSE_PUNCTUATION = re.compile(r"[;:()\[\]—–]|\s-\s|[，、；：（）]")
 _NEGATION_HINT = re.compile(
     "|".join(sorted(NEGATION_CUES, key=len, reverse=True)).join((r"(?i)\b(?:", r")\b|n['’]t\b"))
-    + "|[" + "".join(NEGATION_CHARACTERS) + "]|" + "|".join(NEGATION_SUFFIXES)
+    + "|["
+    + "".join(NEGATION_CHARACTERS)
+    + "]|"
+    + "|".join(NEGATION_SUFFIXES)
 )
 
 
@@ -124,11 +127,11 @@ def analyse(sentence: str) -> Analysis:
     for index, match in enumerate(matches):
         raw = match.group()
         lowered, name_like, unmistakable, cue = _word_shape(raw)
-        gap = sentence[previous_end:match.start()]
+        gap = sentence[previous_end : match.start()]
         if items and _starts_clause(gap, lowered):
             clause += 1
         following = raw_words[index + 1] if index + 1 < len(raw_words) else ""
-        next_character = sentence[match.end():match.end() + 1]
+        next_character = sentence[match.end() : match.end() + 1]
         negation = cue and not _cue_cancelled(lowered, next_character, following)
         word = _Word(
             position=index,

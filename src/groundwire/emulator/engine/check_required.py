@@ -18,8 +18,20 @@ from groundwire.emulator.engine.lexicon import SMALL_TALK_OPENERS, SMALL_TALK_WO
 from groundwire.emulator.engine.text import TOKEN_PATTERN
 
 _AGREEMENT_WORDS = frozenset(
-    {"sure", "certainly", "absolutely", "okay", "ok", "alright", "yes", "great", "well", "so",
-     "of", "course"}
+    {
+        "sure",
+        "certainly",
+        "absolutely",
+        "okay",
+        "ok",
+        "alright",
+        "yes",
+        "great",
+        "well",
+        "so",
+        "of",
+        "course",
+    }
 )
 
 

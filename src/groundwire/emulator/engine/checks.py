@@ -60,9 +60,10 @@ def key_tokens(claim: Analysis, is_known_name: Callable[[str], bool]) -> list[To
     for position, token in enumerate(tokens):
         if not token.content:
             continue
-        if token.numeric or (token.name_like and (
-            not token.sentence_initial or _opening_name(tokens, position, is_known_name)
-        )):
+        if token.numeric or (
+            token.name_like
+            and (not token.sentence_initial or _opening_name(tokens, position, is_known_name))
+        ):
             keys.append(token)
     return keys
 
@@ -127,7 +128,7 @@ def unbound_numbers(claim: Analysis, evidence: Sequence[Analysis]) -> list[str]:
         if mentions and not any(
             t.term == token.term
             for reading, place in mentions
-            for t in reading.tokens[max(0, place - _QUANTITY_REACH):place]
+            for t in reading.tokens[max(0, place - _QUANTITY_REACH) : place]
         ):
             unbound.append(token.term)
     return unbound
@@ -222,9 +223,7 @@ def opposite_meaning(claim: Analysis, evidence: Sequence[Analysis]) -> bool:
     return any(term not in said and not said.isdisjoint(_OPPOSITES[term]) for term in claimed)
 
 
-def conflicting_value(
-    claim: Analysis, keys: Sequence[Token], evidence: Sequence[Analysis]
-) -> bool:
+def conflicting_value(claim: Analysis, keys: Sequence[Token], evidence: Sequence[Analysis]) -> bool:
     """Say whether an evidence sentence gives another value where the claim gives a key term.
 
     The slot of a key term is the content word just before it (``born`` in ``born in Paris``).
@@ -254,7 +253,7 @@ def conflicting_value(
             for place, said in enumerate(reading.tokens):
                 if said.term != slot:
                     continue
-                following = [t for t in reading.tokens[place + 1:] if t.content][:_SLOT_REACH]
+                following = [t for t in reading.tokens[place + 1 :] if t.content][:_SLOT_REACH]
                 if any(
                     t.term not in claim_terms
                     and (t.numeric if token.numeric else t.name_like and not t.numeric)
@@ -265,7 +264,7 @@ def conflicting_value(
 
 
 def _slot_word(tokens: Sequence[Token], position: int, key_places: set[int]) -> str | None:
-    before = [t for t in tokens[max(0, position - _SLOT_REACH):position] if t.content]
+    before = [t for t in tokens[max(0, position - _SLOT_REACH) : position] if t.content]
     if not before or id(before[-1]) in key_places or before[-1].numeric:
         return None
     return before[-1].term
@@ -289,10 +288,10 @@ def roles_swapped(claim: Analysis, evidence: Sequence[Analysis]) -> bool:
     names = [token for token in claim.tokens if token.name_like]
     key_terms = {token.term for token in names}
     for first_index, first in enumerate(names):
-        for second in names[first_index + 1:first_index + 1 + _NAMES_PAIRED_AHEAD]:
+        for second in names[first_index + 1 : first_index + 1 + _NAMES_PAIRED_AHEAD]:
             if first.term == second.term or first.word_index == second.word_index:
                 continue
-            between = claim.tokens[positions[id(first)] + 1:positions[id(second)]]
+            between = claim.tokens[positions[id(first)] + 1 : positions[id(second)]]
             relation = _relation_terms(between, key_terms)
             if relation and any(
                 _reversed_in(reading, first.term, second.term, relation, _is_passive(between))
@@ -324,7 +323,7 @@ def _reversed_in(
         ((a, b) for a in first_places for b in second_places), key=lambda ab: abs(ab[0] - ab[1])
     )
     low, high = sorted((first_place, second_place))
-    between = tokens[low + 1:high]
+    between = tokens[low + 1 : high]
     if not relation & frozenset(t.term for t in between if t.content):
         return False
     order_reversed = first_place > second_place

@@ -72,7 +72,7 @@ def character_bigrams(run: str) -> list[str]:
     """
     if len(run) == 1:
         return [run]
-    return [run[index:index + 2] for index in range(len(run) - 1)]
+    return [run[index : index + 2] for index in range(len(run) - 1)]
 
 
 def _run_kind(character: str) -> int:

@@ -15,9 +15,7 @@ from collections.abc import Iterator
 
 from groundwire.emulator.engine.lexicon import TITLE_ABBREVIATIONS
 
-_BOUNDARY = re.compile(
-    r"""[.!?…]+["'”’)\]»」』]*(?=\s|$)|[。！？]+["'”’)\]」』]*|\n\s*"""
-)
+_BOUNDARY = re.compile(r"""[.!?…]+["'”’)\]»」』]*(?=\s|$)|[。！？]+["'”’)\]」』]*|\n\s*""")
 _SENTENCE_SIGN = re.compile(r"[.!?…。！？\n]")
 _NEXT_VISIBLE = re.compile(r"\s*(\S)")
 _LONGEST_ABBREVIATION = max(len(abbreviation) for abbreviation in TITLE_ABBREVIATIONS)
@@ -95,8 +93,10 @@ def _ends_sentence(text: str, sentence_start: int, mark_start: int, mark_end: in
         return False
     if text[mark_start] != "." or text.startswith("..", mark_start):
         return True
-    word_start = max(sentence_start, *(text.rfind(space, sentence_start, mark_start) + 1
-                                       for space in " \t\u00a0"))
+    word_start = max(
+        sentence_start,
+        *(text.rfind(space, sentence_start, mark_start) + 1 for space in " \t\u00a0"),
+    )
     written = text[word_start:mark_start].lstrip("([\"'“‘")
     if not written or len(written) > _LONGEST_ABBREVIATION:
         return True

@@ -13,11 +13,45 @@ import unicodedata
 
 from groundwire.emulator.engine.lexicon import IRREGULAR_FORMS, SYNONYMS
 
-_CYRILLIC_ENDINGS = ("ами", "ями", "ого", "его", "ому", "ему", "ых", "их", "ой", "ей", "ий",
-                     "ый", "ая", "яя", "ое", "ее", "ом", "ем", "ах", "ях", "ы", "и", "а",
-                     "я", "е", "у", "ю", "о", "ь")
-_BRITISH_ENDINGS = (("isation", "ization"), ("ise", "ize"), ("ised", "ized"),
-                    ("ising", "izing"), ("ises", "izes"), ("tre", "ter"))
+_CYRILLIC_ENDINGS = (
+    "ами",
+    "ями",
+    "ого",
+    "его",
+    "ому",
+    "ему",
+    "ых",
+    "их",
+    "ой",
+    "ей",
+    "ий",
+    "ый",
+    "ая",
+    "яя",
+    "ое",
+    "ее",
+    "ом",
+    "ем",
+    "ах",
+    "ях",
+    "ы",
+    "и",
+    "а",
+    "я",
+    "е",
+    "у",
+    "ю",
+    "о",
+    "ь",
+)
+_BRITISH_ENDINGS = (
+    ("isation", "ization"),
+    ("ise", "ize"),
+    ("ised", "ized"),
+    ("ising", "izing"),
+    ("ises", "izes"),
+    ("tre", "ter"),
+)
 
 
 def fold_accents(word: str) -> str:

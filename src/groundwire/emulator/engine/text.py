@@ -139,7 +139,7 @@ def _number_terms(word: str) -> tuple[str, ...]:
         return (str(year), f"month:{month}", str(day))
     match = _LEADING_DIGITS.match(word)
     digits = match.group() if match else word
-    suffix = word[len(digits):]
+    suffix = word[len(digits) :]
     numbers = tuple(parse_digits(digits))
     if not suffix:
         return numbers
