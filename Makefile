@@ -42,7 +42,8 @@ breaking: generate $(NODE_STAMP)
 
 lint: generate $(NODE_STAMP)
 	$(BUF) lint
-	$(BIN)/ruff check src tests tools
+	$(BIN)/ruff format --check src tests tools bench
+	$(BIN)/ruff check src tests tools bench
 	$(BIN)/mypy
 
 test: $(PY_STAMP)

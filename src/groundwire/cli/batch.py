@@ -12,19 +12,16 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
 from types import FrameType
 from typing import IO, TYPE_CHECKING, Any
 
+from groundwire.cli.batch_input import Line, count_input, parse_line, pending_lines
 from groundwire.cli.connection import open_client
 from groundwire.cli.errors import EXIT_FAILURE, EXIT_OK, InputError
 from groundwire.cli.io import (
     ANSWER_KEYS,
     CONTENT_KEYS,
     GroundingInput,
-    decode,
-    grounding_input_from_json,
-    parse_json,
 )
 from groundwire.cli.pacing import TokenBucket
 from groundwire.cli.progress import Progress, ProgressMode
@@ -99,71 +96,6 @@ def configure(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="print the summary as JSON on stdout instead of text on stderr",
     )
-
-
-@dataclass(frozen=True)
-class Line:
-    """One input line to do: its 1-based number in the file and its bytes."""
-
-    number: int
-    raw: bytes
-
-
-@dataclass(frozen=True)
-class ParsedLine:
-    """An input line read as a request: its `id` and input, or the problem with it."""
-
-    id: Any
-    grounding: GroundingInput | None
-    problem: str | None
-
-
-def parse_line(line: Line, text_keys: tuple[str, ...]) -> ParsedLine:
-    """Reads one input line; a malformed one gives its problem rather than an exception.
-
-    >>> parse_line(Line(3, b'{"id": 7, "answer": "Hi.", "facts": []}'), ("answer",)).id
-    7
-    """
-    source = f"line {line.number}"
-    try:
-        document = parse_json(decode(line.raw, source), source)
-    except InputError as error:
-        return ParsedLine(None, None, error.message)
-    record_id = document.get("id") if isinstance(document, dict) else None
-    try:
-        return ParsedLine(record_id, grounding_input_from_json(document, text_keys, source), None)
-    except InputError as error:
-        return ParsedLine(record_id, None, error.message)
-
-
-def pending_lines(path: str, done: set[int]) -> Iterator[Line]:
-    """The non-blank lines of the input file whose numbers are not in `done`."""
-    with open(path, "rb") as file:
-        for number, raw in enumerate(file, 1):
-            if raw.strip() and number not in done:
-                yield Line(number, raw)
-
-
-@dataclass(frozen=True)
-class InputCounts:
-    """How many lines the input has, how many are records (not blank), and how many of
-    those an earlier run did."""
-
-    lines: int
-    records: int
-    done: int
-
-
-def count_input(path: str, done: set[int]) -> InputCounts:
-    """Counts the input file's lines against the line numbers in `done`."""
-    lines = records = already = 0
-    with open(path, "rb") as file:
-        for raw in file:
-            lines += 1
-            if raw.strip():
-                records += 1
-                already += lines in done
-    return InputCounts(lines, records, already)
 
 
 class BatchRun:
