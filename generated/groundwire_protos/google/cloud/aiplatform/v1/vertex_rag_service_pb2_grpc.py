@@ -5,7 +5,7 @@ import warnings
 
 from groundwire_protos.google.cloud.aiplatform.v1 import vertex_rag_service_pb2 as google_dot_cloud_dot_aiplatform_dot_v1_dot_vertex__rag__service__pb2
 
-GRPC_GENERATED_VERSION = '1.85.1'
+GRPC_GENERATED_VERSION = '1.72.2'
 GRPC_VERSION = grpc.__version__
 _version_not_supported = False
 
@@ -18,14 +18,14 @@ except ImportError:
 if _version_not_supported:
     raise RuntimeError(
         f'The grpc package installed is at version {GRPC_VERSION},'
-        + ' but the generated code in google/cloud/aiplatform/v1/vertex_rag_service_pb2_grpc.py depends on'
+        + f' but the generated code in google/cloud/aiplatform/v1/vertex_rag_service_pb2_grpc.py depends on'
         + f' grpcio>={GRPC_GENERATED_VERSION}.'
         + f' Please upgrade your grpc module to grpcio>={GRPC_GENERATED_VERSION}'
         + f' or downgrade your generated code using grpcio-tools<={GRPC_VERSION}.'
     )
 
 
-class VertexRagServiceStub:
+class VertexRagServiceStub(object):
     """Retrieval-augmented generation on Vertex AI; here, corroboration only.
     """
 
@@ -42,7 +42,7 @@ class VertexRagServiceStub:
                 _registered_method=True)
 
 
-class VertexRagServiceServicer:
+class VertexRagServiceServicer(object):
     """Retrieval-augmented generation on Vertex AI; here, corroboration only.
     """
 
@@ -70,7 +70,7 @@ def add_VertexRagServiceServicer_to_server(servicer, server):
 
 
  # This class is part of an EXPERIMENTAL API.
-class VertexRagService:
+class VertexRagService(object):
     """Retrieval-augmented generation on Vertex AI; here, corroboration only.
     """
 

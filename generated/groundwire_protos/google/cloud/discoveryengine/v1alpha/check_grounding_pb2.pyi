@@ -50,7 +50,7 @@ class CheckGroundingResponse(_message.Message):
         claim_text: str
         citation_indices: _containers.RepeatedScalarFieldContainer[int]
         grounding_check_required: bool
-        def __init__(self, start_pos: _Optional[int] = ..., end_pos: _Optional[int] = ..., claim_text: _Optional[str] = ..., citation_indices: _Optional[_Iterable[int]] = ..., grounding_check_required: _Optional[bool] = ...) -> None: ...
+        def __init__(self, start_pos: _Optional[int] = ..., end_pos: _Optional[int] = ..., claim_text: _Optional[str] = ..., citation_indices: _Optional[_Iterable[int]] = ..., grounding_check_required: bool = ...) -> None: ...
     SUPPORT_SCORE_FIELD_NUMBER: _ClassVar[int]
     CITED_CHUNKS_FIELD_NUMBER: _ClassVar[int]
     CLAIMS_FIELD_NUMBER: _ClassVar[int]

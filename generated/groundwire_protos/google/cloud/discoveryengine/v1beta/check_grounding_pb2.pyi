@@ -15,7 +15,7 @@ class CheckGroundingSpec(_message.Message):
     ENABLE_CLAIM_LEVEL_SCORE_FIELD_NUMBER: _ClassVar[int]
     citation_threshold: float
     enable_claim_level_score: bool
-    def __init__(self, citation_threshold: _Optional[float] = ..., enable_claim_level_score: _Optional[bool] = ...) -> None: ...
+    def __init__(self, citation_threshold: _Optional[float] = ..., enable_claim_level_score: bool = ...) -> None: ...
 
 class CheckGroundingRequest(_message.Message):
     __slots__ = ("grounding_config", "answer_candidate", "facts", "grounding_spec", "user_labels")
@@ -59,7 +59,7 @@ class CheckGroundingResponse(_message.Message):
         citation_indices: _containers.RepeatedScalarFieldContainer[int]
         grounding_check_required: bool
         score: float
-        def __init__(self, start_pos: _Optional[int] = ..., end_pos: _Optional[int] = ..., claim_text: _Optional[str] = ..., citation_indices: _Optional[_Iterable[int]] = ..., grounding_check_required: _Optional[bool] = ..., score: _Optional[float] = ...) -> None: ...
+        def __init__(self, start_pos: _Optional[int] = ..., end_pos: _Optional[int] = ..., claim_text: _Optional[str] = ..., citation_indices: _Optional[_Iterable[int]] = ..., grounding_check_required: bool = ..., score: _Optional[float] = ...) -> None: ...
     SUPPORT_SCORE_FIELD_NUMBER: _ClassVar[int]
     CITED_CHUNKS_FIELD_NUMBER: _ClassVar[int]
     CITED_FACTS_FIELD_NUMBER: _ClassVar[int]

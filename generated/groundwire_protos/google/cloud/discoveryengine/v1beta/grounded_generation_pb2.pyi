@@ -101,7 +101,7 @@ class GenerateGroundedContentRequest(_message.Message):
             max_result_count: int
             filter: str
             safe_search: bool
-            def __init__(self, serving_config: _Optional[str] = ..., max_result_count: _Optional[int] = ..., filter: _Optional[str] = ..., safe_search: _Optional[bool] = ...) -> None: ...
+            def __init__(self, serving_config: _Optional[str] = ..., max_result_count: _Optional[int] = ..., filter: _Optional[str] = ..., safe_search: bool = ...) -> None: ...
         class GoogleSearchSource(_message.Message):
             __slots__ = ("dynamic_retrieval_config", "exclude_domains", "blocking_confidence")
             DYNAMIC_RETRIEVAL_CONFIG_FIELD_NUMBER: _ClassVar[int]

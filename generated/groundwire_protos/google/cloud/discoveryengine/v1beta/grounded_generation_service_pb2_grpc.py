@@ -6,7 +6,7 @@ import warnings
 from groundwire_protos.google.cloud.discoveryengine.v1beta import check_grounding_pb2 as google_dot_cloud_dot_discoveryengine_dot_v1beta_dot_check__grounding__pb2
 from groundwire_protos.google.cloud.discoveryengine.v1beta import grounded_generation_pb2 as google_dot_cloud_dot_discoveryengine_dot_v1beta_dot_grounded__generation__pb2
 
-GRPC_GENERATED_VERSION = '1.85.1'
+GRPC_GENERATED_VERSION = '1.72.2'
 GRPC_VERSION = grpc.__version__
 _version_not_supported = False
 
@@ -19,14 +19,14 @@ except ImportError:
 if _version_not_supported:
     raise RuntimeError(
         f'The grpc package installed is at version {GRPC_VERSION},'
-        + ' but the generated code in google/cloud/discoveryengine/v1beta/grounded_generation_service_pb2_grpc.py depends on'
+        + f' but the generated code in google/cloud/discoveryengine/v1beta/grounded_generation_service_pb2_grpc.py depends on'
         + f' grpcio>={GRPC_GENERATED_VERSION}.'
         + f' Please upgrade your grpc module to grpcio>={GRPC_GENERATED_VERSION}'
         + f' or downgrade your generated code using grpcio-tools<={GRPC_VERSION}.'
     )
 
 
-class GroundedGenerationServiceStub:
+class GroundedGenerationServiceStub(object):
     """Grounded generation and grounding checks over caller-supplied facts or
     search results.
     """
@@ -54,7 +54,7 @@ class GroundedGenerationServiceStub:
                 _registered_method=True)
 
 
-class GroundedGenerationServiceServicer:
+class GroundedGenerationServiceServicer(object):
     """Grounded generation and grounding checks over caller-supplied facts or
     search results.
     """
@@ -107,7 +107,7 @@ def add_GroundedGenerationServiceServicer_to_server(servicer, server):
 
 
  # This class is part of an EXPERIMENTAL API.
-class GroundedGenerationService:
+class GroundedGenerationService(object):
     """Grounded generation and grounding checks over caller-supplied facts or
     search results.
     """
