@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-__version__ = "0.1.0"
+from groundwire.core.version import VERSION as __version__
 
 _EXPORTS = {
     "GroundingClient": "groundwire.client",

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import json
+from importlib import metadata
 
 import pytest
 
@@ -106,9 +107,9 @@ def test_bad_input_in_a_subprocess_gives_no_traceback() -> None:
     assert done.stderr == "groundwire: error: stdin: 'answer' must be text, got a number\n"
 
 
-def test_version_prints_the_package_version() -> None:
+def test_version_prints_the_installed_package_version() -> None:
     done = run_cli(["--version"])
-    assert (done.returncode, done.stdout) == (0, "groundwire 0.1.0\n")
+    assert (done.returncode, done.stdout) == (0, f"groundwire {metadata.version('groundwire')}\n")
 
 
 def test_corroborate_lists_claims_with_fact_indexes(capsys: pytest.CaptureFixture[str]) -> None:

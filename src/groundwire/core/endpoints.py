@@ -12,6 +12,7 @@ from urllib.parse import quote, urlsplit
 from google.protobuf import message
 
 from groundwire.core.apis import Method
+from groundwire.core.version import VERSION
 
 EMULATOR_GRPC_ENV = "GROUNDWIRE_EMULATOR_HOST"
 EMULATOR_REST_ENV = "GROUNDWIRE_EMULATOR_REST"
@@ -134,16 +135,10 @@ def _rest_base_url(
     return f"{parts.scheme}://{parts.netloc}{parts.path.rstrip('/')}"
 
 
-def _version() -> str:
-    from groundwire import __version__
-
-    return __version__
-
-
 @functools.cache
 def api_client_header() -> str:
     """The `x-goog-api-client` value naming groundwire, its version and Python's."""
-    return f"gl-python/{platform.python_version()} groundwire/{_version()}"
+    return f"gl-python/{platform.python_version()} groundwire/{VERSION}"
 
 
 @functools.lru_cache(maxsize=256)
@@ -155,7 +150,7 @@ def _routing_header(field: str, value: str) -> str:
 def user_agent() -> str:
     """The user agent: `groundwire/<version>` (REST sends it as a header; gRPC channels are
     given it as their primary user agent, since gRPC core writes that header itself)."""
-    return f"groundwire/{_version()}"
+    return f"groundwire/{VERSION}"
 
 
 def request_metadata(

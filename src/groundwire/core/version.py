@@ -1,0 +1,3 @@
+"""groundwire's version, written here once: pyproject.toml, `__version__` and headers read it."""
+
+VERSION = "0.1.0"
