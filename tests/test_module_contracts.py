@@ -1,0 +1,41 @@
+"""Every module of groundwire keeps two promises: its examples run, and it says why it exists."""
+
+from __future__ import annotations
+
+import doctest
+import importlib
+import pkgutil
+
+import pytest
+
+import groundwire
+
+
+def _all_modules() -> list[str]:
+    """Every module of the installed package, `__main__` aside (importing it runs the CLI)."""
+    names = ["groundwire"]
+    for module in pkgutil.walk_packages(groundwire.__path__, "groundwire."):
+        if not module.name.endswith(".__main__"):
+            names.append(module.name)
+    return sorted(names)
+
+
+MODULES = _all_modules()
+
+
+def test_the_walk_finds_every_layer_of_the_package() -> None:
+    layers = {name.split(".")[1] for name in MODULES if name.count(".") >= 1}
+    assert {"core", "transports", "emulator", "cli", "client", "aio"} <= layers
+
+
+@pytest.mark.parametrize("name", MODULES)
+def test_docstring_examples_run(name: str) -> None:
+    result = doctest.testmod(importlib.import_module(name), optionflags=doctest.ELLIPSIS)
+    assert result.failed == 0
+
+
+@pytest.mark.parametrize("name", MODULES)
+def test_each_module_opens_with_a_one_line_reason(name: str) -> None:
+    first_line = (importlib.import_module(name).__doc__ or "").splitlines()[0]
+    assert first_line.endswith(".")
+    assert len(first_line) <= 100
