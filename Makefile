@@ -1,5 +1,11 @@
 # groundwire's build. `make demo` and `make test` are all a newcomer needs; both set
-# up .venv (Python >= 3.11, exact pins from constraints.txt) and node_modules (buf).
+# up .venv (Python >= 3.11, exact pins from constraints/dev.txt).
+#
+# Four environments, each from exact pins of its own in constraints/:
+#   .venv                 dev.txt       the newest supported versions, lint, tests, bench
+#   build/venv-generate   generate.txt  protoc (grpcio-tools 1.72.2) for `make generate`
+#   build/venv-lowest     lowest.txt    the lowest supported versions: `make test-lowest`
+#   build/venv-beam       beam.txt      beside Apache Beam 2.77: `make test-beam`
 
 PYTHON ?= python3
 VENV := .venv
@@ -8,25 +14,50 @@ PIP_VERSION := 26.3
 BUF := node_modules/.bin/buf
 PY_STAMP := $(VENV)/.installed
 NODE_STAMP := node_modules/.installed
+GEN_VENV := build/venv-generate
+LOWEST_VENV := build/venv-lowest
+BEAM_VENV := build/venv-beam
 
-.PHONY: install demo generate check-generated baseline breaking lint test bench ci lock clean
+.PHONY: install demo generate check-generated baseline breaking lint test test-lowest \
+	test-beam bench ci lock clean
 
 install: $(PY_STAMP) $(NODE_STAMP)
 
-$(PY_STAMP): pyproject.toml constraints.txt
+# A venv at $(1), pip pinned, then `pip install -c $(2) $(3)`; `make` reruns it when the
+# pins or pyproject.toml change.
+define make_venv
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "groundwire needs Python >= 3.11")'
-	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --disable-pip-version-check "pip==$(PIP_VERSION)"
-	$(BIN)/pip install --quiet -c constraints.txt -e ".[dev]"
-	touch $@
+	test -x $(1)/bin/python || $(PYTHON) -m venv $(1)
+	$(1)/bin/python -m pip install --quiet --disable-pip-version-check "pip==$(PIP_VERSION)"
+	$(1)/bin/pip install --quiet -c $(2) $(3)
+	touch $(1)/.installed
+endef
+
+$(PY_STAMP): pyproject.toml constraints/dev.txt
+	$(call make_venv,$(VENV),constraints/dev.txt,-e ".[dev]")
+
+$(GEN_VENV)/.installed: constraints/generate.txt
+	$(call make_venv,$(GEN_VENV),constraints/generate.txt,grpcio-tools googleapis-common-protos)
+
+# The lowest and Beam environments install groundwire as users do, from a built wheel, not
+# editable; their test targets reinstall it first, so they always test the current tree.
+$(LOWEST_VENV)/.installed: pyproject.toml constraints/lowest.txt
+	$(call make_venv,$(LOWEST_VENV),constraints/lowest.txt,".[test]")
+
+# (A comma would split $(call)'s arguments, so the extras are in a variable.)
+BEAM_REQUIREMENTS := ".[emulator,test]" apache-beam==2.77.0
+$(BEAM_VENV)/.installed: pyproject.toml constraints/beam.txt
+	$(call make_venv,$(BEAM_VENV),constraints/beam.txt,$(BEAM_REQUIREMENTS))
+
+REINSTALL = bin/pip install --quiet --no-deps --force-reinstall .
 
 $(NODE_STAMP): package.json package-lock.json
 	npm ci --no-audit --no-fund --loglevel=error
 	touch $@
 
 ## generate: compile protos/ into generated/ (commit the result)
-generate: $(PY_STAMP)
-	$(BIN)/python tools/generate.py
+generate: $(GEN_VENV)/.installed
+	$(GEN_VENV)/bin/python tools/generate.py
 
 ## check-generated: fail when generated/ has drifted from protos/
 check-generated: generate
@@ -40,14 +71,27 @@ baseline: generate $(NODE_STAMP)
 breaking: generate $(NODE_STAMP)
 	$(BUF) breaking protos --against baseline/protos.binpb
 
-lint: generate $(NODE_STAMP)
+## lint: buf lint, ruff format and ruff check, mypy on src/ and tests/
+lint: generate $(NODE_STAMP) $(PY_STAMP)
 	$(BUF) lint
 	$(BIN)/ruff format --check src tests tools bench
 	$(BIN)/ruff check src tests tools bench
 	$(BIN)/mypy
 
+## test: the suite, every module's doctests, and a coverage report with a floor
 test: $(PY_STAMP)
-	$(BIN)/pytest -q
+	$(BIN)/pytest -q --cov --cov-report=term:skip-covered
+
+## test-lowest: the suite at the lowest supported versions (no official clients there)
+test-lowest: $(LOWEST_VENV)/.installed
+	$(LOWEST_VENV)/$(REINSTALL)
+	$(LOWEST_VENV)/bin/pytest -q -m "not official" -p no:cacheprovider
+
+## test-beam: groundwire installed beside Apache Beam 2.77: a check on the embedded emulator, then the suite
+test-beam: $(BEAM_VENV)/.installed
+	$(BEAM_VENV)/$(REINSTALL)
+	$(BEAM_VENV)/bin/groundwire check --local --answer "Paris is in France." --fact "Paris is the capital of France."
+	$(BEAM_VENV)/bin/pytest -q -m "not official" -p no:cacheprovider
 
 ## demo: a real grounding check (non-ASCII answer) against the embedded emulator
 demo: $(PY_STAMP)
@@ -63,15 +107,21 @@ bench: $(PY_STAMP)
 	$(BIN)/python -m bench.run
 
 ## ci: everything .ci/run checks
-ci: check-generated breaking lint test
+ci: check-generated breaking lint test-lowest test-beam test
 
-## lock: re-resolve the dev environment from pyproject.toml and rewrite constraints.txt
+## lock: re-resolve the dev and Beam environments from pyproject.toml and rewrite their pins
 lock:
-	rm -rf build/lock-venv && $(PYTHON) -m venv build/lock-venv
-	build/lock-venv/bin/pip install --quiet "pip==$(PIP_VERSION)" && build/lock-venv/bin/pip install --quiet -e ".[dev]"
-	{ echo "# Exact pins for the dev environment and CI (\`make lock\` refreshes them deliberately)."; \
+	$(call lock_venv,build/lock-venv,-e ".[dev]",constraints/dev.txt,the dev environment and CI)
+	$(call lock_venv,build/lock-beam,$(BEAM_REQUIREMENTS),constraints/beam.txt,build/venv-beam (beside Apache Beam))
+
+# Resolves $(2) in a fresh venv $(1) and writes its exact versions to $(3), for $(4).
+define lock_venv
+	rm -rf $(1) && $(PYTHON) -m venv $(1)
+	$(1)/bin/pip install --quiet "pip==$(PIP_VERSION)" && $(1)/bin/pip install --quiet $(2)
+	{ echo "# Exact pins for $(4), written by make lock."; \
 	  echo "# The library itself declares compatible ranges in pyproject.toml."; \
-	  build/lock-venv/bin/pip freeze --exclude-editable | grep -v '^groundwire'; } > constraints.txt
+	  $(1)/bin/pip freeze --exclude-editable | grep -v '^groundwire'; } > $(3)
+endef
 
 clean:
 	rm -rf $(VENV) node_modules build dist

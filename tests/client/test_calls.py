@@ -240,6 +240,7 @@ def test_credentials_never_travel_over_plaintext() -> None:
         client.check_grounding("x", ["y"])
 
 
+@pytest.mark.official
 def test_a_ready_request_and_official_facts_are_accepted(servers: CannedServers) -> None:
     from google.cloud import discoveryengine_v1
 

@@ -17,21 +17,31 @@ def build(method: apis.Method = V1_CHECK, **options: object) -> object:
 
 
 def test_facts_may_be_strings_pairs_dicts_or_messages() -> None:
-    from google.cloud import discoveryengine_v1
+    from groundwire_protos.google.cloud.discoveryengine.v1 import grounding_pb2
 
+    ours = grounding_pb2.GroundingFact(fact_text="ours", attributes={"k": "v"})
     request = build(
         facts=[
             "plain",
             ("paired", {"author": "Wikipedia"}),
             {"text": "dict", "attributes": {"uri": "https://example.com"}},
             {"fact_text": "proto name"},
-            discoveryengine_v1.GroundingFact(fact_text="official", attributes={"k": "v"}),
+            ours,
         ]
     )
     facts = request.facts  # type: ignore[attr-defined]
-    assert [f.fact_text for f in facts] == ["plain", "paired", "dict", "proto name", "official"]
+    assert [f.fact_text for f in facts] == ["plain", "paired", "dict", "proto name", "ours"]
     assert facts[1].attributes["author"] == "Wikipedia"
     assert facts[4].attributes["k"] == "v"
+
+
+@pytest.mark.official
+def test_facts_may_be_the_official_clients_messages() -> None:
+    from google.cloud import discoveryengine_v1
+
+    official = discoveryengine_v1.GroundingFact(fact_text="official", attributes={"k": "v"})
+    facts = build(facts=[official]).facts  # type: ignore[attr-defined]
+    assert [(f.fact_text, dict(f.attributes)) for f in facts] == [("official", {"k": "v"})]
 
 
 def test_a_fact_of_the_wrong_shape_names_its_index() -> None:

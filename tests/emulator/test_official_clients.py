@@ -9,6 +9,8 @@ import pytest
 from groundwire.emulator import Emulator
 from tests.emulator.support import run_python
 
+pytestmark = pytest.mark.official
+
 ANSWER = "Café au lait is coffee with milk. 東京は日本の首都です。 The moon is made of cheese."
 FACTS = ["Bananas are yellow.", "Café au lait is coffee with hot milk.", "東京は日本の首都です。"]
 

@@ -38,6 +38,7 @@ print("ok")
 """
 
 
+@pytest.mark.official
 @pytest.mark.parametrize("first", ["groundwire", "official"])
 def test_both_libraries_import_and_exchange_messages(first: str) -> None:
     imports = OURS + THEIRS if first == "groundwire" else THEIRS + OURS

@@ -66,6 +66,7 @@ def python_class(descriptor_: descriptor.Descriptor) -> type[message.Message]:
     return message_factory.GetMessageClass(descriptor_)
 
 
+@pytest.mark.official
 @pytest.mark.parametrize("oneof_choice", [0, 1, 2, 3])
 @pytest.mark.parametrize(
     ("package", "name"),
@@ -90,6 +91,7 @@ def test_official_bytes_parse_with_ours_and_back(
     assert back == theirs
 
 
+@pytest.mark.official
 @pytest.mark.parametrize(
     ("package", "name"),
     CASES_FOR_ROUND_TRIP,

@@ -90,6 +90,7 @@ CASES = [(p, m, False) for p in PACKAGES for m in p.messages] + [
 ]
 
 
+@pytest.mark.official
 @pytest.mark.parametrize(
     ("package", "message", "subset"),
     CASES,
@@ -119,6 +120,7 @@ GENERATION = (
 )
 
 
+@pytest.mark.official
 @pytest.mark.parametrize("message", GENERATION)
 def test_v1alpha_generation_agrees_with_v1_wherever_names_match(message: str) -> None:
     """v1alpha generation follows its REST reference; numbers and types are v1's."""
@@ -162,6 +164,7 @@ def our_kind(method: descriptor.MethodDescriptor) -> str:
     return f"{client}_{server}"
 
 
+@pytest.mark.official
 @pytest.mark.parametrize("package", PACKAGES, ids=[p.proto_package for p in PACKAGES])
 def test_methods_match_the_official_grpc_transport(package: Package) -> None:
     service = package.our_service()
@@ -187,6 +190,7 @@ def our_http_rule(method: descriptor.MethodDescriptor) -> list[dict[str, str]]:
     return [{"method": verb, "uri": getattr(rule, verb), "body": rule.body}]
 
 
+@pytest.mark.official
 @pytest.mark.parametrize("package", PACKAGES, ids=[p.proto_package for p in PACKAGES])
 def test_http_rules_match_the_official_rest_transport(package: Package) -> None:
     service = package.our_service()
