@@ -26,7 +26,8 @@ def test_docstring_examples_run(name: str) -> None:
 @pytest.mark.parametrize("name", CLI_MODULES)
 def test_each_module_opens_with_a_one_line_reason(name: str) -> None:
     first_line = (importlib.import_module(name).__doc__ or "").splitlines()[0]
-    assert first_line.endswith(".") and len(first_line) <= 100
+    assert first_line.endswith(".")
+    assert len(first_line) <= 100
 
 
 @pytest.mark.parametrize("name", CLI_MODULES)

@@ -79,13 +79,15 @@ def test_citations_show_a_shortened_fact_excerpt() -> None:
         line for line in render_check(RESULT, Style(), width=60).splitlines() if "facts[0]" in line
     )
     assert citation.startswith("      ↳ facts[0] “東京は日本の首都である。")
-    assert citation.endswith("…”") and len(citation) < 70
+    assert citation.endswith("…”")
+    assert len(citation) < 70
 
 
 def test_plain_output_has_no_escape_codes_and_a_tty_gets_colors() -> None:
     assert "\x1b[" not in render_check(RESULT, style_for(io.StringIO()))
     colored = render_check(RESULT, style_for(Terminal(), environ={}))
-    assert "\x1b[32m✓\x1b[0m" in colored and "\x1b[31m✗\x1b[0m" in colored
+    assert "\x1b[32m✓\x1b[0m" in colored
+    assert "\x1b[31m✗\x1b[0m" in colored
 
 
 def test_no_color_turns_colors_off_even_on_a_tty() -> None:

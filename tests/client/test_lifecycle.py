@@ -34,7 +34,8 @@ def test_a_rest_emulator_alone_serves_the_default_auto_client(
     monkeypatch.setenv("GROUNDWIRE_EMULATOR_REST", servers.http_url)
     with GroundingClient("p") as client:
         assert client.check_grounding("x", ["y"]).claims[0].text == "x"
-    assert servers.recorder.rest_calls == 1 and servers.recorder.grpc_calls == 0
+    assert servers.recorder.rest_calls == 1
+    assert servers.recorder.grpc_calls == 0
 
 
 def test_the_client_timeout_is_the_deadline_unless_the_retry_policy_sets_a_smaller_one() -> None:

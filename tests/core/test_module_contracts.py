@@ -22,14 +22,16 @@ CORE_MODULES = [
 @pytest.mark.parametrize("name", CORE_MODULES)
 def test_docstring_examples_run(name: str) -> None:
     result = doctest.testmod(importlib.import_module(name))
-    assert result.attempted > 0 and result.failed == 0
+    assert result.attempted > 0
+    assert result.failed == 0
 
 
 @pytest.mark.parametrize("name", CORE_MODULES)
 def test_each_module_opens_with_a_one_line_reason(name: str) -> None:
     docstring = importlib.import_module(name).__doc__ or ""
     first_line = docstring.splitlines()[0]
-    assert first_line.endswith(".") and len(first_line) <= 100
+    assert first_line.endswith(".")
+    assert len(first_line) <= 100
 
 
 def test_importing_the_core_loads_neither_grpc_nor_protobuf() -> None:

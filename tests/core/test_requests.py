@@ -88,7 +88,8 @@ def test_generate_requests_carry_sources_and_spec() -> None:
     assert sources[2].google_search_source.dynamic_retrieval_config.predictor.threshold == (
         pytest.approx(0.4)
     )
-    assert raw.generation_spec.seed == 7 and raw.generation_spec.HasField("temperature")
+    assert raw.generation_spec.seed == 7
+    assert raw.generation_spec.HasField("temperature")
 
 
 def test_corroboration_facts_fill_title_and_uri_from_attributes() -> None:

@@ -33,7 +33,8 @@ def test_a_stream_is_one_post_with_a_json_array_body() -> None:
     http = transcoding.encode_stream_request(STREAM, requests)
     assert http.path == "/v1beta/projects/p/locations/global:streamGenerateGroundedContent"
     body = json.loads(http.body)
-    assert len(body) == 3 and body[1]["contents"][0]["parts"][0]["text"] == "hi"
+    assert len(body) == 3
+    assert body[1]["contents"][0]["parts"][0]["text"] == "hi"
 
 
 def test_every_method_routes_back_to_itself() -> None:
@@ -49,7 +50,8 @@ def test_every_method_routes_back_to_itself() -> None:
         )
         path = transcoding.path_for(method, request)
         route = transcoding.match_route(methods, "POST", path)
-        assert route is not None and route.method == method
+        assert route is not None
+        assert route.method == method
         assert route.bindings == {method.routing_field: getattr(request, method.routing_field)}
 
 

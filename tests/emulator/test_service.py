@@ -152,7 +152,8 @@ def test_corroborate_names_a_bad_parent_and_an_out_of_range_threshold() -> None:
 def test_generate_answers_from_inline_facts_with_grounding_metadata() -> None:
     response: Any = service.handle_unary(GENERATE, generate_request())
     (candidate,) = response.candidates
-    assert candidate.index == 0 and candidate.content.role == "model"
+    assert candidate.index == 0
+    assert candidate.content.role == "model"
     assert "Paris" in candidate.content.parts[0].text
     assert candidate.grounding_score > 0.5
     metadata = candidate.grounding_metadata

@@ -180,12 +180,11 @@ def test_an_exception_from_the_requests_is_raised_unchanged_after_the_earlier_re
         yield canned.stream_request("one")
         raise failure
 
-    texts = []
+    responses = transport.stream(canned.STREAM, requests(), timeout=3.0, metadata=())
+    assert next(responses).candidates[0].content.parts[0].text == "0: one"
     with pytest.raises(type(failure)) as raised:
-        for response in transport.stream(canned.STREAM, requests(), timeout=3.0, metadata=()):
-            texts.append(response.candidates[0].content.parts[0].text)
+        next(responses)
     assert raised.value is failure
-    assert texts == ["0: one"]
 
 
 @pytest.mark.parametrize(

@@ -150,12 +150,11 @@ async def test_an_exception_from_the_requests_is_raised_unchanged_not_a_cancella
         yield canned.stream_request("one")
         raise failure
 
-    texts = []
+    responses = transport.stream(canned.STREAM, requests(), timeout=3.0, metadata=())
+    assert (await anext(responses)).candidates[0].content.parts[0].text == "0: one"
     with pytest.raises(type(failure)) as raised:
-        async for response in transport.stream(canned.STREAM, requests(), timeout=3.0, metadata=()):
-            texts.append(response.candidates[0].content.parts[0].text)
+        await anext(responses)
     assert raised.value is failure
-    assert texts == ["0: one"]
 
 
 async def test_a_transport_built_in_a_worker_thread_works_in_the_event_loop(

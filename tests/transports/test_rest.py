@@ -272,11 +272,16 @@ def test_a_stream_whose_requests_name_different_resources_fails_before_sending(
 
 
 @pytest.mark.parametrize(
-    "base_url",
-    ["http://example.com", "http://10.1.2.3:8080", "ftp://127.0.0.1", "http://foo.localhost:8080"],
+    ("base_url", "reason"),
+    [
+        ("http://example.com", "plaintext is only allowed to a loopback address"),
+        ("http://10.1.2.3:8080", "plaintext is only allowed to a loopback address"),
+        ("ftp://127.0.0.1", "use https://"),
+        ("http://foo.localhost:8080", "plaintext is only allowed to a loopback address"),
+    ],
 )
-def test_plaintext_is_refused_to_a_host_that_is_not_loopback(base_url: str) -> None:
-    with pytest.raises(ValueError):
+def test_plaintext_is_refused_to_a_host_that_is_not_loopback(base_url: str, reason: str) -> None:
+    with pytest.raises(ValueError, match=reason):
         RestTransport(base_url, credentials=None)
 
 

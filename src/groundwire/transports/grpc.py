@@ -45,11 +45,14 @@ _CONNECTIVITY_BY_NUMBER = {state.value[0]: state for state in grpc.ChannelConnec
 class FailedCall(Protocol):
     """What a failed call tells, sync (grpc.Call) or asyncio (AioRpcError) alike."""
 
-    def code(self) -> grpc.StatusCode: ...
+    def code(self) -> grpc.StatusCode:
+        """The call's status code."""
 
-    def details(self) -> str | None: ...
+    def details(self) -> str | None:
+        """The status message the server sent, if any."""
 
-    def trailing_metadata(self) -> Any: ...
+    def trailing_metadata(self) -> Any:
+        """The trailers, where rich error details travel as `grpc-status-details-bin`."""
 
 
 def channel_options(options: ChannelOptions, user_agent: str | None) -> list[tuple[str, Any]]:
