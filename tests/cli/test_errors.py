@@ -34,9 +34,7 @@ def test_a_service_failure_exits_1_with_its_code_and_message() -> None:
 
 
 def test_missing_credentials_suggest_gcloud_or_local() -> None:
-    error = DefaultCredentialsError(  # type: ignore[no-untyped-call]
-        "Your default credentials were not found.\nTo set up ..."
-    )
+    error = DefaultCredentialsError("Your default credentials were not found.\nTo set up ...")
     message, status = describe(error) or ("", 0)
     assert status == 1
     assert "\n" not in message

@@ -5,6 +5,13 @@ from __future__ import annotations
 import io
 from typing import Any
 
+from groundwire_protos.google.cloud.discoveryengine.v1.check_grounding_pb2 import (
+    CheckGroundingResponse,
+)
+from groundwire_protos.google.cloud.discoveryengine.v1.grounded_generation_pb2 import (
+    GenerateGroundedContentResponse,
+)
+
 from groundwire.cli.records import check_record, generate_record
 from groundwire.cli.render import Style, render_check, render_grounding, shorten, style_for
 from groundwire.core.results import (
@@ -52,7 +59,7 @@ RESULT = CheckGroundingResult(
         claim("Thanks!", required=False),
     ),
     cited_chunks=(TOKYO,),
-    raw=None,
+    raw=CheckGroundingResponse(),
 )
 
 
@@ -120,7 +127,7 @@ def generated(text: str, chunks: tuple[Chunk, ...], claim_text: str) -> Generate
         score=0.8,
         located=False,
     )
-    return GenerateResult(text, 0.8, chunks, (support,), (), raw=None)
+    return GenerateResult(text, 0.8, chunks, (support,), (), raw=GenerateGroundedContentResponse())
 
 
 def test_streamed_pieces_number_each_source_once() -> None:

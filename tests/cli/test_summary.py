@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import io
+
 from groundwire.cli.progress import Progress, progress_text
 from groundwire.cli.summary import (
     BatchStats,
@@ -69,38 +71,26 @@ class Clock:
         return self.now
 
 
-class Sink:
-    def __init__(self) -> None:
-        self.text = ""
-
-    def write(self, text: str) -> int:
-        self.text += text
-        return len(text)
-
-    def flush(self) -> None:
-        pass
-
-
 def test_the_bar_redraws_in_place_and_ends_its_line() -> None:
-    clock, sink = Clock(), Sink()
+    clock, sink = Clock(), io.StringIO()
     progress = Progress(2, sink, "bar", clock=clock)
     clock.now = 1.0
     progress.update(1)
     clock.now = 2.0
     progress.update(2)
     progress.finish()
-    assert sink.text.count("\r") == 2
-    assert sink.text.endswith("2/2 lines  1.0/s  ETA 0:00\n")
+    assert sink.getvalue().count("\r") == 2
+    assert sink.getvalue().endswith("2/2 lines  1.0/s  ETA 0:00\n")
 
 
 def test_plain_progress_lines_come_at_most_every_ten_seconds() -> None:
-    clock, sink = Clock(), Sink()
+    clock, sink = Clock(), io.StringIO()
     progress = Progress(100, sink, "lines", clock=clock)
     for second in range(1, 25):
         clock.now = float(second)
         progress.update(second)
     progress.finish()
-    assert sink.text.splitlines() == [
+    assert sink.getvalue().splitlines() == [
         "batch: 10/100 lines  1.0/s  ETA 1:30",
         "batch: 20/100 lines  1.0/s  ETA 1:20",
     ]

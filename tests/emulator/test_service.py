@@ -83,7 +83,7 @@ def test_claim_scores_appear_only_when_asked_for() -> None:
 
 def test_v1alpha_has_no_cited_facts_and_a_character_limit_on_the_answer() -> None:
     alpha = method("discoveryengine", "v1alpha", "CheckGrounding")
-    request = alpha.request_class.FromString(check_request().SerializeToString())
+    request: Any = alpha.request_class.FromString(check_request().SerializeToString())
     response: Any = service.handle_unary(alpha, request)
     assert "cited_facts" not in response.DESCRIPTOR.fields_by_name
     assert response.claims[0].citation_indices == [0]

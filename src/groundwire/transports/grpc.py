@@ -7,7 +7,7 @@ plaintext guard, and the translation of a failed call into a `GroundwireError`.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Generator, Iterable, Iterator, Sequence
 from typing import Any, Protocol
 
 import grpc
@@ -255,7 +255,7 @@ class GrpcTransport:
         *,
         timeout: float | None,
         metadata: Metadata,
-    ) -> Iterator[Message]:
+    ) -> Generator[Message, None, None]:
         """Starts a bidi stream on first `next`; yields responses as they arrive.
 
         gRPC reads `requests` on its own thread while responses come back, so a generator
