@@ -49,8 +49,10 @@ def _inputs() -> tuple[str, list[tuple[str, dict[str, str]]]]:
 
 
 def read_groundwire(result: Any) -> Any:
-    """Touches what an application reads from a groundwire result (each claim's text, str
-    offsets and cited chunks) and returns the result."""
+    """Touches what an application reads from a groundwire result, and returns the result.
+
+    That is each claim's text, its str offsets and its cited chunks.
+    """
     for claim in result.claims:
         _ = (claim.text, claim.start, claim.end, claim.citations)
     return result

@@ -17,6 +17,7 @@ from bench.worker import run_threads
 
 
 def main(grpc_address: str) -> None:
+    """Calls the emulator at `grpc_address` for each command read from standard input."""
     from groundwire import GroundingClient
 
     small = workload.small()

@@ -42,9 +42,11 @@ class Child:
 
     @property
     def pid(self) -> int:
+        """The child's process id."""
         return self.process.pid
 
     def send(self, line: str) -> None:
+        """Writes `line` and a newline to the child's standard input, flushed at once."""
         assert self.process.stdin is not None
         self.process.stdin.write(line + "\n")
         self.process.stdin.flush()

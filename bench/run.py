@@ -107,6 +107,7 @@ def write(results: dict[str, Any], markdown: str) -> None:
 
 
 def main(argv: list[str]) -> int:
+    """Runs the sections `argv` asks for, writes both result files and prints the report."""
     parser = argparse.ArgumentParser(prog="python -m bench.run", description=__doc__)
     parser.add_argument("--quick", action="store_true", help="short measurements, for trials")
     parser.add_argument("--only", help="comma-separated sections to run")

@@ -27,6 +27,7 @@ class Target:
     unit: str
 
     def judge(self, results: dict[str, Any]) -> dict[str, Any]:
+        """The measured value in `results`, the bound, and whether it is met (None: unmeasured)."""
         try:
             value = self.measure(results)
         except (KeyError, TypeError):

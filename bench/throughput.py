@@ -40,6 +40,7 @@ class Series:
     first_error: str | None = None
 
     def add(self, window: dict[str, Any], server_cpu: float) -> None:
+        """Records one measured window, and the server's CPU seconds during it."""
         calls = max(window["calls"], 1)
         self.rates.append(window["calls"] / window["seconds"])
         self.cpu_us.append(1e6 * window["cpu_seconds"] / calls)
@@ -48,6 +49,7 @@ class Series:
         self.first_error = self.first_error or window["first_error"]
 
     def summary(self) -> dict[str, Any]:
+        """The medians over the rounds, the errors, and each round's rate."""
         return {
             "calls_per_second": statistics.median(self.rates),
             "client_cpu_us_per_call": statistics.median(self.cpu_us),

@@ -121,6 +121,7 @@ def rewrite(text: str) -> str:
 
 
 def main() -> None:
+    """Compiles protos/ into generated/, replacing what was there."""
     copy_common_protos()
     with tempfile.TemporaryDirectory() as tmp:
         workdir = Path(tmp)

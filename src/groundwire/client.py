@@ -62,8 +62,10 @@ class _Settings:
         self.closed = False
 
     def retrying(self, timeout: float | None) -> Retrying:
-        """The retry state of one call: its own `timeout`, else the client's, is the deadline
-        (and the retry policy's `timeout`, when smaller)."""
+        """The retry state of one call, whose deadline is its own `timeout`, else the client's.
+
+        The retry policy's `timeout` is the deadline instead when it is smaller.
+        """
         if self.closed:
             raise RuntimeError("this client is closed; create a new one")
         return Retrying(self.retry, self.timeout if timeout is None else timeout, self.random)
@@ -140,8 +142,10 @@ class _Settings:
 
 
 def _transport_class(name: str) -> Any:
-    """A transport class by `module.Class` under groundwire.transports, imported on first use
-    so that a sync gRPC client never loads the HTTP or asyncio stacks."""
+    """A transport class by `module.Class` under groundwire.transports, imported on first use.
+
+    Importing late means a sync gRPC client never loads the HTTP or asyncio stacks.
+    """
     import importlib
 
     module_name, class_name = name.split(".")
@@ -149,8 +153,10 @@ def _transport_class(name: str) -> Any:
 
 
 class _ClientBase:
-    """What both clients are made of: the config that shapes requests and the connection
-    settings. Their constructor is this one; see `GroundingClient` for the arguments."""
+    """What both clients are made of: the config that shapes requests, and the connection.
+
+    Their constructor is this one; see `GroundingClient` for the arguments.
+    """
 
     def __init__(
         self,

@@ -88,7 +88,8 @@ def test_a_second_run_skips_every_line_already_done(
     write_input(source)
     batch(capsys, source, out)
     status, summary = batch(capsys, source, out)
-    assert status == 0 and (summary["ok"], summary["skipped_as_done"]) == (0, LINES)
+    assert status == 0
+    assert (summary["ok"], summary["skipped_as_done"]) == (0, LINES)
     assert_one_line_per_input(out)
 
 
@@ -115,7 +116,8 @@ def test_retry_failed_redoes_error_lines(
     batch(capsys, source, out)
     write_input(source)
     status, summary = batch(capsys, source, out, "--retry-failed")
-    assert status == 0 and (summary["ok"], summary["skipped_as_done"]) == (1, LINES - 1)
+    assert status == 0
+    assert (summary["ok"], summary["skipped_as_done"]) == (1, LINES - 1)
     assert all("result" in record for record in assert_one_line_per_input(out))
 
 
@@ -155,7 +157,8 @@ def test_an_interrupted_run_resumes_where_it_stopped(
     status, summary = batch(capsys, source, out)
     assert status == 0
     assert summary["skipped_as_done"] == done_before
-    assert summary["ok"] == LINES - done_before and summary["remaining"] == 0
+    assert summary["ok"] == LINES - done_before
+    assert summary["remaining"] == 0
     assert_one_line_per_input(out)
 
 
@@ -184,5 +187,6 @@ def test_batch_corroborates_content_lines(
     )
     status, summary = batch(capsys, source, out, "--method", "corroborate")
     [record] = read_output(out)
-    assert status == 0 and record["result"]["claims"][0]["fact_indexes"] == [0]
+    assert status == 0
+    assert record["result"]["claims"][0]["fact_indexes"] == [0]
     assert summary["corroboration_score"]["count"] == 1

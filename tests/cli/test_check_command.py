@@ -38,7 +38,8 @@ def test_check_marks_supported_and_unsupported_claims(capsys: pytest.CaptureFixt
 def test_check_json_offsets_slice_the_answer(capsys: pytest.CaptureFixture[str]) -> None:
     status, out, _ = check(capsys, "--answer", ANSWER, *FACT_FLAGS, "--json", "--claim-scores")
     record = json.loads(out)
-    assert status == 0 and record["answer_candidate"] == ANSWER
+    assert status == 0
+    assert record["answer_candidate"] == ANSWER
     assert [c["text"] for c in record["claims"]] == [
         "東京は日本の首都です。",
         "Paris is in Germany.",
@@ -68,7 +69,8 @@ def test_stdin_that_is_not_json_is_one_line_and_exit_2(
     monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(b"{answer: hi}")))
     status, out, err = check(capsys)
     assert (status, out) == (2, "")
-    assert err.startswith("groundwire: error: stdin: not valid JSON") and err.count("\n") == 1
+    assert err.startswith("groundwire: error: stdin: not valid JSON")
+    assert err.count("\n") == 1
 
 
 def test_a_fact_over_the_limit_names_the_field(capsys: pytest.CaptureFixture[str]) -> None:
@@ -81,13 +83,15 @@ def test_a_fact_over_the_limit_names_the_field(capsys: pytest.CaptureFixture[str
 def test_a_usage_error_is_one_line_and_exit_2(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["check", "--citation-threshold", "high"]) == 2
     err = capsys.readouterr().err
-    assert err.count("\n") == 1 and "invalid float value: 'high'" in err
+    assert err.count("\n") == 1
+    assert "invalid float value: 'high'" in err
 
 
 def test_the_command_runs_as_a_subprocess() -> None:
     done = run_cli(["check", "--local", "--answer", ANSWER, *FACT_FLAGS])
     assert done.returncode == 0, done.stderr
-    assert "✓ 東京は日本の首都です。" in done.stdout and "✗ Paris is in Germany." in done.stdout
+    assert "✓ 東京は日本の首都です。" in done.stdout
+    assert "✗ Paris is in Germany." in done.stdout
 
 
 def test_a_subprocess_reads_stdin_and_prints_json() -> None:
@@ -103,7 +107,8 @@ def test_a_subprocess_reads_stdin_and_prints_json() -> None:
 
 def test_bad_input_in_a_subprocess_gives_no_traceback() -> None:
     done = run_cli(["check", "--local"], stdin='{"answer": 3, "facts": []}')
-    assert done.returncode == 2 and done.stdout == ""
+    assert done.returncode == 2
+    assert done.stdout == ""
     assert done.stderr == "groundwire: error: stdin: 'answer' must be text, got a number\n"
 
 
@@ -125,7 +130,8 @@ def test_corroborate_lists_claims_with_fact_indexes(capsys: pytest.CaptureFixtur
         ]
     )
     record = json.loads(capsys.readouterr().out)
-    assert status == 0 and record["claims"][0]["fact_indexes"] == [0]
+    assert status == 0
+    assert record["claims"][0]["fact_indexes"] == [0]
 
 
 def test_generate_streams_the_answer_then_its_sources(capsys: pytest.CaptureFixture[str]) -> None:
@@ -142,7 +148,9 @@ def test_generate_streams_the_answer_then_its_sources(capsys: pytest.CaptureFixt
     out = capsys.readouterr().out
     assert status == 0
     answer, _, grounding = out.partition("\n\nSources\n")
-    assert "Paris" in answer and "facts[0]" in grounding and "Grounding score" in grounding
+    assert "Paris" in answer
+    assert "facts[0]" in grounding
+    assert "Grounding score" in grounding
 
 
 def test_generate_stream_json_prints_one_object_per_piece(
@@ -160,5 +168,6 @@ def test_generate_stream_json_prints_one_object_per_piece(
         ]
     )
     pieces = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
-    assert status == 0 and len(pieces) >= 1
+    assert status == 0
+    assert len(pieces) >= 1
     assert "".join(piece["text"] for piece in pieces).strip()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from google.auth.exceptions import DefaultCredentialsError
 
 from groundwire.cli.errors import InputError, describe
@@ -33,12 +34,12 @@ def test_a_service_failure_exits_1_with_its_code_and_message() -> None:
 
 
 def test_missing_credentials_suggest_gcloud_or_local() -> None:
-    error = DefaultCredentialsError(  # type: ignore[no-untyped-call]
-        "Your default credentials were not found.\nTo set up ..."
-    )
+    error = DefaultCredentialsError("Your default credentials were not found.\nTo set up ...")
     message, status = describe(error) or ("", 0)
-    assert status == 1 and "\n" not in message
-    assert "gcloud auth application-default login" in message and "--local" in message
+    assert status == 1
+    assert "\n" not in message
+    assert "gcloud auth application-default login" in message
+    assert "--local" in message
 
 
 def test_unauthenticated_also_suggests_logging_in() -> None:
@@ -48,10 +49,11 @@ def test_unauthenticated_also_suggests_logging_in() -> None:
 
 def test_input_and_json_errors_exit_2() -> None:
     assert describe(InputError("--rate must be positive")) == ("--rate must be positive", 2)
-    try:
+    with pytest.raises(json.JSONDecodeError) as raised:
         json.loads("{")
-    except json.JSONDecodeError as error:
-        assert describe(error) is not None and describe(error)[1] == 2
+    described = describe(raised.value)
+    assert described is not None
+    assert described[1] == 2
 
 
 def test_unforeseen_errors_are_left_to_the_caller() -> None:

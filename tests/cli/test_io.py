@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+from collections.abc import Sequence
 
 import pytest
 
@@ -18,16 +19,15 @@ from groundwire.cli.io import (
 )
 
 
-def flags(**overrides: object) -> InputFlags:
-    values: dict[str, object] = {
-        "text": None,
-        "text_file": None,
-        "facts": [],
-        "fact_files": [],
-        "citation_threshold": None,
-    }
-    values.update(overrides)
-    return InputFlags(**values)
+def flags(
+    *,
+    text: str | None = None,
+    text_file: str | None = None,
+    facts: Sequence[str] = (),
+    fact_files: Sequence[str] = (),
+    citation_threshold: float | None = None,
+) -> InputFlags:
+    return InputFlags(text, text_file, facts, fact_files, citation_threshold)
 
 
 def stdin_of(text: str, *, tty: bool = False) -> io.TextIOWrapper:

@@ -5,6 +5,13 @@ from __future__ import annotations
 import io
 from typing import Any
 
+from groundwire_protos.google.cloud.discoveryengine.v1.check_grounding_pb2 import (
+    CheckGroundingResponse,
+)
+from groundwire_protos.google.cloud.discoveryengine.v1.grounded_generation_pb2 import (
+    GenerateGroundedContentResponse,
+)
+
 from groundwire.cli.records import check_record, generate_record
 from groundwire.cli.render import Style, render_check, render_grounding, shorten, style_for
 from groundwire.core.results import (
@@ -52,7 +59,7 @@ RESULT = CheckGroundingResult(
         claim("Thanks!", required=False),
     ),
     cited_chunks=(TOKYO,),
-    raw=None,
+    raw=CheckGroundingResponse(),
 )
 
 
@@ -79,13 +86,15 @@ def test_citations_show_a_shortened_fact_excerpt() -> None:
         line for line in render_check(RESULT, Style(), width=60).splitlines() if "facts[0]" in line
     )
     assert citation.startswith("      ↳ facts[0] “東京は日本の首都である。")
-    assert citation.endswith("…”") and len(citation) < 70
+    assert citation.endswith("…”")
+    assert len(citation) < 70
 
 
 def test_plain_output_has_no_escape_codes_and_a_tty_gets_colors() -> None:
     assert "\x1b[" not in render_check(RESULT, style_for(io.StringIO()))
     colored = render_check(RESULT, style_for(Terminal(), environ={}))
-    assert "\x1b[32m✓\x1b[0m" in colored and "\x1b[31m✗\x1b[0m" in colored
+    assert "\x1b[32m✓\x1b[0m" in colored
+    assert "\x1b[31m✗\x1b[0m" in colored
 
 
 def test_no_color_turns_colors_off_even_on_a_tty() -> None:
@@ -118,7 +127,7 @@ def generated(text: str, chunks: tuple[Chunk, ...], claim_text: str) -> Generate
         score=0.8,
         located=False,
     )
-    return GenerateResult(text, 0.8, chunks, (support,), (), raw=None)
+    return GenerateResult(text, 0.8, chunks, (support,), (), raw=GenerateGroundedContentResponse())
 
 
 def test_streamed_pieces_number_each_source_once() -> None:

@@ -34,7 +34,9 @@ def test_a_line_number_must_be_a_positive_integer() -> None:
 def test_a_missing_output_file_is_created_empty(tmp_path: Path) -> None:
     out = tmp_path / "out.jsonl"
     state = prepare_output(str(out))
-    assert out.read_bytes() == b"" and state.done == set() and state.repaired_bytes == 0
+    assert out.read_bytes() == b""
+    assert state.done == set()
+    assert state.repaired_bytes == 0
 
 
 def test_a_torn_last_line_is_dropped_and_its_input_line_not_counted_done(tmp_path: Path) -> None:
@@ -60,7 +62,8 @@ def test_retry_failed_removes_error_lines_and_keeps_the_rest(tmp_path: Path) -> 
     )
     out.chmod(0o640)
     state = prepare_output(str(out), retry_failed=True)
-    assert state.done == {1, 3} and state.failed == set()
+    assert state.done == {1, 3}
+    assert state.failed == set()
     assert [record["line"] for record in lines_of(out)] == [1, 3]
     assert out.stat().st_mode & 0o777 == 0o640
 

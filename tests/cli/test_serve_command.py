@@ -89,7 +89,8 @@ def test_injected_faults_reach_the_client_as_one_line(
     )
     err = capsys.readouterr().err
     assert status == 1
-    assert err.startswith("groundwire: error: PERMISSION_DENIED: ") and err.count("\n") == 1
+    assert err.startswith("groundwire: error: PERMISSION_DENIED: ")
+    assert err.count("\n") == 1
 
 
 def test_unknown_fault_codes_are_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:

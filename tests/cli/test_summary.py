@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import io
+
 from groundwire.cli.progress import Progress, progress_text
 from groundwire.cli.summary import (
     BatchStats,
@@ -30,8 +32,11 @@ def test_the_summary_counts_this_run_and_the_lines_done_before() -> None:
     stats.succeeded(None, characters=7)
     stats.failed_with("UNAVAILABLE")
     record = summary_record(stats, score_name="support_score", elapsed=2.0, interrupted=False)
-    assert record["ok"] == 3 and record["failed"] == 1 and record["skipped_as_done"] == 2
-    assert record["remaining"] == 0 and record["characters_sent"] == 157
+    assert record["ok"] == 3
+    assert record["failed"] == 1
+    assert record["skipped_as_done"] == 2
+    assert record["remaining"] == 0
+    assert record["characters_sent"] == 157
     assert record["failures_by_code"] == {"UNAVAILABLE": 1}
     assert record["support_score"]["count"] == 2
     assert (record["support_score"]["min"], record["support_score"]["max"]) == (0.2, 0.9)
@@ -49,7 +54,8 @@ def test_the_text_summary_shows_only_the_histogram_rows_in_use() -> None:
     assert "p50 0.55" in text
     rows = [line for line in text.splitlines() if "–" in line]
     assert [row.split()[0] for row in rows] == ["0.3–0.4", "0.4–0.5", "0.5–0.6"]
-    assert rows[1].endswith(" 0") and rows[2].endswith(" 2")
+    assert rows[1].endswith(" 0")
+    assert rows[2].endswith(" 2")
     assert "characters sent: 30" in text
 
 
@@ -65,37 +71,26 @@ class Clock:
         return self.now
 
 
-class Sink:
-    def __init__(self) -> None:
-        self.text = ""
-
-    def write(self, text: str) -> int:
-        self.text += text
-        return len(text)
-
-    def flush(self) -> None:
-        pass
-
-
 def test_the_bar_redraws_in_place_and_ends_its_line() -> None:
-    clock, sink = Clock(), Sink()
+    clock, sink = Clock(), io.StringIO()
     progress = Progress(2, sink, "bar", clock=clock)
     clock.now = 1.0
     progress.update(1)
     clock.now = 2.0
     progress.update(2)
     progress.finish()
-    assert sink.text.count("\r") == 2 and sink.text.endswith("2/2 lines  1.0/s  ETA 0:00\n")
+    assert sink.getvalue().count("\r") == 2
+    assert sink.getvalue().endswith("2/2 lines  1.0/s  ETA 0:00\n")
 
 
 def test_plain_progress_lines_come_at_most_every_ten_seconds() -> None:
-    clock, sink = Clock(), Sink()
+    clock, sink = Clock(), io.StringIO()
     progress = Progress(100, sink, "lines", clock=clock)
     for second in range(1, 25):
         clock.now = float(second)
         progress.update(second)
     progress.finish()
-    assert sink.text.splitlines() == [
+    assert sink.getvalue().splitlines() == [
         "batch: 10/100 lines  1.0/s  ETA 1:30",
         "batch: 20/100 lines  1.0/s  ETA 1:20",
     ]

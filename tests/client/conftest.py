@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import NoReturn
 
 import pytest
+from google.protobuf.message import Message
 
+from groundwire.core import apis
 from tests.support.canned import CannedServers
 
 
@@ -13,7 +16,7 @@ from tests.support.canned import CannedServers
 def servers() -> Iterator[CannedServers]:
     """Servers whose behaviour each test sets with `servers.behaviour = ...`."""
 
-    def unset(method, request):  # type: ignore[no-untyped-def]
+    def unset(method: apis.Method, request: Message) -> NoReturn:
         raise AssertionError("the test did not set a behaviour")
 
     with CannedServers(unset) as running:

@@ -5,27 +5,32 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
+from collections.abc import Callable
+from typing import Any
 
 import pytest
+from google.rpc.error_details_pb2 import BadRequest
 
 from groundwire import AsyncGroundingClient, GroundingClient, RetryPolicy
 from groundwire.core import apis, errors
+from groundwire.core.calls import TransportName
 from tests.support.canned import CannedServers, refused_port
+from tests.support.typed import typed
 
 FAST_RETRY = RetryPolicy(initial=0.01, maximum=0.05, timeout=10.0)
 
 
-def ok_check(method: apis.Method, request: object) -> object:
-    response = method.response_class(support_score=1.0)
-    answer = request.answer_candidate  # type: ignore[attr-defined]
+def ok_check(method: apis.Method, request: Any) -> Any:
+    response: Any = method.response_class(support_score=1.0)  # of the version called
+    answer = request.answer_candidate
     response.claims.add(start_pos=0, end_pos=len(answer.encode()), claim_text=answer)
     return response
 
 
-def failing(times: int, error: errors.GroundwireError):  # type: ignore[no-untyped-def]
+def failing(times: int, error: errors.GroundwireError) -> Callable[[apis.Method, Any], Any]:
     state = {"calls": 0}
 
-    def behaviour(method: apis.Method, request: object) -> object:
+    def behaviour(method: apis.Method, request: Any) -> Any:
         state["calls"] += 1
         if state["calls"] <= times:
             raise error
@@ -35,7 +40,9 @@ def failing(times: int, error: errors.GroundwireError):  # type: ignore[no-untyp
 
 
 @pytest.mark.parametrize("transport", ["grpc", "rest"])
-def test_unavailable_is_retried_until_it_succeeds(servers: CannedServers, transport: str) -> None:
+def test_unavailable_is_retried_until_it_succeeds(
+    servers: CannedServers, transport: TransportName
+) -> None:
     servers.behaviour = failing(2, errors.error_from_status(14, "busy"))
     with GroundingClient(
         "p",
@@ -64,7 +71,7 @@ def test_retries_are_bounded_by_max_attempts(servers: CannedServers) -> None:
 
 @pytest.mark.parametrize("transport", ["grpc", "rest"])
 def test_invalid_argument_is_not_retried_and_keeps_its_details(
-    servers: CannedServers, transport: str
+    servers: CannedServers, transport: TransportName
 ) -> None:
     servers.behaviour = failing(
         100, errors.bad_request([("facts[0].fact_text", "too long")], "bad facts")
@@ -81,7 +88,7 @@ def test_invalid_argument_is_not_retried_and_keeps_its_details(
         pytest.raises(errors.InvalidArgument) as caught,
     ):
         client.check_grounding("x", ["y"])
-    violations = caught.value.details[0].field_violations
+    violations = typed(BadRequest, caught.value.details[0]).field_violations
     assert violations[0].field == "facts[0].fact_text"
     assert servers.recorder.grpc_calls + servers.recorder.rest_calls == 1
 
@@ -109,9 +116,9 @@ def test_server_requested_retry_delay_is_honoured(servers: CannedServers) -> Non
 
 @pytest.mark.parametrize("transport", ["grpc", "rest"])
 def test_a_server_that_never_answers_ends_in_a_deadline_error(
-    servers: CannedServers, transport: str
+    servers: CannedServers, transport: TransportName
 ) -> None:
-    def stall(method: apis.Method, request: object) -> object:
+    def stall(method: apis.Method, request: Any) -> Any:
         time.sleep(3)
         return ok_check(method, request)
 
@@ -136,7 +143,7 @@ def test_limits_are_checked_before_sending(servers: CannedServers) -> None:
         pytest.raises(errors.InvalidArgument) as caught,
     ):
         client.check_grounding("x", ["fact"] * 201, citation_threshold=1.5)
-    fields = {v.field for v in caught.value.details[0].field_violations}
+    fields = {v.field for v in typed(BadRequest, caught.value.details[0]).field_violations}
     assert fields == {"facts", "grounding_spec.citation_threshold"}
     assert servers.recorder.grpc_calls == 0
 
@@ -162,7 +169,8 @@ def test_auto_falls_back_to_rest_when_grpc_cannot_connect(
 
 def test_headers_name_the_resource_the_client_and_the_quota_project(servers: CannedServers) -> None:
     servers.behaviour = ok_check
-    for transport in ("grpc", "rest"):
+    transports: tuple[TransportName, ...] = ("grpc", "rest")
+    for transport in transports:
         with GroundingClient(
             "proj",
             transport=transport,
@@ -181,10 +189,10 @@ def test_headers_name_the_resource_the_client_and_the_quota_project(servers: Can
         assert headers["x-goog-user-project"] == "billing"
 
 
-def stream_pieces(method: apis.Method, request: object) -> list[object]:
+def stream_pieces(method: apis.Method, request: Any) -> list[Any]:
     pieces = []
     for index, word in enumerate(["Kyoto ", "was ", "the capital."]):
-        response = method.response_class()
+        response: Any = method.response_class()
         candidate = response.candidates.add(index=0)
         candidate.content.parts.add(text=word)
         if index == 2:
@@ -194,7 +202,9 @@ def stream_pieces(method: apis.Method, request: object) -> list[object]:
 
 
 @pytest.mark.parametrize("transport", ["grpc", "rest"])
-def test_streaming_yields_every_piece_in_order(servers: CannedServers, transport: str) -> None:
+def test_streaming_yields_every_piece_in_order(
+    servers: CannedServers, transport: TransportName
+) -> None:
     servers.behaviour = stream_pieces
     with GroundingClient(
         "p", transport=transport, endpoint=servers.grpc_address, rest_endpoint=servers.http_url

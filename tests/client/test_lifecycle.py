@@ -3,16 +3,19 @@
 from __future__ import annotations
 
 import asyncio
+from typing import Any
 
 import pytest
+from google.rpc.error_details_pb2 import BadRequest
 
 from groundwire import AsyncGroundingClient, GroundingClient, RetryPolicy
 from groundwire.core import apis, errors
 from tests.support.canned import CannedServers
+from tests.support.typed import typed
 
 
-def ok_check(method: apis.Method, request: object) -> object:
-    response = method.response_class(support_score=1.0)
+def ok_check(method: apis.Method, request: Any) -> Any:
+    response: Any = method.response_class(support_score=1.0)  # of the version called
     response.claims.add(start_pos=0, end_pos=1, claim_text="x")
     return response
 
@@ -34,7 +37,8 @@ def test_a_rest_emulator_alone_serves_the_default_auto_client(
     monkeypatch.setenv("GROUNDWIRE_EMULATOR_REST", servers.http_url)
     with GroundingClient("p") as client:
         assert client.check_grounding("x", ["y"]).claims[0].text == "x"
-    assert servers.recorder.rest_calls == 1 and servers.recorder.grpc_calls == 0
+    assert servers.recorder.rest_calls == 1
+    assert servers.recorder.grpc_calls == 0
 
 
 def test_the_client_timeout_is_the_deadline_unless_the_retry_policy_sets_a_smaller_one() -> None:
@@ -91,11 +95,11 @@ def test_missing_application_default_credentials_are_unauthenticated(
     ],
 )
 def test_values_of_the_wrong_type_name_their_field(
-    facts: list[object], options: dict, field: str
+    facts: list[object], options: dict[str, object], field: str
 ) -> None:
     with (
         GroundingClient("p", endpoint="127.0.0.1:9") as client,
         pytest.raises(errors.InvalidArgument) as caught,
     ):
-        client.check_grounding("x", facts, **options)
-    assert caught.value.details[0].field_violations[0].field == field
+        client.check_grounding("x", facts, **options)  # type: ignore[arg-type]
+    assert typed(BadRequest, caught.value.details[0]).field_violations[0].field == field

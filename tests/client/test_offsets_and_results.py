@@ -3,21 +3,28 @@
 from __future__ import annotations
 
 import asyncio
+from typing import Any
 
 import pytest
+from groundwire_protos.google.cloud.aiplatform.v1.vertex_rag_service_pb2 import Fact
+from groundwire_protos.google.cloud.discoveryengine.v1.check_grounding_pb2 import (
+    CheckGroundingResponse,
+)
 
-from groundwire import AsyncGroundingClient, GroundingClient
+from groundwire import AsyncGroundingClient, CheckGroundingResult, GroundingClient
 from groundwire.core import apis
+from groundwire.core.calls import TransportName
 from tests.support.canned import CannedServers
+from tests.support.typed import typed
 
 ANSWER = "東京は日本の首都です。👩‍👩‍👧 家族は三人。Café e\u0301clair est bon. Hi!"
 SENTENCES = ["東京は日本の首都です。", "👩‍👩‍👧 家族は三人。", "Café e\u0301clair est bon.", "Hi!"]
 
 
-def canned_check(method: apis.Method, request: object) -> object:
+def canned_check(method: apis.Method, request: Any) -> Any:
     """Answers CheckGrounding with one claim per sentence, at UTF-8 byte offsets."""
-    response = method.response_class()
-    answer = request.answer_candidate  # type: ignore[attr-defined]
+    response: Any = method.response_class()  # of the API version the client called
+    answer = request.answer_candidate
     encoded = answer.encode()
     chunk = response.cited_chunks.add(chunk_text="Tokyo is Japan's capital.", source="0")
     chunk.source_metadata["author"] = "atlas"
@@ -35,7 +42,7 @@ def canned_check(method: apis.Method, request: object) -> object:
     return response
 
 
-def summary(result) -> list[tuple]:  # type: ignore[no-untyped-def]
+def summary(result: CheckGroundingResult) -> list[tuple[object, ...]]:
     return [
         (
             c.text,
@@ -54,7 +61,7 @@ def summary(result) -> list[tuple]:  # type: ignore[no-untyped-def]
 
 @pytest.mark.parametrize("transport", ["grpc", "rest"])
 def test_claim_offsets_slice_the_answer_as_a_python_string(
-    servers: CannedServers, transport: str
+    servers: CannedServers, transport: TransportName
 ) -> None:
     servers.behaviour = canned_check
     with GroundingClient(
@@ -69,19 +76,20 @@ def test_claim_offsets_slice_the_answer_as_a_python_string(
     assert result.claims[0].citations[0].fact_index == 0
     assert result.claims[3].grounding_check_required is False
     assert result.support_score == pytest.approx(0.25)
-    assert result.raw.claims[0].claim_text == SENTENCES[0]
+    assert typed(CheckGroundingResponse, result.raw).claims[0].claim_text == SENTENCES[0]
 
 
 def test_grpc_and_rest_and_async_give_identical_results(servers: CannedServers) -> None:
     servers.behaviour = canned_check
     seen = []
-    for transport in ("grpc", "rest"):
+    transports: tuple[TransportName, ...] = ("grpc", "rest")
+    for transport in transports:
         with GroundingClient(
             "p", transport=transport, endpoint=servers.grpc_address, rest_endpoint=servers.http_url
         ) as client:
             seen.append(summary(client.check_grounding(ANSWER, ["fact"])))
 
-        async def run(transport: str = transport) -> list[tuple]:
+        async def run(transport: TransportName = transport) -> list[tuple[object, ...]]:
             async with AsyncGroundingClient(
                 "p",
                 transport=transport,
@@ -96,8 +104,8 @@ def test_grpc_and_rest_and_async_give_identical_results(servers: CannedServers) 
 
 
 def test_omitted_positions_are_located_in_order(servers: CannedServers) -> None:
-    def without_positions(method: apis.Method, request: object) -> object:
-        response = method.response_class()
+    def without_positions(method: apis.Method, request: Any) -> Any:
+        response: Any = method.response_class()
         for text in ("ab.", "ab."):
             response.claims.add(claim_text=text)
         return response
@@ -109,8 +117,8 @@ def test_omitted_positions_are_located_in_order(servers: CannedServers) -> None:
 
 
 def test_an_offset_inside_a_character_is_snapped_and_flagged(servers: CannedServers) -> None:
-    def mid_character(method: apis.Method, request: object) -> object:
-        response = method.response_class()
+    def mid_character(method: apis.Method, request: Any) -> Any:
+        response: Any = method.response_class()
         response.claims.add(start_pos=1, end_pos=6, claim_text="東京")  # 1 is inside 東
         return response
 
@@ -124,8 +132,8 @@ def test_an_offset_inside_a_character_is_snapped_and_flagged(servers: CannedServ
 def test_corroboration_claims_use_utf8_byte_offsets_by_default(servers: CannedServers) -> None:
     content = "Café is French. 東京 is big."
 
-    def corroborate(method: apis.Method, request: object) -> object:
-        response = method.response_class(corroboration_score=0.5)
+    def corroborate(method: apis.Method, request: Any) -> Any:
+        response: Any = method.response_class(corroboration_score=0.5)
         start = content.encode().index("東京".encode())
         response.claims.add(
             start_index=start, end_index=len(content.encode()), fact_indexes=[1], score=0.9
@@ -139,13 +147,13 @@ def test_corroboration_claims_use_utf8_byte_offsets_by_default(servers: CannedSe
         result = client.corroborate_content(content, ["Cafés are French.", "Tokyo is big."])
     claim = result.claims[0]
     assert claim.text == "東京 is big."
-    assert claim.facts[0].summary == "Tokyo is big."
+    assert typed(Fact, claim.facts[0]).summary == "Tokyo is big."
     assert result.corroboration_score == pytest.approx(0.5)
 
 
 def test_generate_results_locate_support_claims_in_the_text(servers: CannedServers) -> None:
-    def generate(method: apis.Method, request: object) -> object:
-        response = method.response_class()
+    def generate(method: apis.Method, request: Any) -> Any:
+        response: Any = method.response_class()
         candidate = response.candidates.add(index=0, grounding_score=0.8)
         candidate.content.role = "model"
         candidate.content.parts.add(text="Kyoto was the capital. 京都は古都です。")

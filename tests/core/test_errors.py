@@ -78,9 +78,11 @@ def test_grpc_status_details_are_decoded_into_google_rpc_messages() -> None:
     error = error_from_status(3, "bad fact", details)
     assert isinstance(error, InvalidArgument)
     request = error.detail(error_details_pb2.BadRequest)
-    assert request is not None and request.field_violations[0].field == "facts[3].fact_text"
+    assert request is not None
+    assert request.field_violations[0].field == "facts[3].fact_text"
     info = error.detail(error_details_pb2.ErrorInfo)
-    assert info is not None and info.reason == "FACT_TOO_LONG"
+    assert info is not None
+    assert info.reason == "FACT_TOO_LONG"
     assert error.detail(error_details_pb2.QuotaFailure) is not None
 
 
@@ -101,7 +103,8 @@ def test_retry_info_becomes_retry_delay_in_seconds() -> None:
 
 def test_a_status_trailer_that_does_not_parse_is_ignored() -> None:
     error = error_from_status(14, "unavailable", b"\xff\xff\xff")
-    assert isinstance(error, Unavailable) and error.details == ()
+    assert isinstance(error, Unavailable)
+    assert error.details == ()
 
 
 def test_an_empty_grpc_message_falls_back_to_the_status_message() -> None:
@@ -133,17 +136,20 @@ def test_google_json_error_bodies_are_decoded_with_their_details() -> None:
     assert error.message == "Request contains an invalid argument."
     assert error.http_status == 400
     request = error.detail(error_details_pb2.BadRequest)
-    assert request is not None and request.field_violations[0].field == "answer_candidate"
+    assert request is not None
+    assert request.field_violations[0].field == "answer_candidate"
 
 
 def test_the_status_name_in_the_body_wins_over_the_http_status() -> None:
     error = error_from_http(400, google_json_error("FAILED_PRECONDITION", "not ready"), {})
-    assert error.code is StatusCode.FAILED_PRECONDITION and error.http_status == 400
+    assert error.code is StatusCode.FAILED_PRECONDITION
+    assert error.http_status == 400
 
 
 def test_a_json_error_without_a_status_name_uses_the_http_status() -> None:
     error = error_from_http(404, b'{"error": {"code": 404, "message": "no config"}}', {})
-    assert isinstance(error, NotFound) and error.message == "no config"
+    assert isinstance(error, NotFound)
+    assert error.message == "no config"
 
 
 def test_an_error_inside_a_streamed_json_array_is_decoded() -> None:
@@ -173,7 +179,8 @@ def test_an_empty_body_is_said_to_be_empty() -> None:
 def test_an_oauth_style_error_body_is_shown_as_an_excerpt() -> None:
     body = b'{"error": "invalid_grant", "error_description": "Bad Request"}'
     error = error_from_http(401, body, {})
-    assert error.code is StatusCode.UNAUTHENTICATED and "invalid_grant" in error.message
+    assert error.code is StatusCode.UNAUTHENTICATED
+    assert "invalid_grant" in error.message
 
 
 @pytest.mark.parametrize(
@@ -239,14 +246,16 @@ def test_an_unknown_json_detail_is_kept_whole_as_a_struct() -> None:
     unknown = {"@type": "type.googleapis.com/example.Mystery", "clue": "butler"}
     error = error_from_http(400, google_json_error("INVALID_ARGUMENT", "x", unknown), {})
     (kept,) = error.details
-    assert isinstance(kept, Struct) and kept["clue"] == "butler"
+    assert isinstance(kept, Struct)
+    assert kept["clue"] == "butler"
     assert json.loads(error_to_json(error))["error"]["details"] == [unknown]
 
 
 def test_a_malformed_known_json_detail_is_kept_as_a_struct() -> None:
     broken = {"@type": "type.googleapis.com/google.rpc.RetryInfo", "retryDelay": "later"}
     error = error_from_http(429, google_json_error("RESOURCE_EXHAUSTED", "x", broken), {})
-    assert isinstance(error.details[0], Struct) and error.retry_delay is None
+    assert isinstance(error.details[0], Struct)
+    assert error.retry_delay is None
 
 
 def rich_error() -> GroundwireError:
@@ -319,9 +328,11 @@ def test_bad_request_lists_every_violation() -> None:
 def test_credentials_never_reach_messages_or_reprs(leaky: str, secret: str) -> None:
     error = error_from_status(16, leaky)
     for shown in (error.message, str(error), repr(error)):
-        assert secret not in shown and "[REDACTED]" in shown
+        assert secret not in shown
+        assert "[REDACTED]" in shown
     from_http = error_from_http(401, leaky.encode(), {})
-    assert secret not in from_http.message and secret not in repr(from_http)
+    assert secret not in from_http.message
+    assert secret not in repr(from_http)
 
 
 def test_ordinary_words_about_keys_and_authorization_are_left_alone() -> None:
@@ -349,7 +360,8 @@ def test_repr_names_the_type_message_and_detail_kinds() -> None:
 @given(st.integers(-(2**31), 2**31 - 1), st.text())
 def test_any_grpc_status_gives_a_canonical_error(code: int, message: str) -> None:
     error = error_from_status(code, message)
-    assert isinstance(error, GroundwireError) and error.code is not StatusCode.OK
+    assert isinstance(error, GroundwireError)
+    assert error.code is not StatusCode.OK
     assert error.http_status == status_to_http(error.code)
 
 
@@ -358,7 +370,8 @@ def test_any_http_response_gives_an_error_without_raising(
     status: int, body: bytes, headers: dict[str, str]
 ) -> None:
     error = error_from_http(status, body, headers)
-    assert isinstance(error, GroundwireError) and error.http_status == status
+    assert isinstance(error, GroundwireError)
+    assert error.http_status == status
 
 
 def test_the_mapping_lives_in_one_table_per_direction() -> None:

@@ -9,7 +9,8 @@ from groundwire.core.fallback import FallbackState
 
 def test_grpc_is_preferred_until_it_fails_to_connect() -> None:
     state = FallbackState(cooldown=60)
-    assert state.prefer_grpc(now=0) and not state.on_rest
+    assert state.prefer_grpc(now=0)
+    assert not state.on_rest
     assert state.record_grpc_success() is False
 
 
@@ -35,7 +36,8 @@ def test_a_grpc_success_switches_back_once() -> None:
     state.record_connection_failure(now=0)
     assert state.record_grpc_success() is True
     assert state.record_grpc_success() is False
-    assert state.prefer_grpc(now=1) and not state.on_rest
+    assert state.prefer_grpc(now=1)
+    assert not state.on_rest
 
 
 def test_a_zero_cooldown_retries_grpc_on_the_next_call() -> None:
@@ -45,5 +47,5 @@ def test_a_zero_cooldown_retries_grpc_on_the_next_call() -> None:
 
 
 def test_a_negative_cooldown_is_refused() -> None:
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="cooldown must be >= 0 seconds"):
         FallbackState(cooldown=-1)

@@ -8,17 +8,22 @@ both ways; the messages (or the errors) must be identical.
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Any, TypedDict
 
 import pytest
 from google.protobuf import descriptor, json_format
 from google.protobuf.message import Message
+from groundwire_protos.google.cloud.discoveryengine.v1.check_grounding_pb2 import (
+    CheckGroundingResponse,
+)
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from groundwire.core import apis
+from groundwire.core.errors import InvalidArgument
 from groundwire.core.json_decode import message_from_json, schema_for
 from groundwire.core.transcoding import decode_message
+from tests.support.typed import descriptor_of, typed
 
 RESPONSE_CLASSES = sorted(
     {method.response_class for method in apis.all_methods()},
@@ -85,8 +90,10 @@ def _scalars(field: descriptor.FieldDescriptor) -> st.SearchStrategy[Any]:
         low, high = _INTEGER_RANGES[field.type]
         return st.integers(low, high)
     if field.type == Field.TYPE_ENUM:
-        known = st.sampled_from([value.number for value in field.enum_type.values])
-        return known if field.enum_type.is_closed else known | st.integers(-(2**31), 2**31 - 1)
+        enum = field.enum_type
+        assert enum is not None, f"{field.full_name} is an enum field without an enum type"
+        known = st.sampled_from([value.number for value in enum.values])
+        return known if enum.is_closed else known | st.integers(-(2**31), 2**31 - 1)
     return {
         Field.TYPE_STRING: st.text(max_size=12),
         Field.TYPE_BYTES: st.binary(max_size=12),
@@ -112,7 +119,7 @@ def _message(draw: st.DrawFn, message_type: descriptor.Descriptor, depth: int) -
     for field in message_type.fields:
         if not draw(st.booleans()):
             continue
-        target = getattr(built, field.name) if field.is_repeated else None
+        target: Any = getattr(built, field.name) if field.is_repeated else None
         if field.message_type is not None and field.message_type.GetOptions().map_entry:
             key_field, value_field = (
                 field.message_type.fields_by_name[name] for name in ("key", "value")
@@ -142,6 +149,14 @@ def _message(draw: st.DrawFn, message_type: descriptor.Descriptor, depth: int) -
 def messages(message_type: descriptor.Descriptor, depth: int = 0) -> st.SearchStrategy[Message]:
     """Random messages of a type: every field maybe set, nested ones and maps included."""
     return _message(message_type, depth)
+
+
+class JsonStyle(TypedDict):
+    """The `json_format.MessageToDict` options that change how a message is written."""
+
+    use_integers_for_enums: bool
+    preserving_proto_field_name: bool
+    always_print_fields_with_no_presence: bool
 
 
 json_styles = st.fixed_dictionaries(
@@ -196,9 +211,9 @@ def _assert_same(json_object: Any, message_class: type[Message]) -> None:
 @EXAMPLES
 @given(data=st.data(), style=json_styles)
 def test_every_response_decodes_exactly_as_json_format_does(
-    message_class: type[Message], data: st.DataObject, style: dict[str, bool]
+    message_class: type[Message], data: st.DataObject, style: JsonStyle
 ) -> None:
-    original = data.draw(messages(message_class.DESCRIPTOR))
+    original = data.draw(messages(descriptor_of(message_class)))
     json_object = json.loads(json.dumps(json_format.MessageToDict(original, **style)))
     _assert_same(json_object, message_class)
 
@@ -207,9 +222,9 @@ def test_every_response_decodes_exactly_as_json_format_does(
 @settings(EXAMPLES, max_examples=40)
 @given(data=st.data(), style=json_styles)
 def test_requests_decode_exactly_as_json_format_does_too(
-    message_class: type[Message], data: st.DataObject, style: dict[str, bool]
+    message_class: type[Message], data: st.DataObject, style: JsonStyle
 ) -> None:
-    original = data.draw(messages(message_class.DESCRIPTOR))
+    original = data.draw(messages(descriptor_of(message_class)))
     json_object = json.loads(json.dumps(json_format.MessageToDict(original, **style)))
     _assert_same(json_object, message_class)
 
@@ -220,9 +235,9 @@ def test_requests_decode_exactly_as_json_format_does_too(
 @EXAMPLES
 @given(data=st.data(), style=json_styles)
 def test_unknown_keys_anywhere_are_ignored_alike(
-    message_class: type[Message], data: st.DataObject, style: dict[str, bool]
+    message_class: type[Message], data: st.DataObject, style: JsonStyle
 ) -> None:
-    original = data.draw(messages(message_class.DESCRIPTOR))
+    original = data.draw(messages(descriptor_of(message_class)))
     json_object = json_format.MessageToDict(original, **style)
     for target in _objects(json_object):
         extra = data.draw(st.dictionaries(st.text(max_size=10), json_values, max_size=2))
@@ -236,9 +251,9 @@ def test_unknown_keys_anywhere_are_ignored_alike(
 @EXAMPLES
 @given(data=st.data(), style=json_styles)
 def test_values_replaced_by_any_json_give_the_same_message_or_the_same_error(
-    message_class: type[Message], data: st.DataObject, style: dict[str, bool]
+    message_class: type[Message], data: st.DataObject, style: JsonStyle
 ) -> None:
-    original = data.draw(messages(message_class.DESCRIPTOR))
+    original = data.draw(messages(descriptor_of(message_class)))
     json_object = json_format.MessageToDict(original, **style)
     for target in _objects(json_object):
         for key in list(target):
@@ -250,7 +265,7 @@ def test_values_replaced_by_any_json_give_the_same_message_or_the_same_error(
                     st.dictionaries(
                         st.sampled_from(
                             [
-                                *sorted(schema_for(message_class.DESCRIPTOR) or {}),
+                                *sorted(schema_for(descriptor_of(message_class)) or {}),
                                 "[ext]",
                                 "_support_score",
                                 "data",
@@ -309,7 +324,7 @@ def test_a_response_by_enum_names_or_numbers_decodes_alike() -> None:
 
 
 def test_a_typical_response_never_needs_json_format(monkeypatch: pytest.MonkeyPatch) -> None:
-    response = CHECK(support_score=0.75)
+    response = typed(CheckGroundingResponse, CHECK(support_score=0.75))
     response.cited_chunks.add(chunk_text="東京タワー 🗼", source="0", source_metadata={"a": "b"})
     response.claims.add(
         start_pos=0,
@@ -329,8 +344,8 @@ def test_a_typical_response_never_needs_json_format(monkeypatch: pytest.MonkeyPa
 
 
 def test_a_rejected_body_is_the_same_groundwire_error_as_before() -> None:
-    with pytest.raises(Exception) as fast:
+    with pytest.raises(InvalidArgument, match="invalid JSON for CheckGroundingResponse") as fast:
         decode_message({"claims": [{"startPos": "x"}]}, CHECK)
     with pytest.raises(json_format.ParseError) as reference:
         _reference({"claims": [{"startPos": "x"}]}, CHECK)
-    assert str(reference.value) in fast.value.message  # type: ignore[attr-defined]
+    assert str(reference.value) in fast.value.message

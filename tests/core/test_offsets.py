@@ -24,7 +24,8 @@ def test_a_two_byte_letter_counts_once_in_str_indices() -> None:
     cafe, au = resolve_byte_spans(text, [(0, 5, "Café"), (6, 8, "au")])
     assert text[cafe.start : cafe.end] == "Café"
     assert (au.start, au.end, au.start_byte, au.end_byte) == (5, 7, 6, 8)
-    assert not cafe.adjusted and not au.adjusted
+    assert not cafe.adjusted
+    assert not au.adjusted
 
 
 def test_japanese_characters_are_three_bytes_each() -> None:
@@ -47,7 +48,8 @@ def test_an_offset_inside_an_emoji_snaps_outward_and_is_flagged() -> None:
     (span,) = resolve_byte_spans(FAMILY, [(2, 6, "👩")])
     assert (span.start, span.end) == (0, 2)
     assert FAMILY[span.start : span.end] == "👩\u200d"
-    assert span.adjusted and not span.located
+    assert span.adjusted
+    assert not span.located
     assert (span.start_byte, span.end_byte) == (2, 6)
 
 
@@ -76,16 +78,20 @@ def test_a_negative_start_clamps_to_zero() -> None:
 def test_a_start_after_its_end_is_ignored_and_the_claim_is_searched() -> None:
     (span,) = resolve_byte_spans("Paris is in France.", [(12, 3, "France")])
     assert (span.start, span.end) == (12, 18)
-    assert span.located and span.adjusted
+    assert span.located
+    assert span.adjusted
 
 
 def test_omitted_positions_are_found_after_the_previous_claim() -> None:
     text = "the cat and the cat"
     first, second = resolve_byte_spans(text, [(None, None, "the cat"), (None, None, "the cat")])
     assert (first.start, first.end, second.start, second.end) == (0, 7, 12, 19)
-    assert first.located and second.located
-    assert not first.adjusted and not second.adjusted
-    assert first.start_byte is None and first.end_byte is None
+    assert first.located
+    assert second.located
+    assert not first.adjusted
+    assert not second.adjusted
+    assert first.start_byte is None
+    assert first.end_byte is None
 
 
 def test_a_claim_missing_after_the_previous_one_is_searched_from_the_start() -> None:
@@ -97,7 +103,8 @@ def test_a_claim_missing_after_the_previous_one_is_searched_from_the_start() -> 
 def test_a_claim_that_cannot_be_found_is_an_empty_flagged_span_at_the_previous_end() -> None:
     _, missing = resolve_byte_spans("Paris is in France.", [(0, 5, "Paris"), (None, 9, "Rome")])
     assert (missing.start, missing.end) == (5, 5)
-    assert missing.located and missing.adjusted
+    assert missing.located
+    assert missing.adjusted
 
 
 def test_a_claim_without_positions_or_text_cannot_be_placed() -> None:
@@ -186,7 +193,8 @@ def test_byte_offsets_on_character_starts_slice_the_same_text(
         assert encoded[start_byte:end_byte].decode("utf-8") == text[span.start : span.end]
         assert span.start_utf16 == utf16_length(text[: span.start])
         assert span.end_utf16 == utf16_length(text[: span.end])
-        assert not span.adjusted and not span.located
+        assert not span.adjusted
+        assert not span.located
 
 
 @given(text_and_byte_offsets())
@@ -224,7 +232,8 @@ def test_searched_claims_are_found_where_they_occur(text: str, data: st.DataObje
     claim = text[start:end]
     (span,) = resolve_byte_spans(text, [(None, None, claim)])
     assert text[span.start : span.end] == claim
-    assert span.located and span.adjusted == (not claim)
+    assert span.located
+    assert span.adjusted == (not claim)
 
 
 def test_every_span_field_is_set() -> None:

@@ -2,18 +2,29 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
+from google.rpc.error_details_pb2 import BadRequest
+from groundwire_protos.google.cloud.aiplatform.v1.vertex_rag_service_pb2 import (
+    CorroborateContentRequest,
+)
+from groundwire_protos.google.cloud.discoveryengine.v1.grounded_generation_pb2 import (
+    GenerateGroundedContentRequest,
+)
 
 from groundwire.core import apis, calls, errors, requests
+from tests.support.typed import typed
 
 V1_CHECK = apis.method("discoveryengine", "v1", "CheckGrounding")
 ALPHA_CHECK = apis.method("discoveryengine", "v1alpha", "CheckGrounding")
 
 
-def build(method: apis.Method = V1_CHECK, **options: object) -> object:
+def build(method: apis.Method = V1_CHECK, **options: Any) -> Any:
+    """A CheckGrounding request of `method`'s API version (so its class is only known then)."""
     return requests.check_grounding_request(
         method, project="p", location="global", answer_candidate="a", **options
-    )  # type: ignore[arg-type]
+    )
 
 
 def test_facts_may_be_strings_pairs_dicts_or_messages() -> None:
@@ -29,7 +40,7 @@ def test_facts_may_be_strings_pairs_dicts_or_messages() -> None:
             ours,
         ]
     )
-    facts = request.facts  # type: ignore[attr-defined]
+    facts = request.facts
     assert [f.fact_text for f in facts] == ["plain", "paired", "dict", "proto name", "ours"]
     assert facts[1].attributes["author"] == "Wikipedia"
     assert facts[4].attributes["k"] == "v"
@@ -40,14 +51,14 @@ def test_facts_may_be_the_official_clients_messages() -> None:
     from google.cloud import discoveryengine_v1
 
     official = discoveryengine_v1.GroundingFact(fact_text="official", attributes={"k": "v"})
-    facts = build(facts=[official]).facts  # type: ignore[attr-defined]
+    facts = build(facts=[official]).facts
     assert [(f.fact_text, dict(f.attributes)) for f in facts] == [("official", {"k": "v"})]
 
 
 def test_a_fact_of_the_wrong_shape_names_its_index() -> None:
     with pytest.raises(errors.InvalidArgument) as caught:
         build(facts=["fine", {"txt": "typo"}])
-    assert caught.value.details[0].field_violations[0].field == "facts[1]"
+    assert typed(BadRequest, caught.value.details[0]).field_violations[0].field == "facts[1]"
 
 
 def test_a_bare_string_is_not_taken_for_a_list_of_facts() -> None:
@@ -56,15 +67,15 @@ def test_a_bare_string_is_not_taken_for_a_list_of_facts() -> None:
 
 
 def test_claim_level_scores_are_refused_where_the_version_lacks_them() -> None:
-    assert build(enable_claim_level_score=True).grounding_spec.enable_claim_level_score  # type: ignore[attr-defined]
+    assert build(enable_claim_level_score=True).grounding_spec.enable_claim_level_score
     with pytest.raises(errors.InvalidArgument, match="v1alpha"):
         build(ALPHA_CHECK, enable_claim_level_score=True)
 
 
 def test_the_grounding_config_may_be_an_id_or_a_full_name() -> None:
     full = "projects/q/locations/eu/groundingConfigs/default_grounding_config"
-    assert build(grounding_config=full).grounding_config == full  # type: ignore[attr-defined]
-    assert build().grounding_config.endswith("/groundingConfigs/default_grounding_config")  # type: ignore[attr-defined]
+    assert build(grounding_config=full).grounding_config == full
+    assert build().grounding_config.endswith("/groundingConfigs/default_grounding_config")
 
 
 def test_generate_requests_carry_sources_and_spec() -> None:
@@ -86,7 +97,7 @@ def test_generate_requests_carry_sources_and_spec() -> None:
         top_k=3,
         seed=7,
     )
-    raw = request
+    raw = typed(GenerateGroundedContentRequest, request)
     assert [c.role for c in raw.contents] == ["user", "model", "user"]
     sources = raw.grounding_spec.grounding_sources
     assert [s.WhichOneof("source") for s in sources] == [
@@ -98,7 +109,8 @@ def test_generate_requests_carry_sources_and_spec() -> None:
     assert sources[2].google_search_source.dynamic_retrieval_config.predictor.threshold == (
         pytest.approx(0.4)
     )
-    assert raw.generation_spec.seed == 7 and raw.generation_spec.HasField("temperature")
+    assert raw.generation_spec.seed == 7
+    assert raw.generation_spec.HasField("temperature")
 
 
 def test_corroboration_facts_fill_title_and_uri_from_attributes() -> None:
@@ -113,7 +125,7 @@ def test_corroboration_facts_fill_title_and_uri_from_attributes() -> None:
             {"summary": "s", "chunk": {"text": "c"}},
         ],
     )
-    first, second = request.facts
+    first, second = typed(CorroborateContentRequest, request).facts
     assert (first.summary, first.title, first.uri) == (
         "Water boils at 100 °C.",
         "Physics",

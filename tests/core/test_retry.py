@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import random
+import re
 from dataclasses import FrozenInstanceError
 
 import pytest
@@ -89,18 +90,18 @@ def test_a_huge_retry_number_does_not_overflow() -> None:
 
 
 @pytest.mark.parametrize(
-    "settings",
+    ("settings", "reason"),
     [
-        {"initial": 0.0},
-        {"initial": 20.0, "maximum": 10.0},
-        {"multiplier": 0.5},
-        {"timeout": 0.0},
-        {"timeout": math.nan},
-        {"max_attempts": 0},
+        ({"initial": 0.0}, "need 0 < initial <= maximum"),
+        ({"initial": 20.0, "maximum": 10.0}, "need 0 < initial <= maximum"),
+        ({"multiplier": 0.5}, "multiplier must be at least 1"),
+        ({"timeout": 0.0}, "timeout must be positive"),
+        ({"timeout": math.nan}, "timeout must be positive"),
+        ({"max_attempts": 0}, "max_attempts must be at least 1"),
     ],
 )
-def test_nonsense_settings_are_refused(settings: dict[str, float]) -> None:
-    with pytest.raises(ValueError):
+def test_nonsense_settings_are_refused(settings: dict[str, float], reason: str) -> None:
+    with pytest.raises(ValueError, match=re.escape(reason)):
         RetryPolicy(**settings)  # type: ignore[arg-type]
 
 
@@ -112,11 +113,13 @@ def test_a_policy_is_immutable() -> None:
 def test_the_deadline_counts_down_on_its_clock() -> None:
     clock = FakeClock()
     deadline = Deadline.start(60.0, clock=clock)
-    assert deadline.remaining() == 60.0 and not deadline.expired
+    assert deadline.remaining() == 60.0
+    assert not deadline.expired
     clock.advance(45.0)
     assert deadline.remaining() == 15.0
     clock.advance(30.0)
-    assert deadline.remaining() == 0.0 and deadline.expired
+    assert deadline.remaining() == 0.0
+    assert deadline.expired
 
 
 def test_an_attempt_timeout_is_cut_from_what_remains_of_the_deadline() -> None:
@@ -130,7 +133,8 @@ def test_an_attempt_timeout_is_cut_from_what_remains_of_the_deadline() -> None:
 
 def test_no_overall_deadline_is_spelled_infinity() -> None:
     deadline = Deadline.start(math.inf, clock=FakeClock())
-    assert deadline.attempt_timeout(None) == math.inf and not deadline.expired
+    assert deadline.attempt_timeout(None) == math.inf
+    assert not deadline.expired
 
 
 def test_an_error_that_is_not_retryable_stops_at_once() -> None:
@@ -210,7 +214,8 @@ def simulate(
 def test_the_overall_deadline_ends_every_retry_loop() -> None:
     attempts, elapsed, timeouts = simulate(RetryPolicy(timeout=60.0), 20.0, 25.0, seed=3)
     assert elapsed <= 60.0
-    assert timeouts[:2] == [20.0, 20.0] and timeouts[-1] < 20.0
+    assert timeouts[:2] == [20.0, 20.0]
+    assert timeouts[-1] < 20.0
     assert attempts == len(timeouts) >= 3
 
 

@@ -5,12 +5,21 @@ from __future__ import annotations
 import json
 
 import pytest
+from google.rpc.error_details_pb2 import BadRequest
+from groundwire_protos.google.cloud.discoveryengine.v1.check_grounding_pb2 import (
+    CheckGroundingRequest,
+)
+from groundwire_protos.google.cloud.discoveryengine.v1beta.grounded_generation_pb2 import (
+    GenerateGroundedContentRequest,
+)
 
 from groundwire.core import apis, errors, transcoding
+from tests.support.typed import typed
 
 CHECK = apis.method("discoveryengine", "v1", "CheckGrounding")
 STREAM = apis.method("discoveryengine", "v1beta", "StreamGenerateGroundedContent")
 CONFIG = "projects/p/locations/global/groundingConfigs/default_grounding_config"
+LOCATION = "projects/p/locations/global"
 
 
 def test_the_path_comes_from_the_rule_and_path_fields_leave_the_body() -> None:
@@ -24,16 +33,21 @@ def test_a_resource_name_that_does_not_fit_the_rule_names_the_field() -> None:
     request = CHECK.request_class(grounding_config="configs/x", answer_candidate="a")
     with pytest.raises(errors.InvalidArgument) as caught:
         transcoding.encode_request(CHECK, request)
-    assert caught.value.details[0].field_violations[0].field == "grounding_config"
+    violations = typed(BadRequest, caught.value.details[0]).field_violations
+    assert violations[0].field == "grounding_config"
 
 
 def test_a_stream_is_one_post_with_a_json_array_body() -> None:
-    requests = [STREAM.request_class(location="projects/p/locations/global") for _ in range(3)]
+    requests = [
+        typed(GenerateGroundedContentRequest, STREAM.request_class(location=LOCATION))
+        for _ in range(3)
+    ]
     requests[1].contents.add(role="user").parts.add(text="hi")
     http = transcoding.encode_stream_request(STREAM, requests)
     assert http.path == "/v1beta/projects/p/locations/global:streamGenerateGroundedContent"
     body = json.loads(http.body)
-    assert len(body) == 3 and body[1]["contents"][0]["parts"][0]["text"] == "hi"
+    assert len(body) == 3
+    assert body[1]["contents"][0]["parts"][0]["text"] == "hi"
 
 
 def test_every_method_routes_back_to_itself() -> None:
@@ -49,7 +63,8 @@ def test_every_method_routes_back_to_itself() -> None:
         )
         path = transcoding.path_for(method, request)
         route = transcoding.match_route(methods, "POST", path)
-        assert route is not None and route.method == method
+        assert route is not None
+        assert route.method == method
         assert route.bindings == {method.routing_field: getattr(request, method.routing_field)}
 
 
@@ -61,7 +76,8 @@ def test_unknown_paths_and_verbs_do_not_route() -> None:
 
 def test_decoding_is_strict_about_unknown_fields_only_when_asked() -> None:
     body = b'{"answerCandidate": "a", "surprise": 1}'
-    assert transcoding.decode_message(body, CHECK.request_class).answer_candidate == "a"
+    decoded = transcoding.decode_message(body, CHECK.request_class)
+    assert typed(CheckGroundingRequest, decoded).answer_candidate == "a"
     with pytest.raises(errors.InvalidArgument):
         transcoding.decode_message(body, CHECK.request_class, ignore_unknown_fields=False)
     with pytest.raises(errors.InvalidArgument):

@@ -215,7 +215,8 @@ def test_labels_that_follow_the_rules_pass(labels: dict[str, str]) -> None:
 )
 def test_labels_that_break_a_rule_name_user_labels(labels: dict[str, str], problem: str) -> None:
     violations = validate_user_labels(labels)
-    assert violations and all(field == "user_labels" for field, _ in violations)
+    assert violations
+    assert all(field == "user_labels" for field, _ in violations)
     assert any(problem in description for _, description in violations)
 
 
@@ -225,7 +226,8 @@ def test_label_violations_can_name_another_field() -> None:
 
 def test_a_long_bad_key_is_shortened_in_the_description() -> None:
     ((_, description),) = validate_user_labels({"K" + "k" * 60: ""})
-    assert "kkk…" in description and len(description) < 100
+    assert "kkk…" in description
+    assert len(description) < 100
 
 
 LABEL_START = st.characters(categories=["Ll", "Lo", "Lm"])

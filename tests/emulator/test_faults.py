@@ -17,17 +17,17 @@ from tests.emulator.support import CHECK, CHECK_BODY, CHECK_PATH, check_request,
 
 
 @pytest.mark.parametrize(
-    "arguments",
+    ("arguments", "reason"),
     [
-        {"rate": 1.5},
-        {"rate": -0.1},
-        {"latency_ms": -1},
-        {"rate": 0.5, "codes": ()},
-        {"codes": (StatusCode.OK,)},
+        ({"rate": 1.5}, "rate must be between 0 and 1"),
+        ({"rate": -0.1}, "rate must be between 0 and 1"),
+        ({"latency_ms": -1}, "latency_ms must not be negative"),
+        ({"rate": 0.5, "codes": ()}, "codes must name at least one status code"),
+        ({"codes": (StatusCode.OK,)}, "OK is not a fault"),
     ],
 )
-def test_a_policy_that_makes_no_sense_is_refused(arguments: dict[str, object]) -> None:
-    with pytest.raises(ValueError):
+def test_a_policy_that_makes_no_sense_is_refused(arguments: dict[str, object], reason: str) -> None:
+    with pytest.raises(ValueError, match=reason):
         FaultPolicy(**arguments)  # type: ignore[arg-type]
 
 

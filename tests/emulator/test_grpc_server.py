@@ -80,7 +80,9 @@ def test_an_unknown_grounding_config_is_not_found(channel: grpc.Channel) -> None
 def test_bytes_that_are_not_the_request_message_are_invalid_argument(
     channel: grpc.Channel,
 ) -> None:
-    call = channel.unary_unary(CHECK.grpc_path)
+    call = channel.unary_unary(
+        CHECK.grpc_path, request_serializer=None, response_deserializer=None
+    )  # no serializers: the test sends raw bytes
     with pytest.raises(grpc.RpcError) as raised:
         call(b"\xff\xff\xff", timeout=5)
     assert raised.value.code() == grpc.StatusCode.INVALID_ARGUMENT
@@ -115,11 +117,10 @@ def test_a_bad_request_in_a_stream_ends_it_with_its_status(channel: grpc.Channel
         request_serializer=STREAM.request_class.SerializeToString,
         response_deserializer=STREAM.response_class.FromString,
     )
-    received = []
+    responses = iter(call(iter([good, bad]), timeout=5))
+    assert next(responses, None) is not None, "the first request was answered"
     with pytest.raises(grpc.RpcError) as raised:
-        for response in call(iter([good, bad]), timeout=5):
-            received.append(response)
-    assert received, "the first request was answered"
+        list(responses)
     assert violated_fields(raised.value) == ["location"]
 
 

@@ -94,7 +94,7 @@ def test_one_worker_finishes_in_flight_calls_when_interrupted() -> None:
 def test_serve_refuses_zero_workers() -> None:
     from groundwire.emulator.server import serve
 
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="workers must be at least 1"):
         serve(workers=0)
 
 

@@ -83,7 +83,7 @@ def test_claim_scores_appear_only_when_asked_for() -> None:
 
 def test_v1alpha_has_no_cited_facts_and_a_character_limit_on_the_answer() -> None:
     alpha = method("discoveryengine", "v1alpha", "CheckGrounding")
-    request = alpha.request_class.FromString(check_request().SerializeToString())
+    request: Any = alpha.request_class.FromString(check_request().SerializeToString())
     response: Any = service.handle_unary(alpha, request)
     assert "cited_facts" not in response.DESCRIPTOR.fields_by_name
     assert response.claims[0].citation_indices == [0]
@@ -152,7 +152,8 @@ def test_corroborate_names_a_bad_parent_and_an_out_of_range_threshold() -> None:
 def test_generate_answers_from_inline_facts_with_grounding_metadata() -> None:
     response: Any = service.handle_unary(GENERATE, generate_request())
     (candidate,) = response.candidates
-    assert candidate.index == 0 and candidate.content.role == "model"
+    assert candidate.index == 0
+    assert candidate.content.role == "model"
     assert "Paris" in candidate.content.parts[0].text
     assert candidate.grounding_score > 0.5
     metadata = candidate.grounding_metadata

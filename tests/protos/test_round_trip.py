@@ -44,6 +44,7 @@ def fill(
         if field.message_type is not None:
             if depth > 6:
                 continue
+            assert ours.message_type is not None, f"{ours.full_name} is a message field"
             child = (
                 getattr(target, field.name).add()
                 if field.is_repeated

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from groundwire import GroundingClient, RetryPolicy
+from groundwire.core.calls import TransportName
 
 PROJECT = "reliability-project"
 ANSWER = "Tokyo is the capital of Japan. 富士山は日本一高い山です。 Paris is in Germany."
@@ -53,7 +54,12 @@ def bounded(call: Callable[[], Any], bound: float) -> Outcome:
 
 
 def client_for(
-    transport: str, grpc_address: str, http_url: str, *, timeout: float, retry: RetryPolicy | None
+    transport: TransportName,
+    grpc_address: str,
+    http_url: str,
+    *,
+    timeout: float,
+    retry: RetryPolicy | None,
 ) -> GroundingClient:
     """A client on one protocol (no fallback) pointed at a loopback server."""
     return GroundingClient(

@@ -81,7 +81,8 @@ class EmulatorProcess:
         return self
 
     def _wait_ready(self) -> None:
-        assert self.process is not None and self.process.stdout is not None
+        assert self.process is not None
+        assert self.process.stdout is not None
         deadline = time.monotonic() + READY_TIMEOUT
         with selectors.DefaultSelector() as selector:
             selector.register(self.process.stdout, selectors.EVENT_READ)

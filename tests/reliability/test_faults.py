@@ -14,6 +14,7 @@ from collections.abc import Iterator
 import pytest
 
 from groundwire import RetryPolicy
+from groundwire.core.calls import TransportName
 from groundwire.core.errors import GroundwireError
 from groundwire.emulator import emulator
 from tests.reliability.calls import ANSWER, FACTS, claims_of, client_for
@@ -48,7 +49,7 @@ def expected() -> object:
 
 @pytest.mark.parametrize("transport", ["grpc", "rest"])
 def test_a_client_with_retries_gets_the_right_answer_to_every_call(
-    faulty: EmulatorProcess, expected: object, transport: str
+    faulty: EmulatorProcess, expected: object, transport: TransportName
 ) -> None:
     finish = time.monotonic() + TIME_BOUND
     answers: list[object] = []
@@ -64,7 +65,7 @@ def test_a_client_with_retries_gets_the_right_answer_to_every_call(
 
 @pytest.mark.parametrize("transport", ["grpc", "rest"])
 def test_without_retries_about_half_the_calls_fail_with_the_injected_codes(
-    faulty: EmulatorProcess, expected: object, transport: str
+    faulty: EmulatorProcess, expected: object, transport: TransportName
 ) -> None:
     codes: collections.Counter[str] = collections.Counter()
     finish = time.monotonic() + TIME_BOUND

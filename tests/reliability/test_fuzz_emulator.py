@@ -14,6 +14,9 @@ from typing import Any
 import httpx
 import pytest
 from google.protobuf.descriptor import Descriptor, FieldDescriptor
+from groundwire_protos.google.cloud.discoveryengine.v1.check_grounding_pb2 import (
+    CheckGroundingRequest,
+)
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -21,6 +24,7 @@ from groundwire.core import apis
 from groundwire.core.transcoding import encode_request
 from tests.reliability.calls import ANSWER, FACTS
 from tests.reliability.processes import EmulatorProcess
+from tests.support.typed import descriptor_of
 
 PATHS = {
     (
@@ -105,7 +109,7 @@ def _field_values(field: FieldDescriptor, sloppy: bool, depth: int) -> st.Search
 def bodies_for(method: apis.Method) -> st.SearchStrategy[bytes]:
     """Well-typed requests, sloppy ones, arbitrary JSON and arbitrary bytes."""
     shaped = st.one_of(
-        *(shaped_like(method.request_class.DESCRIPTOR, sloppy) for sloppy in (False, True))
+        *(shaped_like(descriptor_of(method.request_class), sloppy) for sloppy in (False, True))
     )
     if method.client_streaming:
         shaped = st.lists(shaped, max_size=3)
@@ -124,7 +128,7 @@ def http(plain_emulator: EmulatorProcess) -> Iterator[httpx.Client]:
 
 def _still_answers(http: httpx.Client) -> None:
     method = apis.method("discoveryengine", "v1", "CheckGrounding")
-    request = method.request_class(
+    request = CheckGroundingRequest(
         grounding_config=PATHS[("discoveryengine", "v1", "CheckGrounding")]
         .split(":")[0]
         .removeprefix("/v1/"),

@@ -7,6 +7,7 @@ import asyncio
 import pytest
 
 from groundwire import AsyncGroundingClient, RetryPolicy
+from groundwire.core.calls import TransportName
 from groundwire.core.errors import GroundwireError
 from tests.reliability.calls import ANSWER, FACTS, PROJECT, Outcome, bounded, client_for
 from tests.reliability.raw_servers import (
@@ -43,7 +44,7 @@ NOT_THE_MESSAGE = {
 }
 
 
-def _call(handler: Handler, transport: str, retry: RetryPolicy | None = None) -> Outcome:
+def _call(handler: Handler, transport: TransportName, retry: RetryPolicy | None = None) -> Outcome:
     """One bounded check_grounding call against a raw server running `handler`."""
     with (
         RawServer(handler) as server,

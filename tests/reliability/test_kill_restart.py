@@ -16,6 +16,7 @@ from dataclasses import dataclass
 import pytest
 
 from groundwire import GroundingClient, RetryPolicy
+from groundwire.core.calls import TransportName
 from groundwire.core.errors import GroundwireError
 from tests.reliability.calls import ANSWER, FACTS, claims_of, client_for
 from tests.reliability.conftest import StartEmulator
@@ -60,7 +61,7 @@ def _caller(
 
 @pytest.mark.parametrize("transport", ["grpc", "rest"])
 def test_calls_in_flight_during_a_kill_recover_after_the_restart_or_fail_retryably(
-    start_emulator: StartEmulator, transport: str
+    start_emulator: StartEmulator, transport: TransportName
 ) -> None:
     server = start_emulator(["--latency", str(LATENCY_MS)])
     records: list[Record] = []

@@ -10,6 +10,7 @@ import threading
 import time
 from dataclasses import dataclass, field
 
+from groundwire.core.calls import TransportName
 from tests.reliability.calls import ANSWER, FACTS, claims_of, client_for
 from tests.reliability.conftest import StartEmulator
 
@@ -26,7 +27,7 @@ CALL_TIMEOUT = 10.0
 class Lane:
     """One client's record: latencies of right answers, and everything else that happened."""
 
-    transport: str
+    transport: TransportName
     latencies: list[float] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
 

@@ -7,6 +7,7 @@ import asyncio
 import pytest
 
 from groundwire import AsyncGroundingClient, RetryPolicy
+from groundwire.core.calls import TransportName
 from groundwire.core.errors import GroundwireError
 from tests.reliability.calls import ANSWER, FACTS, PROJECT, bounded, client_for
 from tests.reliability.raw_servers import RawServer, silent
@@ -19,7 +20,7 @@ RETRYING = RetryPolicy(initial=0.05, maximum=0.2, timeout=DEADLINE)
 @pytest.mark.parametrize("transport", ["grpc", "rest"])
 @pytest.mark.parametrize("retry", [None, RETRYING], ids=["no-retry", "retry"])
 def test_a_call_to_a_silent_server_fails_with_a_groundwire_error_near_its_deadline(
-    transport: str, retry: RetryPolicy | None
+    transport: TransportName, retry: RetryPolicy | None
 ) -> None:
     with RawServer(silent) as server:
         client = client_for(transport, server.address, server.url, timeout=DEADLINE, retry=retry)
@@ -34,7 +35,7 @@ def test_a_call_to_a_silent_server_fails_with_a_groundwire_error_near_its_deadli
 
 @pytest.mark.parametrize("transport", ["grpc", "rest"])
 async def test_an_async_call_to_a_silent_server_fails_with_a_groundwire_error(
-    transport: str,
+    transport: TransportName,
 ) -> None:
     with RawServer(silent) as server:
         async with AsyncGroundingClient(

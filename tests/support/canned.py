@@ -43,8 +43,13 @@ class Recorder:
             self.metadata.append(headers)
 
 
-def _grpc_handlers(behaviour: Behaviour, recorder: Recorder) -> grpc.GenericRpcHandler:
-    handlers: dict[str, grpc.RpcMethodHandler] = {}
+def _text_headers(metadata: Iterable[tuple[str, str | bytes]]) -> dict[str, str]:
+    """gRPC metadata as the text headers a REST call carries: binary (`-bin`) values left out."""
+    return {key: value for key, value in metadata if isinstance(value, str)}
+
+
+def _grpc_handlers(behaviour: Behaviour, recorder: Recorder) -> grpc.GenericRpcHandler[Any, Any]:
+    handlers: dict[str, grpc.RpcMethodHandler[Any, Any]] = {}
 
     def fail(context: grpc.ServicerContext, error: errors.GroundwireError) -> None:
         context.abort_with_status(rpc_status.to_status(errors.error_to_status_proto(error)))
@@ -54,9 +59,9 @@ def _grpc_handlers(behaviour: Behaviour, recorder: Recorder) -> grpc.GenericRpcH
         def unary(
             request: message.Message, context: grpc.ServicerContext, method: apis.Method = method
         ) -> message.Message:
-            recorder.record("grpc", dict(context.invocation_metadata()))
+            recorder.record("grpc", _text_headers(context.invocation_metadata()))
             try:
-                return behaviour(method, request)  # type: ignore[no-any-return]
+                return behaviour(method, request)
             except errors.GroundwireError as error:
                 fail(context, error)
                 raise
@@ -66,7 +71,7 @@ def _grpc_handlers(behaviour: Behaviour, recorder: Recorder) -> grpc.GenericRpcH
             context: grpc.ServicerContext,
             method: apis.Method = method,
         ) -> Iterable[message.Message]:
-            recorder.record("grpc", dict(context.invocation_metadata()))
+            recorder.record("grpc", _text_headers(context.invocation_metadata()))
             try:
                 for request in requests:
                     yield from behaviour(method, request)
@@ -80,8 +85,11 @@ def _grpc_handlers(behaviour: Behaviour, recorder: Recorder) -> grpc.GenericRpcH
             else grpc.unary_unary_rpc_method_handler(unary, deserialize, serialize)
         )
 
-    class Handler(grpc.GenericRpcHandler):
-        def service(self, details: grpc.HandlerCallDetails) -> grpc.RpcMethodHandler | None:
+    # grpc-stubs makes the class generic, but grpc's own class cannot be subscripted.
+    class Handler(grpc.GenericRpcHandler):  # type: ignore[type-arg]
+        def service(
+            self, details: grpc.HandlerCallDetails
+        ) -> grpc.RpcMethodHandler[Any, Any] | None:
             return handlers.get(details.method)
 
     return Handler()

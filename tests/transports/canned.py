@@ -12,8 +12,17 @@ from collections.abc import Iterable, Iterator
 from google.protobuf import any_pb2
 from google.protobuf.message import Message
 from google.rpc import code_pb2, error_details_pb2, status_pb2
+from groundwire_protos.google.cloud.discoveryengine.v1.check_grounding_pb2 import (
+    CheckGroundingRequest,
+    CheckGroundingResponse,
+)
+from groundwire_protos.google.cloud.discoveryengine.v1.grounded_generation_pb2 import (
+    GenerateGroundedContentRequest,
+    GenerateGroundedContentResponse,
+)
 
 from groundwire.core import apis
+from tests.support.typed import typed
 
 CHECK = apis.method("discoveryengine", "v1", "CheckGrounding")
 STREAM = apis.method("discoveryengine", "v1", "StreamGenerateGroundedContent")
@@ -41,18 +50,18 @@ VIOLATION = error_details_pb2.BadRequest.FieldViolation(
 )
 
 
-def check_request(answer: str = OK) -> Message:
+def check_request(answer: str = OK) -> CheckGroundingRequest:
     """A CheckGrounding request playing scenario `answer`."""
-    request = CHECK.request_class()
+    request = typed(CheckGroundingRequest, CHECK.request_class())
     request.grounding_config = CONFIG
     request.answer_candidate = answer
     request.facts.add(fact_text=TEXT)
     return request
 
 
-def check_response() -> Message:
+def check_response() -> CheckGroundingResponse:
     """The response to every successful CheckGrounding call: CJK and emoji included."""
-    response = CHECK.response_class()
+    response = typed(CheckGroundingResponse, CHECK.response_class())
     response.support_score = 0.75
     response.cited_chunks.add(chunk_text=TEXT, source="0", index=0)
     response.claims.add(
@@ -65,24 +74,30 @@ def check_response() -> Message:
     return response
 
 
-def stream_request(text: str) -> Message:
+def stream_request(text: str) -> GenerateGroundedContentRequest:
     """A streaming request whose text the server echoes."""
-    request = STREAM.request_class()
+    request = typed(GenerateGroundedContentRequest, STREAM.request_class())
     request.location = LOCATION
     request.contents.add(role="user").parts.add(text=text)
     return request
 
 
-def stream_response(index: int, request: Message) -> Message:
+def stream_response(index: int, request: Message) -> GenerateGroundedContentResponse:
     """The answer to the `index`-th request of a stream: its text, numbered."""
-    response = STREAM.response_class()
+    text = typed(GenerateGroundedContentRequest, request).contents[-1].parts[-1].text
+    response = typed(GenerateGroundedContentResponse, STREAM.response_class())
     candidate = response.candidates.add(index=0)
     candidate.content.role = "model"
-    candidate.content.parts.add(text=f"{index}: {request.contents[-1].parts[-1].text}")
+    candidate.content.parts.add(text=f"{index}: {text}")
     return response
 
 
-def stream_responses(requests: Iterable[Message]) -> Iterator[Message]:
+def streamed_text(response: Message) -> str:
+    """The text of one streamed response: its first candidate's first part."""
+    return typed(GenerateGroundedContentResponse, response).candidates[0].content.parts[0].text
+
+
+def stream_responses(requests: Iterable[Message]) -> Iterator[GenerateGroundedContentResponse]:
     """One response per request, yielded as soon as that request has arrived."""
     for index, request in enumerate(requests):
         yield stream_response(index, request)

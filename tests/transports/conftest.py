@@ -42,9 +42,11 @@ def rest_server() -> Iterator[RestServer]:
 
 @pytest.fixture
 def refused_port() -> Iterator[int]:
-    """A port bound but not listening: every connection to it is refused, and no one else
-    can take it while the test runs, except a gRPC server the test starts on it later
-    (SO_REUSEPORT, which gRPC servers use too)."""
+    """A port bound but not listening: every connection to it is refused.
+
+    No one else can take it while the test runs, except a gRPC server the test starts on it
+    later (SO_REUSEPORT, which gRPC servers use too).
+    """
     reserved = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     reserved.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
     reserved.bind(("127.0.0.1", 0))

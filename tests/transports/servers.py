@@ -16,10 +16,17 @@ from typing import Any
 import grpc
 import grpc.aio
 from google.protobuf.message import Message
+from groundwire_protos.google.cloud.discoveryengine.v1.check_grounding_pb2 import (
+    CheckGroundingRequest,
+)
+from groundwire_protos.google.cloud.discoveryengine.v1.grounded_generation_pb2 import (
+    GenerateGroundedContentRequest,
+)
 from grpc_status import rpc_status
 
 from groundwire.core import apis
 from groundwire.core.transcoding import bind_path, decode_message, match_route, response_to_json
+from tests.support.typed import typed
 from tests.transports import canned
 
 
@@ -53,10 +60,10 @@ def _service_and_name(method: apis.Method) -> tuple[str, str]:
 # ---- gRPC, blocking ----------------------------------------------------------------------
 
 
-def _grpc_handlers(seen: Seen) -> grpc.GenericRpcHandler:
+def _grpc_handlers(seen: Seen) -> grpc.GenericRpcHandler[Any, Any]:
     def check(request: Message, context: grpc.ServicerContext) -> Message:
         seen.metadata.append(_as_headers(context.invocation_metadata()))
-        answer = request.answer_candidate
+        answer = typed(CheckGroundingRequest, request).answer_candidate
         if answer == canned.INVALID:
             context.abort_with_status(rpc_status.to_status(canned.invalid_status()))
         if answer == canned.UNAVAILABLE:
@@ -72,7 +79,7 @@ def _grpc_handlers(seen: Seen) -> grpc.GenericRpcHandler:
     return _generic_handler(check, stream)
 
 
-def _generic_handler(check: Any, stream: Any) -> grpc.GenericRpcHandler:
+def _generic_handler(check: Any, stream: Any) -> grpc.GenericRpcHandler[Any, Any]:
     service, check_name = _service_and_name(canned.CHECK)
     _, stream_name = _service_and_name(canned.STREAM)
     return grpc.method_handlers_generic_handler(
@@ -118,12 +125,14 @@ def start_grpc_server(port: int = 0) -> GrpcServer:
 # ---- gRPC, asyncio -----------------------------------------------------------------------
 
 
-def _aio_handlers(seen: Seen) -> grpc.GenericRpcHandler:
-    async def check(request: Message, context: grpc.aio.ServicerContext) -> Message:
+def _aio_handlers(seen: Seen) -> grpc.GenericRpcHandler[Any, Any]:
+    async def check(request: Message, context: grpc.aio.ServicerContext[Any, Any]) -> Message:
         seen.metadata.append(_as_headers(context.invocation_metadata()))
-        answer = request.answer_candidate
+        answer = typed(CheckGroundingRequest, request).answer_candidate
         if answer == canned.INVALID:
-            await context.abort_with_status(rpc_status.to_status(canned.invalid_status()))
+            status = rpc_status.to_status(canned.invalid_status())
+            # grpc.aio has abort_with_status, as grpc does; grpc-stubs leaves it out.
+            await context.abort_with_status(status)  # type: ignore[attr-defined]
         if answer == canned.UNAVAILABLE:
             await context.abort(grpc.StatusCode.UNAVAILABLE, canned.UNAVAILABLE_MESSAGE)
         if answer == canned.SLOW:
@@ -131,7 +140,7 @@ def _aio_handlers(seen: Seen) -> grpc.GenericRpcHandler:
         return canned.check_response()
 
     async def stream(
-        requests: AsyncIterator[Message], context: grpc.aio.ServicerContext
+        requests: AsyncIterator[Message], context: grpc.aio.ServicerContext[Any, Any]
     ) -> AsyncIterator[Message]:
         seen.metadata.append(_as_headers(context.invocation_metadata()))
         index = 0
@@ -224,7 +233,7 @@ class _RestHandler(BaseHTTPRequestHandler):
     def _check(self, bindings: dict[str, str], body: bytes) -> None:
         request = decode_message(body, canned.CHECK.request_class, ignore_unknown_fields=False)
         bind_path(request, bindings)
-        answer = request.answer_candidate
+        answer = typed(CheckGroundingRequest, request).answer_candidate
         good = response_to_json(canned.check_response())
         if answer == canned.INVALID:
             self._send(400, canned.invalid_json_error())
@@ -260,7 +269,8 @@ class _RestHandler(BaseHTTPRequestHandler):
         for request in requests:
             bind_path(request, bindings)
         elements = [response_to_json(r) for r in canned.stream_responses(requests)]
-        first_text = requests[0].contents[-1].parts[-1].text
+        first_request = typed(GenerateGroundedContentRequest, requests[0])
+        first_text = first_request.contents[-1].parts[-1].text
         if first_text == STREAM_ERROR:
             elements[1:] = [canned.unavailable_json_error()]
         pieces = [b"[" + elements[0]] + [b"," + element for element in elements[1:]]

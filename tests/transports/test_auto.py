@@ -202,7 +202,7 @@ def test_a_stream_of_a_request_list_falls_back_whole(
     auto, _ = refused_auto
     requests = [canned.stream_request(text) for text in ("一", "二", "三")]
     responses = list(auto.stream(canned.STREAM, requests, timeout=3.0, metadata=()))
-    assert [r.candidates[0].content.parts[0].text for r in responses] == ["0: 一", "1: 二", "2: 三"]
+    assert [canned.streamed_text(r) for r in responses] == ["0: 一", "1: 二", "2: 三"]
     assert rest_server.seen.calls == 1
 
 

@@ -80,7 +80,7 @@ async def test_a_stream_of_a_request_list_falls_back_whole(
     auto, _ = refused_auto
     requests = [canned.stream_request(text) for text in ("一", "二", "三")]
     texts = [
-        r.candidates[0].content.parts[0].text
+        canned.streamed_text(r)
         async for r in auto.stream(canned.STREAM, requests, timeout=3.0, metadata=())
     ]
     assert texts == ["0: 一", "1: 二", "2: 三"]
@@ -116,7 +116,7 @@ async def test_a_stream_over_grpc_stays_on_grpc_and_passes_every_request(
 
     try:
         texts = [
-            r.candidates[0].content.parts[0].text
+            canned.streamed_text(r)
             async for r in auto.stream(canned.STREAM, requests(), timeout=3.0, metadata=())
         ]
         assert texts == ["0: a", "1: b", "2: c", "3: d"]

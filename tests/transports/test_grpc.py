@@ -9,10 +9,14 @@ from collections.abc import Iterator
 import pytest
 from google.protobuf.message import Message
 from google.rpc import error_details_pb2
+from groundwire_protos.google.cloud.discoveryengine.v1.check_grounding_pb2 import (
+    CheckGroundingResponse,
+)
 
 from groundwire.core.errors import DeadlineExceeded, InvalidArgument, Unavailable
 from groundwire.transports.base import ConnectionFailure
 from groundwire.transports.grpc import GrpcTransport
+from tests.support.typed import typed
 from tests.transports import canned
 from tests.transports.servers import GrpcServer, start_grpc_server, start_rest_server
 
@@ -24,10 +28,11 @@ def transport(grpc_server: GrpcServer) -> Iterator[GrpcTransport]:
     opened.close()
 
 
-def call(transport: GrpcTransport, answer: str, timeout: float = 3.0) -> Message:
-    return transport.unary(
+def call(transport: GrpcTransport, answer: str, timeout: float = 3.0) -> CheckGroundingResponse:
+    response = transport.unary(
         canned.CHECK, canned.check_request(answer), timeout=timeout, metadata=canned.METADATA
     )
+    return typed(CheckGroundingResponse, response)
 
 
 def test_a_unary_call_returns_the_response_with_cjk_and_emoji_intact(
@@ -142,12 +147,12 @@ def test_a_bidi_stream_is_interactive(transport: GrpcTransport) -> None:
     def conversation() -> Iterator[Message]:
         yield canned.stream_request("first")
         reply = answers.get(timeout=3)  # sent only after the first answer came back
-        yield canned.stream_request(f"after {reply.candidates[0].content.parts[0].text}")
+        yield canned.stream_request(f"after {canned.streamed_text(reply)}")
 
     texts = []
     for response in transport.stream(canned.STREAM, conversation(), timeout=3.0, metadata=()):
         answers.put(response)
-        texts.append(response.candidates[0].content.parts[0].text)
+        texts.append(canned.streamed_text(response))
     assert texts == ["0: first", "1: after 0: first"]
 
 
@@ -159,7 +164,7 @@ def test_closing_a_stream_early_cancels_the_call(transport: GrpcTransport) -> No
         never_ending.wait(timeout=3)
 
     responses = transport.stream(canned.STREAM, requests(), timeout=5.0, metadata=())
-    assert next(responses).candidates[0].content.parts[0].text == "0: one"
+    assert canned.streamed_text(next(responses)) == "0: one"
     responses.close()
     never_ending.set()
     assert call(transport, canned.OK) == canned.check_response()
@@ -180,12 +185,11 @@ def test_an_exception_from_the_requests_is_raised_unchanged_after_the_earlier_re
         yield canned.stream_request("one")
         raise failure
 
-    texts = []
+    responses = transport.stream(canned.STREAM, requests(), timeout=3.0, metadata=())
+    assert canned.streamed_text(next(responses)) == "0: one"
     with pytest.raises(type(failure)) as raised:
-        for response in transport.stream(canned.STREAM, requests(), timeout=3.0, metadata=()):
-            texts.append(response.candidates[0].content.parts[0].text)
+        next(responses)
     assert raised.value is failure
-    assert texts == ["0: one"]
 
 
 @pytest.mark.parametrize(

@@ -8,10 +8,14 @@ from collections.abc import AsyncIterator
 import pytest
 from google.protobuf.message import Message
 from google.rpc import error_details_pb2
+from groundwire_protos.google.cloud.discoveryengine.v1.check_grounding_pb2 import (
+    CheckGroundingResponse,
+)
 
 from groundwire.core.errors import DeadlineExceeded, InvalidArgument, Unavailable
 from groundwire.transports.base import ConnectionFailure
 from groundwire.transports.grpc_aio import AsyncGrpcTransport
+from tests.support.typed import typed
 from tests.transports import canned
 from tests.transports.servers import GrpcServer
 
@@ -23,10 +27,13 @@ async def transport(aio_grpc_server: GrpcServer) -> AsyncIterator[AsyncGrpcTrans
     await opened.close()
 
 
-async def call(transport: AsyncGrpcTransport, answer: str, timeout: float = 3.0) -> Message:
-    return await transport.unary(
+async def call(
+    transport: AsyncGrpcTransport, answer: str, timeout: float = 3.0
+) -> CheckGroundingResponse:
+    response = await transport.unary(
         canned.CHECK, canned.check_request(answer), timeout=timeout, metadata=canned.METADATA
     )
+    return typed(CheckGroundingResponse, response)
 
 
 async def test_a_unary_call_returns_the_response_with_cjk_and_emoji_intact(
@@ -112,12 +119,12 @@ async def test_a_bidi_stream_is_interactive_with_an_async_generator(
     async def conversation() -> AsyncIterator[Message]:
         yield canned.stream_request("first")
         reply = await asyncio.wait_for(answers.get(), timeout=3)
-        yield canned.stream_request(f"after {reply.candidates[0].content.parts[0].text}")
+        yield canned.stream_request(f"after {canned.streamed_text(reply)}")
 
     texts = []
     async for response in transport.stream(canned.STREAM, conversation(), timeout=3.0, metadata=()):
         await answers.put(response)
-        texts.append(response.candidates[0].content.parts[0].text)
+        texts.append(canned.streamed_text(response))
     assert texts == ["0: first", "1: after 0: first"]
 
 
@@ -150,12 +157,11 @@ async def test_an_exception_from_the_requests_is_raised_unchanged_not_a_cancella
         yield canned.stream_request("one")
         raise failure
 
-    texts = []
+    responses = transport.stream(canned.STREAM, requests(), timeout=3.0, metadata=())
+    assert canned.streamed_text(await anext(responses)) == "0: one"
     with pytest.raises(type(failure)) as raised:
-        async for response in transport.stream(canned.STREAM, requests(), timeout=3.0, metadata=()):
-            texts.append(response.candidates[0].content.parts[0].text)
+        await anext(responses)
     assert raised.value is failure
-    assert texts == ["0: one"]
 
 
 async def test_a_transport_built_in_a_worker_thread_works_in_the_event_loop(

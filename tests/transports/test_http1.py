@@ -193,7 +193,8 @@ def test_closing_the_pool_fails_the_calls_in_flight_and_refuses_new_ones(
     pool.close()
     caller.join(5.0)
     assert time.monotonic() - started < 1.5
-    assert len(failures) == 1 and isinstance(failures[0], http1.WIRE_ERRORS)
+    assert len(failures) == 1
+    assert isinstance(failures[0], http1.WIRE_ERRORS)
     with pytest.raises(RuntimeError):
         post(pool, "/plain")
 

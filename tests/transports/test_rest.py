@@ -9,8 +9,10 @@ import time
 from collections.abc import Iterator
 
 import pytest
-from google.protobuf.message import Message
 from google.rpc import error_details_pb2
+from groundwire_protos.google.cloud.discoveryengine.v1.check_grounding_pb2 import (
+    CheckGroundingResponse,
+)
 
 from groundwire.core.errors import (
     DeadlineExceeded,
@@ -21,6 +23,7 @@ from groundwire.core.errors import (
 )
 from groundwire.transports.base import ConnectionFailure
 from groundwire.transports.rest import RestTransport
+from tests.support.typed import typed
 from tests.transports import canned, servers
 from tests.transports.servers import RestServer
 
@@ -32,10 +35,11 @@ def transport(rest_server: RestServer) -> Iterator[RestTransport]:
     opened.close()
 
 
-def call(transport: RestTransport, answer: str, timeout: float = 3.0) -> Message:
-    return transport.unary(
+def call(transport: RestTransport, answer: str, timeout: float = 3.0) -> CheckGroundingResponse:
+    response = transport.unary(
         canned.CHECK, canned.check_request(answer), timeout=timeout, metadata=canned.METADATA
     )
+    return typed(CheckGroundingResponse, response)
 
 
 def test_a_unary_call_returns_the_response_with_cjk_and_emoji_intact(
@@ -213,7 +217,7 @@ def test_a_stream_posts_every_request_as_one_json_array(
     responses = list(
         transport.stream(canned.STREAM, requests, timeout=3.0, metadata=canned.METADATA)
     )
-    assert [r.candidates[0].content.parts[0].text for r in responses] == [
+    assert [canned.streamed_text(r) for r in responses] == [
         "0: 一",
         "1: 二 🎉",
         f"2: {canned.TEXT}",
@@ -232,7 +236,7 @@ def test_a_stream_yields_each_element_as_soon_as_it_has_arrived(
     requests = [canned.stream_request(text) for text in ("a", "b", "c")]
     texts = []
     for response in transport.stream(canned.STREAM, requests, timeout=5.0, metadata=()):
-        texts.append(response.candidates[0].content.parts[0].text)
+        texts.append(canned.streamed_text(response))
         rest_server.gate.set()  # the server sends the rest only now
     assert texts == ["0: a", "1: b", "2: c"]
     assert rest_server.gate_passed is True
@@ -243,7 +247,7 @@ def test_an_error_element_in_a_stream_is_raised_after_the_earlier_responses(
 ) -> None:
     requests = [canned.stream_request(servers.STREAM_ERROR), canned.stream_request("b")]
     responses = transport.stream(canned.STREAM, requests, timeout=3.0, metadata=())
-    assert next(responses).candidates[0].content.parts[0].text.startswith("0: ")
+    assert canned.streamed_text(next(responses)).startswith("0: ")
     with pytest.raises(Unavailable) as raised:
         next(responses)
     assert raised.value.message == canned.UNAVAILABLE_MESSAGE
@@ -272,11 +276,16 @@ def test_a_stream_whose_requests_name_different_resources_fails_before_sending(
 
 
 @pytest.mark.parametrize(
-    "base_url",
-    ["http://example.com", "http://10.1.2.3:8080", "ftp://127.0.0.1", "http://foo.localhost:8080"],
+    ("base_url", "reason"),
+    [
+        ("http://example.com", "plaintext is only allowed to a loopback address"),
+        ("http://10.1.2.3:8080", "plaintext is only allowed to a loopback address"),
+        ("ftp://127.0.0.1", "use https://"),
+        ("http://foo.localhost:8080", "plaintext is only allowed to a loopback address"),
+    ],
 )
-def test_plaintext_is_refused_to_a_host_that_is_not_loopback(base_url: str) -> None:
-    with pytest.raises(ValueError):
+def test_plaintext_is_refused_to_a_host_that_is_not_loopback(base_url: str, reason: str) -> None:
+    with pytest.raises(ValueError, match=reason):
         RestTransport(base_url, credentials=None)
 
 

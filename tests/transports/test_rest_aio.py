@@ -111,7 +111,7 @@ async def test_a_stream_yields_each_element_as_soon_as_it_has_arrived(
     requests = [canned.stream_request(text) for text in ("a", "b", "c")]
     texts = []
     async for response in transport.stream(canned.STREAM, requests, timeout=5.0, metadata=()):
-        texts.append(response.candidates[0].content.parts[0].text)
+        texts.append(canned.streamed_text(response))
         rest_server.gate.set()
     assert texts == ["0: a", "1: b", "2: c"]
     assert rest_server.gate_passed is True
@@ -122,11 +122,10 @@ async def test_a_stream_past_its_timeout_raises_deadline_exceeded(
 ) -> None:
     rest_server.gate = threading.Event()  # never set: the server stalls after one element
     requests = [canned.stream_request(text) for text in ("a", "b")]
-    texts = []
+    responses = transport.stream(canned.STREAM, requests, timeout=0.5, metadata=())
+    assert canned.streamed_text(await anext(responses)) == "0: a"
     with pytest.raises(DeadlineExceeded):
-        async for response in transport.stream(canned.STREAM, requests, timeout=0.5, metadata=()):
-            texts.append(response.candidates[0].content.parts[0].text)
-    assert texts == ["0: a"]
+        await anext(responses)
     rest_server.gate.set()
     await asyncio.sleep(0)
 

@@ -146,8 +146,10 @@ class BatchRun:
             self.progress.finish()
 
     def stop(self) -> None:
-        """Refuses every later write and sends nothing more: lines still in flight will be
-        done by the next run."""
+        """Refuses every later write and sends nothing more.
+
+        Lines still in flight are left for the next run to do.
+        """
         self.stopping.set()
         with self.lock:
             self.writer.close()

@@ -55,8 +55,10 @@ def pending_lines(path: str, done: set[int]) -> Iterator[Line]:
 
 @dataclass(frozen=True)
 class InputCounts:
-    """How many lines the input has, how many are records (not blank), and how many of
-    those an earlier run did."""
+    """How many lines the input has, and how many of them are records and done.
+
+    Records are the lines that are not blank; done are the records an earlier run did.
+    """
 
     lines: int
     records: int

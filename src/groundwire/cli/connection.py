@@ -93,8 +93,10 @@ def _emulator_endpoint(args: argparse.Namespace, environ: Mapping[str, str]) -> 
 
 
 def project_for(args: argparse.Namespace, environ: Mapping[str, str]) -> str:
-    """The project to call: --project, else $GOOGLE_CLOUD_PROJECT, else (for an emulator)
-    a placeholder, since the emulator accepts any project."""
+    """The project to call: --project, else $GOOGLE_CLOUD_PROJECT, else a placeholder.
+
+    The placeholder is only given for an emulator, which accepts any project.
+    """
     project = cast("str | None", args.project) or environ.get(PROJECT_ENV)
     if project:
         return project

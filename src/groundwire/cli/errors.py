@@ -37,9 +37,9 @@ class InputError(CliError):
 
 
 def one_line(text: str) -> str:
-    """`text` with every run of whitespace (newlines included) turned into one space.
+    r"""`text` with every run of whitespace (newlines included) turned into one space.
 
-    >>> one_line("no such\\n  file")
+    >>> one_line("no such\n  file")
     'no such file'
     """
     return " ".join(text.split())

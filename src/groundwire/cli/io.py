@@ -88,8 +88,9 @@ def parse_json(text: str, source: str) -> Any:
 
 
 def parse_fact(value: Any, where: str) -> FactLike:
-    """A fact from JSON: a string, an object (`text`/`fact_text` and `attributes`), or a
-    `[text, attributes]` pair.
+    """A fact from JSON: a string, an object, or a `[text, attributes]` pair.
+
+    An object holds the text under `text` or `fact_text`, and optional `attributes`.
 
     >>> parse_fact(["Tokyo is in Japan.", {"author": "atlas"}], "facts[0]")
     ('Tokyo is in Japan.', {'author': 'atlas'})
@@ -130,10 +131,10 @@ def parse_facts(value: Any, where: str) -> list[FactLike]:
 
 
 def parse_fact_file(text: str, source: str) -> list[FactLike]:
-    """The facts of a fact file: a JSON list, or plain text with one fact per paragraph.
+    r"""The facts of a fact file: a JSON list, or plain text with one fact per paragraph.
 
-    >>> parse_fact_file("Tokyo is in Japan.\\n\\nParis is\\nin France.\\n", "facts.txt")
-    ['Tokyo is in Japan.', 'Paris is\\nin France.']
+    >>> parse_fact_file("Tokyo is in Japan.\n\nParis is\nin France.\n", "facts.txt")
+    ['Tokyo is in Japan.', 'Paris is\nin France.']
     """
     stripped = text.strip()
     if stripped.startswith("["):
@@ -168,8 +169,10 @@ def parse_labels(pairs: Sequence[str]) -> dict[str, str]:
 def grounding_input_from_json(
     document: Any, text_keys: Sequence[str], source: str
 ) -> GroundingInput:
-    """One request's input from a JSON object: the text under the first of `text_keys`
-    present, `facts` (required) and an optional `citation_threshold`; other keys are ignored.
+    """One request's input from a JSON object; keys other than those below are ignored.
+
+    The text is under the first of `text_keys` present; `facts` is required and
+    `citation_threshold` optional.
 
     >>> grounding_input_from_json({"answer": "Hi.", "facts": ["Hi."]}, ANSWER_KEYS, "stdin")
     GroundingInput(text='Hi.', facts=['Hi.'], citation_threshold=None)

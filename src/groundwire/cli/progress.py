@@ -41,9 +41,9 @@ def progress_text(done: int, total: int, elapsed: float, *, bar: bool) -> str:
 
 
 class Progress:
-    """Shows how far a batch has come; `update` is cheap enough to call after every line.
+    r"""Shows how far a batch has come; `update` is cheap enough to call after every line.
 
-    `mode` "bar" redraws one line with `\\r` at most ten times a second; "lines" prints a
+    `mode` "bar" redraws one line with `\r` at most ten times a second; "lines" prints a
     plain line every ten seconds; "off" shows nothing.
     """
 

@@ -104,8 +104,11 @@ def _span(support: GroundingSupport, answer: str | None) -> tuple[int | None, in
 
 
 def generate_record(result: GenerateResult, answer: str | None = None) -> dict[str, Any]:
-    """A generated answer as JSON; for a streamed piece, `answer` is the text so far, which
-    supports' `start`/`end` then index (null when a claim is not found in it)."""
+    """A generated answer as JSON.
+
+    For a streamed piece, `answer` is the text so far, which supports' `start`/`end` then
+    index (null when a claim is not found in it).
+    """
     first = result.candidates[0] if result.candidates else None
     return {
         "text": result.text,

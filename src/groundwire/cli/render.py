@@ -72,9 +72,9 @@ def width_for(stream: IO[Any]) -> int:
 
 
 def shorten(text: str, limit: int) -> str:
-    """`text` on one line, cut to at most `limit` characters with an ellipsis.
+    r"""`text` on one line, cut to at most `limit` characters with an ellipsis.
 
-    >>> shorten("Tokyo is the capital\\nof Japan.", 16)
+    >>> shorten("Tokyo is the capital\nof Japan.", 16)
     'Tokyo is the ca…'
     """
     flat = " ".join(text.split())
@@ -238,8 +238,11 @@ def render_corroboration(result: CorroborationResult, style: Style) -> str:
 def render_grounding(
     pieces: Sequence[GenerateResult], style: Style, width: int = DEFAULT_WIDTH
 ) -> str:
-    """What grounds a generated answer (whole, or all its streamed pieces): the sources
-    numbered once, each supported claim with its sources and score, the grounding score."""
+    """What grounds a generated answer, whole or from all its streamed pieces.
+
+    That is the sources, numbered once; each supported claim with its sources and score;
+    and the grounding score.
+    """
     sources: dict[tuple[str, str, str, str], tuple[int, Chunk]] = {}
 
     def number(chunk: Chunk) -> int:

@@ -42,18 +42,18 @@ class OutputState:
 
 
 def record_line(record: Mapping[str, Any]) -> bytes:
-    """One output line: compact JSON (UTF-8, not escaped) and a newline.
+    r"""One output line: compact JSON (UTF-8, not escaped) and a newline.
 
     >>> record_line({"line": 3, "id": "q-3", "result": {"support_score": 0.9}})
-    b'{"line":3,"id":"q-3","result":{"support_score":0.9}}\\n'
+    b'{"line":3,"id":"q-3","result":{"support_score":0.9}}\n'
     """
     return (json.dumps(record, ensure_ascii=False, separators=(",", ":")) + "\n").encode()
 
 
 def line_number(raw: bytes) -> tuple[int, bool] | None:
-    """(input line number, whether it failed) of one output line; None if it is no record.
+    r"""(input line number, whether it failed) of one output line; None if it is no record.
 
-    >>> line_number(b'{"line": 12, "error": {"code": "UNAVAILABLE", "message": "down"}}\\n')
+    >>> line_number(b'{"line": 12, "error": {"code": "UNAVAILABLE", "message": "down"}}\n')
     (12, True)
     """
     try:

@@ -79,9 +79,10 @@ def resolve_endpoints(
     rest_endpoint: str | None,
     environ: Mapping[str, str],
 ) -> Endpoints:
-    """Picks the gRPC target and REST URL for `api`, honouring explicit endpoints and the
-    emulator variables; refuses plaintext anywhere but loopback, and mixing an emulator with
-    Google.
+    """Picks the gRPC target and REST URL for `api`.
+
+    Explicit endpoints and the emulator variables are honoured; plaintext is refused
+    anywhere but loopback, and so is mixing an emulator with Google.
 
     >>> resolve_endpoints("discoveryengine", "global", endpoint=None, rest_endpoint=None,
     ...                   environ={})
@@ -148,8 +149,11 @@ def _routing_header(field: str, value: str) -> str:
 
 @functools.cache
 def user_agent() -> str:
-    """The user agent: `groundwire/<version>` (REST sends it as a header; gRPC channels are
-    given it as their primary user agent, since gRPC core writes that header itself)."""
+    """The user agent: `groundwire/<version>`.
+
+    REST sends it as a header; gRPC channels are given it as their primary user agent,
+    since gRPC core writes that header itself.
+    """
     return f"groundwire/{VERSION}"
 
 

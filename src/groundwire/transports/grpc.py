@@ -7,7 +7,7 @@ plaintext guard, and the translation of a failed call into a `GroundwireError`.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Generator, Iterable, Iterator, Sequence
 from typing import Any, Protocol
 
 import grpc
@@ -45,11 +45,14 @@ _CONNECTIVITY_BY_NUMBER = {state.value[0]: state for state in grpc.ChannelConnec
 class FailedCall(Protocol):
     """What a failed call tells, sync (grpc.Call) or asyncio (AioRpcError) alike."""
 
-    def code(self) -> grpc.StatusCode: ...
+    def code(self) -> grpc.StatusCode:
+        """The call's status code."""
 
-    def details(self) -> str | None: ...
+    def details(self) -> str | None:
+        """The status message the server sent, if any."""
 
-    def trailing_metadata(self) -> Any: ...
+    def trailing_metadata(self) -> Any:
+        """The trailers, where rich error details travel as `grpc-status-details-bin`."""
 
 
 def channel_options(options: ChannelOptions, user_agent: str | None) -> list[tuple[str, Any]]:
@@ -252,7 +255,7 @@ class GrpcTransport:
         *,
         timeout: float | None,
         metadata: Metadata,
-    ) -> Iterator[Message]:
+    ) -> Generator[Message, None, None]:
         """Starts a bidi stream on first `next`; yields responses as they arrive.
 
         gRPC reads `requests` on its own thread while responses come back, so a generator

@@ -21,7 +21,7 @@ import time
 import urllib.parse
 import urllib.request
 import zlib
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Generator, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 
 from groundwire.core.endpoints import is_loopback
@@ -420,7 +420,7 @@ class Response:
         except zlib.error as error:
             raise DecodingError(f"the gzip body is broken: {error}") from None
 
-    def chunks(self) -> Iterator[bytes]:
+    def chunks(self) -> Generator[bytes, None, None]:
         """The body in pieces as they arrive, decompressed; closes the response at the end."""
         decompressor = zlib.decompressobj(_GZIP) if self._gzip else None
         try:

@@ -177,7 +177,8 @@ def _starts_clause(gap: str, lowered: str) -> bool:
 @lru_cache(maxsize=65536)
 def _word_shape(raw: str) -> tuple[str, bool, bool, bool]:
     """A written word's casefolded form, whether it looks like a name, is unmistakably one,
-    and is a negation cue (before looking at its neighbours)."""
+    and is a negation cue (before looking at its neighbours).
+    """
     return raw.casefold(), _looks_like_name(raw), _is_unmistakable_name(raw), _is_cue(raw)
 
 

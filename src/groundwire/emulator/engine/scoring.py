@@ -173,12 +173,14 @@ class _ClaimMatcher:
 
     def needs_readings(self, evidence_texts: Sequence[str]) -> bool:
         """Whether the checks that read sentences closely could object: the claim has a
-        negation, names, a quantity or a word with an opposite, or the evidence may negate."""
+        negation, names, a quantity or a word with an opposite, or the evidence may negate.
+        """
         return self._claim_needs_readings or any(may_negate(text) for text in evidence_texts)
 
     def has_idle_edge(self, window: Window) -> bool:
         """Whether the first or last sentence adds none of the claim's terms to the rest (then
-        the smaller window covers as much, and is the better citation)."""
+        the smaller window covers as much, and is the better citation).
+        """
         masks = [self.sentence_masks(s) for s in range(window.first, window.last + 1)]
         merged = [exact | related for exact, related in masks]
         inner_first = _union(merged[1:])
@@ -211,7 +213,8 @@ class _ClaimMatcher:
 
     def candidate_sentences(self) -> list[int]:
         """Sentences sharing the claim's rarer terms, best first: a term found in more than a
-        small share of sentences only gathers candidates when no rarer term has any."""
+        small share of sentences only gathers candidates when no rarer term has any.
+        """
         postings = self.index.postings
         common = max(_COMMON_TERM_MIN, self.index.sentence_count // _COMMON_TERM_SHARE)
         scores: dict[int, float] = {}
