@@ -98,7 +98,12 @@ def target_host(target: str) -> str:
 
 
 def channel_credentials(
-    target: str, credentials: Credentials | None, secure: bool, root_certificates: bytes | None
+    target: str,
+    credentials: Credentials | None,
+    secure: bool,
+    root_certificates: bytes | None,
+    *,
+    allow_remote_plaintext: bool = False,
 ) -> tuple[grpc.ChannelCredentials | None, TokenRequest | None]:
     """TLS composed with google-auth call credentials, or None for a loopback emulator.
 
@@ -106,7 +111,12 @@ def channel_credentials(
     Raises ValueError for plaintext with credentials or to a host that is not loopback.
     """
     if not secure:
-        refuse_plaintext(f"gRPC target {target}", target_host(target), credentials is not None)
+        refuse_plaintext(
+            f"gRPC target {target}",
+            target_host(target),
+            credentials is not None,
+            allow_remote=allow_remote_plaintext,
+        )
         return None, None
     tls = grpc.ssl_channel_credentials(root_certificates=root_certificates)
     if credentials is None:
@@ -203,9 +213,10 @@ class GrpcTransport:
     """Calls over one gRPC channel (HTTP/2, TLS); thread-safe, one instance per client.
 
     `secure=False` is plaintext for a local emulator: it refuses credentials and any host
-    that is not loopback. `options` override the channel defaults (keepalive, 64 MiB
-    messages); `root_certificates` (PEM) replace the system roots; `user_agent` goes first in
-    the user-agent header (gRPC core sets that header itself, so a `user-agent` entry in the
+    that is not loopback (unless `allow_remote_plaintext`, for a remote emulator).
+    `options` override the channel defaults (keepalive, 64 MiB messages);
+    `root_certificates` (PEM) replace the system roots; `user_agent` goes first in the
+    user-agent header (gRPC core sets that header itself, so a `user-agent` entry in the
     per-call metadata is not sent).
 
     Example:
@@ -222,10 +233,15 @@ class GrpcTransport:
         options: ChannelOptions = (),
         root_certificates: bytes | None = None,
         user_agent: str | None = None,
+        allow_remote_plaintext: bool = False,
     ) -> None:
         self.target = target
         tls, self._token_request = channel_credentials(
-            target, credentials, secure, root_certificates
+            target,
+            credentials,
+            secure,
+            root_certificates,
+            allow_remote_plaintext=allow_remote_plaintext,
         )
         merged = channel_options(options, user_agent)
         self._channel = (
