@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 import random
-import ssl
 import threading
 import time
 from collections.abc import Iterable, Iterator, Mapping, Sequence
@@ -50,6 +49,7 @@ class _Settings:
         fallback_cooldown: float,
         allow_remote_emulator: bool = False,
         root_certificates: bytes | None = None,
+        client_certificate: tuple[bytes, bytes] | None = None,
     ) -> None:
         if transport not in ("auto", "grpc", "rest"):
             raise ValueError(f"transport must be 'auto', 'grpc' or 'rest', got {transport!r}")
@@ -64,6 +64,7 @@ class _Settings:
         self.fallback_cooldown = fallback_cooldown
         self.allow_remote_emulator = allow_remote_emulator
         self.root_certificates = root_certificates
+        self.client_certificate = client_certificate
         self.random = random.Random()
         self.closed = False
 
@@ -91,7 +92,7 @@ class _Settings:
             rest_endpoint=self.rest_endpoint,
             environ=os.environ,
             explicit_credentials=self.credentials is not None,
-            tls_requested=self.root_certificates is not None,
+            tls_requested=self.root_certificates is not None or self.client_certificate is not None,
             allow_remote_emulator=self.allow_remote_emulator,
             credentials_universe=_universe_of(self.credentials),
         )
@@ -123,6 +124,8 @@ class _Settings:
         self, api: str, location: str, quota_project: str | None, *, asynchronous: bool
     ) -> Any:
         """Builds the (sync or asyncio) transport for `api`: gRPC, REST, or auto over both."""
+        from groundwire.transports.tls import client_ssl_context
+
         endpoints, credentials = self.connection(api, location, quota_project)
         grpc_target = endpoints.grpc_target if self.transport in ("auto", "grpc") else None
         rest_base_url = endpoints.rest_base_url if self.transport in ("auto", "rest") else None
@@ -147,15 +150,19 @@ class _Settings:
                 root_certificates=self.root_certificates,
                 user_agent=user_agent(),
                 allow_remote_plaintext=endpoints.remote_emulator,
+                client_certificate=self.client_certificate,
             )
         if rest_base_url is not None:
             rest_class = _transport_class(
                 "rest_aio.AsyncRestTransport" if asynchronous else "rest.RestTransport"
             )
+            tls = None
+            if not endpoints.plaintext:
+                tls = client_ssl_context(self.root_certificates, self.client_certificate)
             rest_transport = rest_class(
                 rest_base_url,
                 credentials=credentials if endpoints.rest_credentials else None,
-                ssl_context=_ssl_context(self.root_certificates),
+                ssl_context=tls,
                 allow_remote_plaintext=endpoints.remote_emulator,
             )
         if grpc_transport is not None and rest_transport is not None:
@@ -170,13 +177,6 @@ def _universe_of(credentials: Credentials | None) -> str | None:
     """The universe domain google-auth credentials belong to (None: none given)."""
     universe = getattr(credentials, "universe_domain", None)
     return universe if isinstance(universe, str) and universe else None
-
-
-def _ssl_context(root_certificates: bytes | None) -> ssl.SSLContext | None:
-    """The REST transports' TLS settings: trust `root_certificates` alone when given."""
-    if root_certificates is None:
-        return None
-    return ssl.create_default_context(cadata=root_certificates.decode("ascii"))
 
 
 def _transport_class(name: str) -> Any:
@@ -214,6 +214,7 @@ class _ClientBase:
         corroborate_offset_unit: OffsetUnit = "utf8",
         allow_remote_emulator: bool = False,
         root_certificates: bytes | None = None,
+        client_certificate: tuple[bytes, bytes] | None = None,
     ) -> None:
         self._config = calls.ClientConfig(
             project, location, api_version, validate, quota_project, corroborate_offset_unit
@@ -228,6 +229,7 @@ class _ClientBase:
             fallback_cooldown=fallback_cooldown,
             allow_remote_emulator=allow_remote_emulator,
             root_certificates=root_certificates,
+            client_certificate=client_certificate,
         )
         self._transports: dict[str, Any] = {}
         self._lock = self._new_lock()
@@ -270,6 +272,8 @@ class GroundingClient(_ClientBase):
             here also go to a custom `endpoint`; none go over plaintext or to an emulator.
         root_certificates: PEM certificates to trust instead of the system's (a local
             TLS test server, a corporate CA); they make a loopback `endpoint` TLS.
+        client_certificate: a `(certificate chain, private key)` PEM pair for mutual TLS;
+            it too makes a loopback `endpoint` TLS.
         allow_remote_emulator: let the emulator variables (or an `http://` endpoint) name
             a host that is not loopback, as `GROUNDWIRE_EMULATOR_ALLOW_REMOTE=1` does. Its
             traffic is clear text and carries no credentials.

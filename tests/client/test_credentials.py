@@ -8,6 +8,8 @@ Application Default Credentials are always a stand-in that counts how often it i
 from __future__ import annotations
 
 import asyncio
+import ssl
+import threading
 from collections.abc import Callable, Iterator
 from concurrent import futures
 from dataclasses import dataclass, field
@@ -430,4 +432,65 @@ def test_a_loopback_endpoint_with_root_certificates_is_tls_without_credentials(
             client.check_grounding("x", ["y"])
     assert "authorization" not in seen.metadata[0]
     assert "authorization" not in tls_rest.seen.metadata[0]
+    assert adc.loads == 0
+
+
+def test_a_client_certificate_makes_a_loopback_endpoint_tls(recorder: Recorder) -> None:
+    pair = (b"chain", b"key")
+    built = built_for(recorder, endpoint="127.0.0.1:8443", client_certificate=pair)
+    assert built["grpc"].options["secure"] is True
+    assert built["grpc"].options["client_certificate"] == pair
+    assert built["grpc"].options["credentials"] is None
+
+
+@pytest.fixture
+def mutual_tls_servers(
+    certificate: Certificate,
+) -> Iterator[tuple[int, transport_servers.RestServer, transport_servers.Seen]]:
+    """A gRPC and a REST server on loopback that accept only clients presenting `certificate`."""
+    seen = transport_servers.Seen()
+    grpc_server = grpc.server(futures.ThreadPoolExecutor(max_workers=4))
+    grpc_server.add_generic_rpc_handlers([transport_servers._grpc_handlers(seen)])
+    grpc_port = grpc_server.add_secure_port(
+        "127.0.0.1:0",
+        grpc.ssl_server_credentials(
+            [(certificate.key_pem, certificate.pem)],
+            root_certificates=certificate.pem,
+            require_client_auth=True,
+        ),
+    )
+    grpc_server.start()
+    rest_server = transport_servers.RestServer()
+    server_tls = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    server_tls.load_cert_chain(certificate.cert_file, certificate.key_file)
+    server_tls.verify_mode = ssl.CERT_REQUIRED
+    server_tls.load_verify_locations(cadata=certificate.pem.decode())
+    rest_server.socket = server_tls.wrap_socket(rest_server.socket, server_side=True)
+    threading.Thread(
+        target=rest_server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
+    ).start()
+    yield grpc_port, rest_server, seen
+    grpc_server.stop(grace=None)
+    rest_server.shutdown()
+    rest_server.server_close()
+
+
+def test_a_client_certificate_is_presented_over_mutual_tls_without_credentials(
+    certificate: Certificate,
+    mutual_tls_servers: tuple[int, transport_servers.RestServer, transport_servers.Seen],
+    adc: DefaultCredentials,
+) -> None:
+    grpc_port, rest_server, seen = mutual_tls_servers
+    tls = {
+        "root_certificates": certificate.pem,
+        "client_certificate": (certificate.pem, certificate.key_pem),
+        "timeout": 10.0,
+    }
+    with GroundingClient("p", transport="grpc", endpoint=f"127.0.0.1:{grpc_port}", **tls) as c:
+        c.check_grounding("x", ["y"])
+    rest_endpoint = f"127.0.0.1:{rest_server.server_address[1]}"
+    with GroundingClient("p", transport="rest", rest_endpoint=rest_endpoint, **tls) as c:
+        c.check_grounding("x", ["y"])
+    assert "authorization" not in seen.metadata[0]
+    assert "authorization" not in rest_server.seen.metadata[0]
     assert adc.loads == 0
