@@ -481,16 +481,64 @@ def test_a_client_certificate_is_presented_over_mutual_tls_without_credentials(
     adc: DefaultCredentials,
 ) -> None:
     grpc_port, rest_server, seen = mutual_tls_servers
-    tls = {
-        "root_certificates": certificate.pem,
-        "client_certificate": (certificate.pem, certificate.key_pem),
-        "timeout": 10.0,
-    }
-    with GroundingClient("p", transport="grpc", endpoint=f"127.0.0.1:{grpc_port}", **tls) as c:
-        c.check_grounding("x", ["y"])
+    roots, pair = certificate.pem, (certificate.pem, certificate.key_pem)
     rest_endpoint = f"127.0.0.1:{rest_server.server_address[1]}"
-    with GroundingClient("p", transport="rest", rest_endpoint=rest_endpoint, **tls) as c:
-        c.check_grounding("x", ["y"])
+    clients = (
+        GroundingClient(
+            "p",
+            transport="grpc",
+            endpoint=f"127.0.0.1:{grpc_port}",
+            root_certificates=roots,
+            client_certificate=pair,
+            timeout=10,
+        ),
+        GroundingClient(
+            "p",
+            transport="rest",
+            rest_endpoint=rest_endpoint,
+            root_certificates=roots,
+            client_certificate=pair,
+            timeout=10,
+        ),
+    )
+    for client in clients:
+        with client:
+            client.check_grounding("x", ["y"])
     assert "authorization" not in seen.metadata[0]
     assert "authorization" not in rest_server.seen.metadata[0]
     assert adc.loads == 0
+
+
+def test_the_async_client_sends_explicit_credentials_to_a_loopback_tls_server(
+    certificate: Certificate,
+    tls_grpc: tuple[int, transport_servers.Seen],
+    tls_rest: transport_servers.RestServer,
+) -> None:
+    port, seen = tls_grpc
+
+    async def call_both() -> None:
+        clients = (
+            AsyncGroundingClient(
+                "p",
+                transport="grpc",
+                endpoint=f"127.0.0.1:{port}",
+                credentials=user_credentials(),
+                root_certificates=certificate.pem,
+                timeout=10,
+            ),
+            AsyncGroundingClient(
+                "p",
+                transport="rest",
+                rest_endpoint=f"127.0.0.1:{tls_rest.server_address[1]}",
+                credentials=user_credentials(),
+                root_certificates=certificate.pem,
+                timeout=10,
+            ),
+        )
+        for client in clients:
+            async with client:
+                await client.check_grounding("x", ["y"])
+
+    asyncio.run(call_both())
+    assert seen.metadata[0]["authorization"] == f"Bearer {USER_TOKEN}"
+    assert tls_rest.seen.metadata[0]["authorization"] == f"Bearer {USER_TOKEN}"
