@@ -14,6 +14,7 @@ from google.protobuf import message
 from groundwire.core import calls
 from groundwire.core.endpoints import (
     CLOUD_PLATFORM_SCOPE,
+    EndpointError,
     Endpoints,
     resolve_endpoints,
     user_agent,
@@ -46,6 +47,9 @@ class _Settings:
         timeout: float,
         retry: RetryPolicy | None,
         fallback_cooldown: float,
+        allow_remote_emulator: bool = False,
+        root_certificates: bytes | None = None,
+        client_certificate: tuple[bytes, bytes] | None = None,
     ) -> None:
         if transport not in ("auto", "grpc", "rest"):
             raise ValueError(f"transport must be 'auto', 'grpc' or 'rest', got {transport!r}")
@@ -58,6 +62,9 @@ class _Settings:
         self.timeout = timeout
         self.retry = retry
         self.fallback_cooldown = fallback_cooldown
+        self.allow_remote_emulator = allow_remote_emulator
+        self.root_certificates = root_certificates
+        self.client_certificate = client_certificate
         self.random = random.Random()
         self.closed = False
 
@@ -73,20 +80,23 @@ class _Settings:
     def connection(
         self, api: str, location: str, quota_project: str | None
     ) -> tuple[Endpoints, Credentials | None]:
-        """The endpoints of `api` and the credentials to use with them (None: anonymous)."""
+        """The endpoints of `api` and the credentials for those that carry any (None: none).
+
+        The decisions are `resolve_endpoints`'s; Application Default Credentials are loaded
+        only when an endpoint of the universe carries them and the user gave none.
+        """
         found = resolve_endpoints(
             api,
             location,
             endpoint=self.endpoint,
             rest_endpoint=self.rest_endpoint,
             environ=os.environ,
+            explicit_credentials=self.credentials is not None,
+            tls_requested=self.root_certificates is not None or self.client_certificate is not None,
+            allow_remote_emulator=self.allow_remote_emulator,
+            credentials_universe=_universe_of(self.credentials),
         )
-        if found.plaintext:
-            if self.credentials is not None:
-                raise ValueError(
-                    "refusing to send credentials over plaintext: emulator "
-                    "endpoints take no credentials"
-                )
+        if not found.needs_credentials:
             return found, None
         if self.credentials is not None:
             return found, self.credentials
@@ -102,20 +112,31 @@ class _Settings:
                 f"no Application Default Credentials ({error}); run `gcloud auth "
                 "application-default login`, pass credentials=, or use an emulator"
             ) from None
+        universe = _universe_of(credentials)
+        if universe is not None and universe.lower() != found.universe:
+            raise EndpointError(
+                f"the Application Default Credentials are for universe {universe!r}, not "
+                f"{found.universe!r}; set GOOGLE_CLOUD_UNIVERSE_DOMAIN or pass credentials="
+            )
         return found, credentials
 
     def make_transport(
         self, api: str, location: str, quota_project: str | None, *, asynchronous: bool
     ) -> Any:
         """Builds the (sync or asyncio) transport for `api`: gRPC, REST, or auto over both."""
+        from groundwire.transports.tls import client_ssl_context
+
         endpoints, credentials = self.connection(api, location, quota_project)
         grpc_target = endpoints.grpc_target if self.transport in ("auto", "grpc") else None
         rest_base_url = endpoints.rest_base_url if self.transport in ("auto", "rest") else None
         if grpc_target is None and rest_base_url is None:
-            missing = "a gRPC endpoint" if self.transport == "grpc" else "a REST endpoint"
-            raise ValueError(
-                f"transport={self.transport!r} needs {missing}, and only the "
-                "other protocol's emulator endpoint is configured"
+            missing, given = ("endpoint", "rest_endpoint")
+            if self.transport == "rest":
+                missing, given = given, missing
+            raise EndpointError(
+                f"transport={self.transport!r} needs {missing}=: only {given} is configured "
+                "(by argument or emulator variable), and the other protocol is derived only "
+                "from a Google host"
             )
         grpc_transport = rest_transport = None
         if grpc_target is not None:
@@ -124,21 +145,38 @@ class _Settings:
             )
             grpc_transport = grpc_class(
                 grpc_target,
-                credentials=credentials,
+                credentials=credentials if endpoints.grpc_credentials else None,
                 secure=not endpoints.plaintext,
+                root_certificates=self.root_certificates,
                 user_agent=user_agent(),
+                allow_remote_plaintext=endpoints.remote_emulator,
+                client_certificate=self.client_certificate,
             )
         if rest_base_url is not None:
             rest_class = _transport_class(
                 "rest_aio.AsyncRestTransport" if asynchronous else "rest.RestTransport"
             )
-            rest_transport = rest_class(rest_base_url, credentials=credentials)
+            tls = None
+            if not endpoints.plaintext:
+                tls = client_ssl_context(self.root_certificates, self.client_certificate)
+            rest_transport = rest_class(
+                rest_base_url,
+                credentials=credentials if endpoints.rest_credentials else None,
+                ssl_context=tls,
+                allow_remote_plaintext=endpoints.remote_emulator,
+            )
         if grpc_transport is not None and rest_transport is not None:
             auto_class = _transport_class(
                 "auto.AsyncAutoTransport" if asynchronous else "auto.AutoTransport"
             )
             return auto_class(grpc_transport, rest_transport, cooldown=self.fallback_cooldown)
         return grpc_transport or rest_transport
+
+
+def _universe_of(credentials: Credentials | None) -> str | None:
+    """The universe domain google-auth credentials belong to (None: none given)."""
+    universe = getattr(credentials, "universe_domain", None)
+    return universe if isinstance(universe, str) and universe else None
 
 
 def _transport_class(name: str) -> Any:
@@ -174,6 +212,9 @@ class _ClientBase:
         validate: bool = True,
         fallback_cooldown: float = 60.0,
         corroborate_offset_unit: OffsetUnit = "utf8",
+        allow_remote_emulator: bool = False,
+        root_certificates: bytes | None = None,
+        client_certificate: tuple[bytes, bytes] | None = None,
     ) -> None:
         self._config = calls.ClientConfig(
             project, location, api_version, validate, quota_project, corroborate_offset_unit
@@ -186,6 +227,9 @@ class _ClientBase:
             timeout=timeout,
             retry=retry,
             fallback_cooldown=fallback_cooldown,
+            allow_remote_emulator=allow_remote_emulator,
+            root_certificates=root_certificates,
+            client_certificate=client_certificate,
         )
         self._transports: dict[str, Any] = {}
         self._lock = self._new_lock()
@@ -215,13 +259,24 @@ class GroundingClient(_ClientBase):
             staying on REST for `fallback_cooldown` seconds), `"grpc"` or `"rest"`.
         api_version: Discovery Engine version, `"v1"`, `"v1beta"` or `"v1alpha"`
             (CorroborateContent is always aiplatform v1).
-        endpoint: gRPC `host:port` instead of Google's; a loopback address means an
-            emulator (plaintext, no credentials). Default: `$GROUNDWIRE_EMULATOR_HOST` or
-            Google's regional host.
+        endpoint: gRPC `host[:port]` (or `dns:///`, `ipv4:`, `ipv6:`, `unix:` targets)
+            instead of Google's. A loopback address means an emulator (plaintext, no
+            credentials) unless `credentials` or `root_certificates` are given with it.
+            Default: `$GROUNDWIRE_EMULATOR_HOST` or Google's regional host.
         rest_endpoint: REST base URL, e.g. `http://127.0.0.1:8080` for an emulator.
-            Default: `$GROUNDWIRE_EMULATOR_REST` or derived from the gRPC host.
-        credentials: google-auth credentials; default Application Default Credentials
-            with the cloud-platform scope. Never sent over plaintext.
+            Default: `$GROUNDWIRE_EMULATOR_REST`, or derived from a Google gRPC host
+            (never from a custom or emulator one).
+        credentials: google-auth credentials; by default Application Default Credentials
+            (cloud-platform scope), which go only to Google's hosts of the universe
+            (`$GOOGLE_CLOUD_UNIVERSE_DOMAIN`, else `googleapis.com`). Credentials passed
+            here also go to a custom `endpoint`; none go over plaintext or to an emulator.
+        root_certificates: PEM certificates to trust instead of the system's (a local
+            TLS test server, a corporate CA); they make a loopback `endpoint` TLS.
+        client_certificate: a `(certificate chain, private key)` PEM pair for mutual TLS;
+            it too makes a loopback `endpoint` TLS.
+        allow_remote_emulator: let the emulator variables (or an `http://` endpoint) name
+            a host that is not loopback, as `GROUNDWIRE_EMULATOR_ALLOW_REMOTE=1` does. Its
+            traffic is clear text and carries no credentials.
         quota_project: a project to bill quota to (`x-goog-user-project`).
         timeout: the overall deadline of one call in seconds, retries included.
         retry: the retry policy (`None` disables retries); UNAVAILABLE, RESOURCE_EXHAUSTED

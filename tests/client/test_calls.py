@@ -241,9 +241,12 @@ def test_credentials_never_travel_over_plaintext() -> None:
     from google.auth.credentials import AnonymousCredentials
 
     client = GroundingClient(
-        "p", transport="grpc", endpoint="127.0.0.1:1", credentials=AnonymousCredentials()
+        "p",
+        transport="rest",
+        rest_endpoint="http://127.0.0.1:1",
+        credentials=AnonymousCredentials(),
     )
-    with pytest.raises(ValueError, match="plaintext"):
+    with pytest.raises(ValueError, match="plain HTTP"):
         client.check_grounding("x", ["y"])
     client = GroundingClient("p", transport="rest", rest_endpoint="http://example.com")
     with pytest.raises(ValueError, match="loopback"):

@@ -176,3 +176,12 @@ def test_grpc_over_tls_sends_a_bearer_token(
     assert seen.metadata[-1]["authorization"] == f"Bearer {TOKEN}"
     # google-auth adds its own x-goog-api-client entry ("cred-type/u"); the client's stays.
     assert canned.METADATA[1][1] in seen.metadata[-1]["x-goog-api-client"]
+
+
+@pytest.mark.parametrize("url", ["http://127.0.0.1:8080/v1/x", "ftp://example.com/x", "/v1/x"])
+def test_tokens_are_never_attached_to_a_url_that_is_not_https(url: str) -> None:
+    tokens = AccessTokens(Credentials(token=TOKEN))
+    headers: dict[str, str] = {}
+    with pytest.raises(ValueError, match="only over TLS"):
+        tokens.apply(headers, url)
+    assert headers == {}

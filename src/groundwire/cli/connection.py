@@ -53,7 +53,8 @@ def add_connection_options(parser: argparse.ArgumentParser) -> None:
     group.add_argument(
         "--endpoint",
         metavar="HOST:PORT",
-        help="gRPC endpoint instead of Google's (e.g. an emulator)",
+        help="gRPC endpoint instead of Google's (e.g. an emulator on 127.0.0.1:50051); "
+        "Application Default Credentials go only to Google's hosts",
     )
     group.add_argument(
         "--rest-endpoint",
@@ -74,24 +75,6 @@ def add_connection_options(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def _emulator_endpoint(args: argparse.Namespace, environ: Mapping[str, str]) -> bool:
-    """Whether the endpoints given (by flag or emulator variable) are on loopback."""
-    from urllib.parse import urlsplit
-
-    from groundwire.core.endpoints import EMULATOR_GRPC_ENV, EMULATOR_REST_ENV, is_loopback
-
-    grpc_target = args.endpoint or environ.get(EMULATOR_GRPC_ENV)
-    rest_url = args.rest_endpoint or environ.get(EMULATOR_REST_ENV)
-    hosts = []
-    if grpc_target:
-        hosts.append(str(grpc_target).rpartition(":")[0] or str(grpc_target))
-    if rest_url:
-        hosts.append(
-            urlsplit(rest_url if "://" in rest_url else f"http://{rest_url}").hostname or ""
-        )
-    return bool(hosts) and all(is_loopback(host) for host in hosts)
-
-
 def project_for(args: argparse.Namespace, environ: Mapping[str, str]) -> str:
     """The project to call: --project, else $GOOGLE_CLOUD_PROJECT, else a placeholder.
 
@@ -100,7 +83,7 @@ def project_for(args: argparse.Namespace, environ: Mapping[str, str]) -> str:
     project = cast("str | None", args.project) or environ.get(PROJECT_ENV)
     if project:
         return project
-    if args.local or _emulator_endpoint(args, environ):
+    if args.local or _points_at_an_emulator(args, environ):
         return LOCAL_PROJECT
     raise InputError(
         f"no project: pass --project or set ${PROJECT_ENV} "
@@ -122,6 +105,16 @@ def _client(
         rest_endpoint=rest_endpoint,
         timeout=cast(float, args.timeout),
     )
+
+
+def _points_at_an_emulator(args: argparse.Namespace, environ: Mapping[str, str]) -> bool:
+    """Whether --endpoint, --rest-endpoint or the emulator variables name an emulator.
+
+    The client's own rules decide (`describes_emulator`), so the CLI cannot disagree.
+    """
+    from groundwire.core.endpoints import describes_emulator
+
+    return describes_emulator(args.endpoint, args.rest_endpoint, environ)
 
 
 @contextmanager

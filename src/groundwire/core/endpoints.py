@@ -1,74 +1,110 @@
-"""Where each API lives, which connection is safe, and the routing headers: pure decisions."""
+"""Where each API lives, which connection is safe, and the routing headers: pure decisions.
+
+The credential rules live here, in `resolve_endpoints`: once an emulator is configured
+nothing goes to Google and nothing carries credentials; credentials travel only over TLS,
+to the universe's hosts, or to an endpoint the user gave together with credentials.
+"""
 
 from __future__ import annotations
 
 import functools
-import ipaddress
 import platform
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from urllib.parse import quote, urlsplit
+from urllib.parse import quote
 
 from google.protobuf import message
 
+from groundwire.core.addresses import (
+    EndpointError,
+    GrpcAddress,
+    RestAddress,
+    check_universe_domain,
+    is_loopback,
+    is_loopback_target,
+    is_universe_host,
+    parse_grpc_address,
+    parse_rest_address,
+)
 from groundwire.core.apis import Method
 from groundwire.core.version import VERSION
 
+__all__ = [
+    "CLOUD_PLATFORM_SCOPE",
+    "DEFAULT_UNIVERSE",
+    "EMULATOR_ALLOW_REMOTE_ENV",
+    "EMULATOR_GRPC_ENV",
+    "EMULATOR_REST_ENV",
+    "UNIVERSE_DOMAIN_ENV",
+    "EndpointError",
+    "Endpoints",
+    "api_client_header",
+    "default_host",
+    "describes_emulator",
+    "is_loopback",
+    "is_loopback_target",
+    "request_metadata",
+    "resolve_endpoints",
+    "user_agent",
+]
+
 EMULATOR_GRPC_ENV = "GROUNDWIRE_EMULATOR_HOST"
 EMULATOR_REST_ENV = "GROUNDWIRE_EMULATOR_REST"
+EMULATOR_ALLOW_REMOTE_ENV = "GROUNDWIRE_EMULATOR_ALLOW_REMOTE"
+UNIVERSE_DOMAIN_ENV = "GOOGLE_CLOUD_UNIVERSE_DOMAIN"
+DEFAULT_UNIVERSE = "googleapis.com"
 CLOUD_PLATFORM_SCOPE = "https://www.googleapis.com/auth/cloud-platform"
 _MULTI_REGIONS = ("us", "eu")
+_SWITCH_ON = ("1", "true", "yes")
+_SWITCH_OFF = ("", "0", "false", "no")
 
 
 @dataclass(frozen=True)
 class Endpoints:
-    """How to reach one API: a gRPC target and a REST base URL (None when not configured).
+    """How to reach one API: a gRPC target and a REST base URL (None: not to be used).
 
-    Plaintext is only ever used for loopback addresses (an emulator), and such calls carry
-    no credentials. An emulator reached by one protocol only (just `GROUNDWIRE_EMULATOR_HOST`
-    or just `GROUNDWIRE_EMULATOR_REST`) leaves the other protocol unset rather than sending
-    it to Google.
+    `plaintext` is an emulator: clear text, no credentials, and only to loopback unless
+    `remote_emulator` (the explicit switch) allows another host. Otherwise both protocols
+    are TLS, and `grpc_credentials` / `rest_credentials` say whether each carries the
+    user's credentials: only to the `universe`'s hosts, or to any host when the user gave
+    credentials. A protocol with no endpoint of its own is derived only from a Google
+    host, so an emulator or custom server never sends the other protocol to Google.
     """
 
     grpc_target: str | None
     rest_base_url: str | None
     plaintext: bool
+    grpc_credentials: bool = False
+    rest_credentials: bool = False
+    remote_emulator: bool = False
+    universe: str = DEFAULT_UNIVERSE
+
+    @property
+    def needs_credentials(self) -> bool:
+        """Whether either protocol carries credentials (only then are any loaded)."""
+        return self.grpc_credentials or self.rest_credentials
 
 
-def default_host(api: str, location: str) -> str:
-    """Google's host for `api` in `location`.
+def default_host(api: str, location: str, universe: str = DEFAULT_UNIVERSE) -> str:
+    """Google's host for `api` in `location`, in `universe` (googleapis.com by default).
 
     >>> default_host("discoveryengine", "eu"), default_host("aiplatform", "us-central1")
     ('eu-discoveryengine.googleapis.com', 'us-central1-aiplatform.googleapis.com')
     """
     if api == "discoveryengine":
         prefix = f"{location}-" if location in _MULTI_REGIONS else ""
-        return f"{prefix}discoveryengine.googleapis.com"
-    return (
-        "aiplatform.googleapis.com"
-        if location == "global"
-        else (f"{location}-aiplatform.googleapis.com")
-    )
+        return f"{prefix}discoveryengine.{universe}"
+    return f"aiplatform.{universe}" if location == "global" else f"{location}-aiplatform.{universe}"
 
 
-def is_loopback(host: str) -> bool:
-    """True for localhost, 127.0.0.0/8 and ::1 (brackets allowed).
+@dataclass(frozen=True)
+class _Route:
+    """One protocol's endpoint as configured: where, from which source, and whether TLS."""
 
-    >>> is_loopback("127.0.0.2"), is_loopback("[::1]"), is_loopback("10.0.0.1")
-    (True, True, False)
-    """
-    host = host.strip("[]").lower()
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
-
-
-def _split_target(target: str) -> tuple[str, str]:
-    host, _, port = target.rpartition(":")
-    return (host, port) if host else (target, "")
+    address: str
+    hosts: tuple[str, ...]
+    tls: bool
+    source: str
 
 
 def resolve_endpoints(
@@ -78,62 +114,194 @@ def resolve_endpoints(
     endpoint: str | None,
     rest_endpoint: str | None,
     environ: Mapping[str, str],
+    explicit_credentials: bool = False,
+    tls_requested: bool = False,
+    allow_remote_emulator: bool = False,
+    credentials_universe: str | None = None,
 ) -> Endpoints:
-    """Picks the gRPC target and REST URL for `api`.
+    """Picks the gRPC target and REST URL for `api`, and which of them carry credentials.
 
-    Explicit endpoints and the emulator variables are honoured; plaintext is refused
-    anywhere but loopback, and so is mixing an emulator with Google.
+    `endpoint` / `rest_endpoint` (the constructor's) win over the emulator variables.
+    `explicit_credentials`: the user passed credentials; with `tls_requested` (root
+    certificates or a client certificate) a loopback endpoint is TLS, not an emulator.
+    `allow_remote_emulator` or `GROUNDWIRE_EMULATOR_ALLOW_REMOTE=1` lets an emulator be on
+    another machine. `credentials_universe` is the explicit credentials' universe domain.
+    Raises EndpointError, naming the argument or variable, for anything malformed or unsafe.
 
     >>> resolve_endpoints("discoveryengine", "global", endpoint=None, rest_endpoint=None,
-    ...                   environ={})
-    Endpoints(grpc_target='discoveryengine.googleapis.com:443', \
-rest_base_url='https://discoveryengine.googleapis.com', plaintext=False)
-    >>> resolve_endpoints("aiplatform", "us-central1", endpoint="127.0.0.1:50051",
-    ...                   rest_endpoint=None, environ={})
-    Endpoints(grpc_target='127.0.0.1:50051', rest_base_url=None, plaintext=True)
+    ...                   environ={})  # doctest: +NORMALIZE_WHITESPACE
+    Endpoints(grpc_target='discoveryengine.googleapis.com:443',
+              rest_base_url='https://discoveryengine.googleapis.com', plaintext=False,
+              grpc_credentials=True, rest_credentials=True, remote_emulator=False,
+              universe='googleapis.com')
+    >>> resolve_endpoints("aiplatform", "us-central1", endpoint=None, rest_endpoint=None,
+    ...                   environ={"GROUNDWIRE_EMULATOR_HOST": "127.0.0.1:50051"}).grpc_target
+    '127.0.0.1:50051'
     """
-    endpoint = endpoint or environ.get(EMULATOR_GRPC_ENV) or None
-    rest_endpoint = rest_endpoint or environ.get(EMULATOR_REST_ENV) or None
-    host = default_host(api, location)
-    grpc_target: str | None = _grpc_target(endpoint, host)
-    grpc_plain = (
-        grpc_target is not None
-        and endpoint is not None
-        and is_loopback(_split_target(grpc_target)[0])
+    universe = _universe(environ, credentials_universe)
+    allow_remote = allow_remote_emulator or _switch(environ, EMULATOR_ALLOW_REMOTE_ENV)
+    tls = explicit_credentials or tls_requested
+    emulator_grpc, emulator_rest = _emulator_routes(environ)
+    grpc = _grpc_route(endpoint, tls) if endpoint else emulator_grpc
+    rest = _rest_route(rest_endpoint, tls) if rest_endpoint else emulator_rest
+    routes = [route for route in (grpc, rest) if route is not None]
+    variables = [route.source for route in (emulator_grpc, emulator_rest) if route is not None]
+    if variables or any(not route.tls for route in routes):
+        return _emulator(grpc, rest, routes, variables, allow_remote, explicit_credentials)
+    host = default_host(api, location, universe)
+    if grpc is None and rest is None:
+        grpc = _Route(f"{host}:443", (host,), True, "default")
+        rest = _Route(f"https://{host}", (host,), True, "default")
+    elif grpc is None and rest is not None:
+        grpc = _derived(rest, universe, lambda found: f"{found}:443")
+    elif rest is None and grpc is not None:
+        rest = _derived(grpc, universe, lambda found: f"https://{found}")
+    return Endpoints(
+        grpc.address if grpc else None,
+        rest.address if rest else None,
+        plaintext=False,
+        grpc_credentials=grpc is not None and _carries(grpc, universe, explicit_credentials),
+        rest_credentials=rest is not None and _carries(rest, universe, explicit_credentials),
+        universe=universe,
     )
-    rest_base_url = _rest_base_url(rest_endpoint, endpoint, host, grpc_plain)
-    rest_plain = rest_base_url is not None and rest_base_url.startswith("http://")
-    if rest_plain and grpc_target is not None and not grpc_plain and endpoint is None:
-        grpc_target = None  # a REST emulator alone: gRPC is not sent to Google meanwhile
-    if grpc_target is not None and rest_base_url is not None and grpc_plain != rest_plain:
-        raise ValueError(
-            "endpoint and rest_endpoint must both be loopback emulators or both TLS services"
+
+
+def describes_emulator(
+    endpoint: str | None, rest_endpoint: str | None, environ: Mapping[str, str]
+) -> bool:
+    """Whether these endpoints (or the emulator variables) point at an emulator.
+
+    Malformed values count as no emulator; the client reports them when it is built.
+
+    >>> describes_emulator("127.0.0.1:50051", None, {})
+    True
+    >>> describes_emulator(None, None, {"GROUNDWIRE_EMULATOR_REST": "https://example.com"})
+    False
+    """
+    try:
+        found = resolve_endpoints(
+            "discoveryengine",
+            "global",
+            endpoint=endpoint,
+            rest_endpoint=rest_endpoint,
+            environ=environ,
+            allow_remote_emulator=True,
         )
-    return Endpoints(grpc_target, rest_base_url, grpc_plain or rest_plain)
+    except EndpointError:
+        return False
+    return found.plaintext
 
 
-def _grpc_target(endpoint: str | None, host: str) -> str:
-    if endpoint is None:
-        return f"{host}:443"
-    return endpoint if _split_target(endpoint)[1] else f"{endpoint}:443"
-
-
-def _rest_base_url(
-    rest_endpoint: str | None, endpoint: str | None, host: str, grpc_plain: bool
-) -> str | None:
-    if rest_endpoint is None:
-        if grpc_plain:
-            return None  # a gRPC emulator alone: its REST port is unknown
-        return f"https://{_split_target(endpoint)[0] if endpoint else host}"
-    parts = urlsplit(rest_endpoint if "://" in rest_endpoint else f"https://{rest_endpoint}")
-    if parts.scheme not in ("http", "https"):
-        raise ValueError(f"rest_endpoint must be an http(s) URL, got {rest_endpoint!r}")
-    if parts.scheme == "http" and not is_loopback(parts.hostname or ""):
-        raise ValueError(
-            f"refusing plaintext HTTP to {parts.hostname}: only loopback "
-            "addresses may be reached without TLS"
+def _universe(environ: Mapping[str, str], credentials_universe: str | None) -> str:
+    configured = environ.get(UNIVERSE_DOMAIN_ENV, "").strip()
+    universe = check_universe_domain(configured, UNIVERSE_DOMAIN_ENV) if configured else None
+    if credentials_universe and universe and credentials_universe.lower() != universe:
+        raise EndpointError(
+            f"the credentials are for universe {credentials_universe!r}, but "
+            f"{UNIVERSE_DOMAIN_ENV}={configured!r}; use credentials of that universe"
         )
-    return f"{parts.scheme}://{parts.netloc}{parts.path.rstrip('/')}"
+    return universe or (credentials_universe or DEFAULT_UNIVERSE).lower()
+
+
+def _switch(environ: Mapping[str, str], name: str) -> bool:
+    value = environ.get(name, "").strip().lower()
+    if value in _SWITCH_ON:
+        return True
+    if value in _SWITCH_OFF:
+        return False
+    raise EndpointError(f"{name}={environ[name]!r}: set it to 1 to switch it on, e.g. {name}=1")
+
+
+def _emulator_routes(environ: Mapping[str, str]) -> tuple[_Route | None, _Route | None]:
+    """The emulator variables' routes, plaintext; EndpointError for any other form."""
+    grpc_text = environ.get(EMULATOR_GRPC_ENV, "").strip()
+    rest_text = environ.get(EMULATOR_REST_ENV, "").strip()
+    grpc = rest = None
+    if grpc_text:
+        address = parse_grpc_address(grpc_text, source=EMULATOR_GRPC_ENV, default_port=None)
+        grpc = _Route(address.target, address.hosts, False, EMULATOR_GRPC_ENV)
+    if rest_text:
+        if rest_text.lower().startswith("https://"):
+            raise EndpointError(
+                f"{EMULATOR_REST_ENV}={rest_text!r}: the emulator speaks plain HTTP, so "
+                f"https:// is refused; e.g. {EMULATOR_REST_ENV}=http://127.0.0.1:8080"
+            )
+        found = parse_rest_address(rest_text, source=EMULATOR_REST_ENV, bare_scheme="http")
+        rest = _Route(found.url, (found.host,), False, EMULATOR_REST_ENV)
+    return grpc, rest
+
+
+def _grpc_route(endpoint: str, tls: bool) -> _Route:
+    """The constructor's gRPC endpoint: loopback without TLS asked for is an emulator."""
+    address: GrpcAddress = parse_grpc_address(endpoint, source="endpoint", default_port="443")
+    return _Route(address.target, address.hosts, tls or not address.on_loopback, "endpoint")
+
+
+def _rest_route(rest_endpoint: str, tls: bool) -> _Route:
+    """The constructor's REST URL; a bare `host:port` is http only to loopback, without TLS."""
+    bare = "://" not in rest_endpoint
+    scheme = "https"
+    if bare:
+        guess = parse_rest_address(rest_endpoint, source="rest_endpoint", bare_scheme="http")
+        scheme = "https" if tls or not is_loopback(guess.host) else "http"
+    found: RestAddress = parse_rest_address(
+        rest_endpoint, source="rest_endpoint", bare_scheme=scheme
+    )
+    return _Route(found.url, (found.host,), found.scheme == "https", "rest_endpoint")
+
+
+def _emulator(
+    grpc: _Route | None,
+    rest: _Route | None,
+    routes: list[_Route],
+    variables: list[str],
+    allow_remote: bool,
+    explicit_credentials: bool,
+) -> Endpoints:
+    """An emulator's endpoints: every route plaintext, none to Google, no credentials."""
+    for route in routes:
+        if route.tls:
+            why = f"{variables[0]} is set" if variables else "the other endpoint is an emulator"
+            raise EndpointError(
+                f"{route.source}={route.address!r} is a TLS endpoint, but {why}: with an "
+                "emulator nothing goes to Google or carries credentials. Give both "
+                "endpoints as emulators (e.g. 127.0.0.1:50051 and http://127.0.0.1:8080), "
+                f"or unset {', '.join(variables) or 'the emulator endpoint'}"
+            )
+        if explicit_credentials and route.source == "rest_endpoint":
+            raise EndpointError(
+                f"rest_endpoint={route.address!r}: credentials are never sent over plain "
+                "HTTP; use https://, or no credentials for a local emulator"
+            )
+        remote = [host for host in route.hosts if not is_loopback(host)]
+        if remote and not allow_remote:
+            raise EndpointError(
+                f"{route.source}={route.address!r} names {remote[0]!r}, which is not "
+                "loopback: an emulator is reached in clear text, so only localhost, "
+                "127.0.0.0/8 and ::1 are allowed (e.g. 127.0.0.1:50051). To use an emulator "
+                f"on another machine set {EMULATOR_ALLOW_REMOTE_ENV}=1 or pass "
+                "allow_remote_emulator=True; it still gets no credentials"
+            )
+    return Endpoints(
+        grpc.address if grpc else None,
+        rest.address if rest else None,
+        plaintext=True,
+        remote_emulator=any(not is_loopback(host) for route in routes for host in route.hosts),
+    )
+
+
+def _derived(route: _Route, universe: str, address: Callable[[str], str]) -> _Route | None:
+    """The other protocol's endpoint, derived only from a single host of the universe."""
+    if len(route.hosts) != 1 or not is_universe_host(route.hosts[0], universe):
+        return None
+    return _Route(address(route.hosts[0]), route.hosts, True, "derived")
+
+
+def _carries(route: _Route, universe: str, explicit_credentials: bool) -> bool:
+    """Whether a TLS route carries credentials: always the user's, ADC only to Google."""
+    if explicit_credentials:
+        return True
+    return bool(route.hosts) and all(is_universe_host(host, universe) for host in route.hosts)
 
 
 @functools.cache

@@ -91,23 +91,40 @@ _CODE_BY_HTTP_STATUS = {
 
 @functools.cache
 def _secret_pattern() -> re.Pattern[str]:
-    """Compiled on first use, so importing this module compiles no regular expression."""
+    """Compiled on first use, so importing this module compiles no regular expression.
+
+    Four shapes: a named secret (`name: value`, `name=value`, JSON or Python quoting), whose
+    value is replaced; a `Cookie` / `Set-Cookie` header, replaced to the end of its line; the
+    password of a URL's `user:password@`; and tokens recognisable on their own.
+    """
     return re.compile(
         r"(?i)(?P<name>\b(?:(?:proxy-)?authorization|x-goog-api-key|access_token|refresh_token"
-        r"|id_token|client_secret|api_?key)\"?\s*[:=]\s*\"?|[?&]key=|\b(?-i:Bearer)\s+)"
-        r"(?:(?:bearer|basic)\s+)?[^\"&\s,;}]+"
+        r"|id_token|token|client_secret|password|api_?key)[\"']?\s*[:=]\s*[\"']?|[?&]key="
+        r"|\b(?-i:Bearer)\s+)(?:(?:bearer|basic)\s+)?[^\"'&\s,;}]+"
+        r"|(?P<cookie>\b(?:set-)?cookie[\"']?\s*[:=]\s*[\"']?)[^\r\n\"'}]+"
+        r"|(?P<user>://[^/\s:@]*:)[^/\s@]+@"
         r"|ya29\.[\w.-]+|AIza[\w-]{20,}|\beyJ[\w-]+\.[\w-]+\.[\w-]*|\b1//[\w-]{20,}"
     )
+
+
+def _redacted(found: re.Match[str]) -> str:
+    if found["user"] is not None:
+        return found["user"] + "[REDACTED]@"
+    return (found["name"] or found["cookie"] or "") + "[REDACTED]"
 
 
 def scrub_secrets(text: str) -> str:
     """Replace anything that looks like a credential (tokens, API keys, auth headers).
 
+    Also cookies and the password in a URL's `user:password@`.
+
     Example:
         >>> scrub_secrets("Authorization: Bearer ya29.a0AfH6SM")
         'Authorization: [REDACTED]'
+        >>> scrub_secrets("via http://proxy-user:hunter2@proxy.example:3128")
+        'via http://proxy-user:[REDACTED]@proxy.example:3128'
     """
-    return _secret_pattern().sub(lambda found: (found["name"] or "") + "[REDACTED]", text)
+    return _secret_pattern().sub(_redacted, text)
 
 
 class GroundwireError(Exception):

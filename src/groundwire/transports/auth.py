@@ -18,6 +18,7 @@ from google.auth import exceptions as auth_exceptions
 from google.auth import transport as auth_transport
 from google.auth.credentials import Credentials
 
+from groundwire.core.addresses import EndpointError
 from groundwire.core.errors import (
     DeadlineExceeded,
     GroundwireError,
@@ -197,7 +198,14 @@ class AccessTokens:
         """Adds the credentials' headers to `headers`, refreshing the token first if needed.
 
         `timeout` bounds the refresh, as in `refresh`: pass what is left of the call's.
+        Raises EndpointError (a ValueError) for a `url` that is not https: credentials
+        travel only over TLS, whoever asks.
         """
+        if urllib.parse.urlsplit(url).scheme.lower() != "https":
+            raise EndpointError(
+                f"refusing to attach credentials to {url.partition('?')[0]}: "
+                "credentials travel only over TLS (https://)"
+            )
         if self.needs_refresh():
             self.refresh(timeout)
         try:

@@ -106,17 +106,20 @@ async def as_async_iterator(
             yield request
 
 
-def refuse_plaintext(where: str, host: str, has_credentials: bool) -> None:
+def refuse_plaintext(
+    where: str, host: str, has_credentials: bool, *, allow_remote: bool = False
+) -> None:
     """Raises ValueError unless a clear-text connection to `host` is safe (emulator only).
 
-    Real credentials never travel in clear text, and clear text only goes to loopback.
+    Real credentials never travel in clear text, and clear text only goes to loopback,
+    unless `allow_remote` (the user's explicit switch for a remote emulator).
     """
     if has_credentials:
         raise ValueError(
             f"{where}: credentials are never sent over a plaintext connection; "
             "use TLS, or no credentials for a local emulator"
         )
-    if not is_loopback(host):
+    if not allow_remote and not is_loopback(host):
         raise ValueError(
             f"{where}: plaintext is only allowed to a loopback address "
             f"(localhost, 127.0.0.0/8, ::1), not {host!r}"

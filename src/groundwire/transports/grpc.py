@@ -98,7 +98,13 @@ def target_host(target: str) -> str:
 
 
 def channel_credentials(
-    target: str, credentials: Credentials | None, secure: bool, root_certificates: bytes | None
+    target: str,
+    credentials: Credentials | None,
+    secure: bool,
+    root_certificates: bytes | None,
+    *,
+    allow_remote_plaintext: bool = False,
+    client_certificate: tuple[bytes, bytes] | None = None,
 ) -> tuple[grpc.ChannelCredentials | None, TokenRequest | None]:
     """TLS composed with google-auth call credentials, or None for a loopback emulator.
 
@@ -106,9 +112,17 @@ def channel_credentials(
     Raises ValueError for plaintext with credentials or to a host that is not loopback.
     """
     if not secure:
-        refuse_plaintext(f"gRPC target {target}", target_host(target), credentials is not None)
+        refuse_plaintext(
+            f"gRPC target {target}",
+            target_host(target),
+            credentials is not None,
+            allow_remote=allow_remote_plaintext,
+        )
         return None, None
-    tls = grpc.ssl_channel_credentials(root_certificates=root_certificates)
+    chain, key = client_certificate or (None, None)
+    tls = grpc.ssl_channel_credentials(
+        root_certificates=root_certificates, private_key=key, certificate_chain=chain
+    )
     if credentials is None:
         return tls, None
     token_request = TokenRequest()
@@ -203,9 +217,11 @@ class GrpcTransport:
     """Calls over one gRPC channel (HTTP/2, TLS); thread-safe, one instance per client.
 
     `secure=False` is plaintext for a local emulator: it refuses credentials and any host
-    that is not loopback. `options` override the channel defaults (keepalive, 64 MiB
-    messages); `root_certificates` (PEM) replace the system roots; `user_agent` goes first in
-    the user-agent header (gRPC core sets that header itself, so a `user-agent` entry in the
+    that is not loopback (unless `allow_remote_plaintext`, for a remote emulator).
+    `options` override the channel defaults (keepalive, 64 MiB messages);
+    `root_certificates` (PEM) replace the system roots; `client_certificate` is a
+    (certificate chain, private key) PEM pair for mutual TLS; `user_agent` goes first in the
+    user-agent header (gRPC core sets that header itself, so a `user-agent` entry in the
     per-call metadata is not sent).
 
     Example:
@@ -222,10 +238,17 @@ class GrpcTransport:
         options: ChannelOptions = (),
         root_certificates: bytes | None = None,
         user_agent: str | None = None,
+        allow_remote_plaintext: bool = False,
+        client_certificate: tuple[bytes, bytes] | None = None,
     ) -> None:
         self.target = target
         tls, self._token_request = channel_credentials(
-            target, credentials, secure, root_certificates
+            target,
+            credentials,
+            secure,
+            root_certificates,
+            allow_remote_plaintext=allow_remote_plaintext,
+            client_certificate=client_certificate,
         )
         merged = channel_options(options, user_agent)
         self._channel = (

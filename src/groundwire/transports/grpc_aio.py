@@ -80,10 +80,17 @@ class AsyncGrpcTransport:
         options: ChannelOptions = (),
         root_certificates: bytes | None = None,
         user_agent: str | None = None,
+        allow_remote_plaintext: bool = False,
+        client_certificate: tuple[bytes, bytes] | None = None,
     ) -> None:
         self.target = target
         self._tls, self._token_request = channel_credentials(
-            target, credentials, secure, root_certificates
+            target,
+            credentials,
+            secure,
+            root_certificates,
+            allow_remote_plaintext=allow_remote_plaintext,
+            client_certificate=client_certificate,
         )
         self._options = channel_options(options, user_agent)
         self._channel: grpc.aio.Channel | None = None

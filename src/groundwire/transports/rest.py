@@ -48,8 +48,13 @@ SYSTEM_QUERY = "?%24alt=json%3Benum-encoding%3Dint"
 _EXCERPT = 120
 
 
-def base_url_for(base_url: str, credentials: Credentials | None) -> str:
+def base_url_for(
+    base_url: str, credentials: Credentials | None, *, allow_remote_plaintext: bool = False
+) -> str:
     """Checks and normalises a base URL: https, or http to loopback without credentials.
+
+    `allow_remote_plaintext` lets http go to another host (a remote emulator, by the
+    user's explicit switch), still without credentials.
 
     Example:
         >>> base_url_for("https://discoveryengine.googleapis.com/", None)
@@ -58,7 +63,12 @@ def base_url_for(base_url: str, credentials: Credentials | None) -> str:
     parts = urllib.parse.urlsplit(base_url)
     scheme = parts.scheme.lower()
     if scheme == "http":
-        refuse_plaintext(f"REST base URL {base_url}", parts.hostname or "", credentials is not None)
+        refuse_plaintext(
+            f"REST base URL {base_url}",
+            parts.hostname or "",
+            credentials is not None,
+            allow_remote=allow_remote_plaintext,
+        )
     elif scheme != "https":
         raise ValueError(f"REST base URL {base_url}: use https:// (or http:// to loopback)")
     if parts.query or parts.fragment:
@@ -204,8 +214,11 @@ class RestTransport:
         credentials: Credentials | None,
         ssl_context: ssl.SSLContext | None = None,
         max_idle_connections: int = http1.MAX_IDLE,
+        allow_remote_plaintext: bool = False,
     ) -> None:
-        self.base_url = base_url_for(base_url, credentials)
+        self.base_url = base_url_for(
+            base_url, credentials, allow_remote_plaintext=allow_remote_plaintext
+        )
         parts = urllib.parse.urlsplit(self.base_url)
         self._path_prefix = parts.path
         self._tokens = None if credentials is None else AccessTokens(credentials)

@@ -50,8 +50,11 @@ class AsyncRestTransport:
         credentials: Credentials | None,
         ssl_context: ssl.SSLContext | None = None,
         limits: httpx.Limits = DEFAULT_LIMITS,
+        allow_remote_plaintext: bool = False,
     ) -> None:
-        self.base_url = base_url_for(base_url, credentials)
+        self.base_url = base_url_for(
+            base_url, credentials, allow_remote_plaintext=allow_remote_plaintext
+        )
         self._tokens = None if credentials is None else AccessTokens(credentials)
         self._client = httpx.AsyncClient(
             limits=limits,

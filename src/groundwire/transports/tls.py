@@ -1,0 +1,40 @@
+"""TLS settings for the REST transports from PEM bytes: trusted roots and a client certificate.
+
+gRPC takes PEM bytes as they are; the standard library's `ssl` loads a certificate chain
+only from a file, so the client certificate passes through a private temporary directory
+that is removed as soon as it is loaded.
+"""
+
+from __future__ import annotations
+
+import ssl
+import tempfile
+from pathlib import Path
+
+
+def client_ssl_context(
+    root_certificates: bytes | None, client_certificate: tuple[bytes, bytes] | None
+) -> ssl.SSLContext | None:
+    """The TLS settings for these PEM roots and (chain, key) pair; None: the system's.
+
+    `root_certificates` replace the system's trusted roots; `client_certificate` is
+    presented to servers that ask for one (mutual TLS). Host names are always checked.
+
+    Example:
+        >>> client_ssl_context(None, None) is None
+        True
+    """
+    if root_certificates is None and client_certificate is None:
+        return None
+    context = ssl.create_default_context(
+        cadata=None if root_certificates is None else root_certificates.decode("ascii")
+    )
+    if client_certificate is not None:
+        chain, key = client_certificate
+        with tempfile.TemporaryDirectory(prefix="groundwire-tls-") as folder:
+            chain_file, key_file = Path(folder, "chain.pem"), Path(folder, "key.pem")
+            chain_file.write_bytes(chain)
+            key_file.touch(mode=0o600)
+            key_file.write_bytes(key)
+            context.load_cert_chain(chain_file, key_file)
+    return context

@@ -1,0 +1,44 @@
+"""The CLI's connection options follow the client's credential rules, and say so in one line."""
+
+from __future__ import annotations
+
+from typing import NoReturn
+
+import google.auth
+import pytest
+
+from groundwire.cli import main
+
+
+@pytest.fixture(autouse=True)
+def _no_default_credentials(monkeypatch: pytest.MonkeyPatch) -> None:
+    """No project from the environment, and ADC that fails the test if it is ever loaded."""
+
+    def refuse(*args: object, **kwargs: object) -> NoReturn:
+        raise AssertionError("Application Default Credentials must not be loaded")
+
+    monkeypatch.delenv("GOOGLE_CLOUD_PROJECT", raising=False)
+    monkeypatch.setattr(google.auth, "default", refuse)
+
+
+def test_an_emulator_variable_off_loopback_is_one_line_naming_it(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("GROUNDWIRE_EMULATOR_HOST", "some-host:1")
+    status = main(["check", "--answer", "a", "--fact", "b", "--timeout", "5"])
+    err = capsys.readouterr().err
+    assert status == 2
+    assert len(err.strip().splitlines()) == 1
+    assert "GROUNDWIRE_EMULATOR_HOST" in err
+    assert "GROUNDWIRE_EMULATOR_ALLOW_REMOTE=1" in err
+
+
+def test_a_malformed_rest_emulator_variable_is_one_line_with_an_example(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("GROUNDWIRE_EMULATOR_REST", "https://127.0.0.1:8443")
+    status = main(["check", "--project", "p", "--answer", "a", "--fact", "b"])
+    err = capsys.readouterr().err
+    assert status == 2
+    assert "GROUNDWIRE_EMULATOR_REST" in err
+    assert "http://127.0.0.1:8080" in err
