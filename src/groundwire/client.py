@@ -18,7 +18,7 @@ from groundwire.core.endpoints import (
     resolve_endpoints,
     user_agent,
 )
-from groundwire.core.errors import GroundwireError, Unauthenticated
+from groundwire.core.errors import ClientClosed, GroundwireError, Unauthenticated
 from groundwire.core.offsets import OffsetUnit
 from groundwire.core.requests import FactLike, TurnLike
 from groundwire.core.results import CheckGroundingResult, CorroborationResult, GenerateResult
@@ -67,7 +67,7 @@ class _Settings:
         The retry policy's `timeout` is the deadline instead when it is smaller.
         """
         if self.closed:
-            raise RuntimeError("this client is closed; create a new one")
+            raise ClientClosed("this client is closed; create a new one")
         return Retrying(self.retry, self.timeout if timeout is None else timeout, self.random)
 
     def connection(
@@ -343,7 +343,7 @@ class GroundingClient(_ClientBase):
     def _transport(self, api: str) -> Transport:
         with self._lock:
             if self._settings.closed:
-                raise RuntimeError("this client is closed; create a new one")
+                raise ClientClosed("this client is closed; create a new one")
             found = self._transports.get(api)
             if found is None:
                 found = self._transports[api] = self._settings.make_transport(

@@ -69,7 +69,8 @@ def message_from_json(json_object: dict[str, Any], message_class: type[M]) -> M:
     """Builds `message_class` from a decoded JSON object, ignoring unknown fields.
 
     The result is equal to `json_format.ParseDict(json_object, message_class(),
-    ignore_unknown_fields=True)`, and so are the exceptions for input it rejects.
+    ignore_unknown_fields=True)`, and so are the exceptions for input it rejects, except
+    that a key holding a lone surrogate raises `ParseError` where upb raises `SystemError`.
 
     Example:
         >>> from groundwire.core.apis import method
@@ -87,7 +88,11 @@ def message_from_json(json_object: dict[str, Any], message_class: type[M]) -> M:
         except Exception:  # _Fallback, or the constructor refused a value: json_format says why
             pass
     target = message_class()
-    json_format.ParseDict(json_object, target, ignore_unknown_fields=True)
+    try:
+        json_format.ParseDict(json_object, target, ignore_unknown_fields=True)
+    except (SystemError, UnicodeError) as error:
+        # upb fails this way on a key holding a lone surrogate, which no proto name matches.
+        raise json_format.ParseError(f"a key protobuf cannot read: {error}") from None
     return target
 
 
