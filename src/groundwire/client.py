@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 from google.protobuf import message
 
 from groundwire.core import calls
+from groundwire.core.bodies import MAX_RESPONSE_BYTES
 from groundwire.core.endpoints import (
     CLOUD_PLATFORM_SCOPE,
     Endpoints,
@@ -60,6 +61,7 @@ class _Settings:
         self.fallback_cooldown = fallback_cooldown
         self.random = random.Random()
         self.closed = False
+        self.max_response_bytes = MAX_RESPONSE_BYTES
 
     def retrying(self, timeout: float | None) -> Retrying:
         """The retry state of one call, whose deadline is its own `timeout`, else the client's.
@@ -127,12 +129,15 @@ class _Settings:
                 credentials=credentials,
                 secure=not endpoints.plaintext,
                 user_agent=user_agent(),
+                options=[("grpc.max_receive_message_length", self.max_response_bytes)],
             )
         if rest_base_url is not None:
             rest_class = _transport_class(
                 "rest_aio.AsyncRestTransport" if asynchronous else "rest.RestTransport"
             )
-            rest_transport = rest_class(rest_base_url, credentials=credentials)
+            rest_transport = rest_class(
+                rest_base_url, credentials=credentials, max_response_bytes=self.max_response_bytes
+            )
         if grpc_transport is not None and rest_transport is not None:
             auto_class = _transport_class(
                 "auto.AsyncAutoTransport" if asynchronous else "auto.AutoTransport"
@@ -174,7 +179,10 @@ class _ClientBase:
         validate: bool = True,
         fallback_cooldown: float = 60.0,
         corroborate_offset_unit: OffsetUnit = "utf8",
+        max_response_bytes: int = MAX_RESPONSE_BYTES,
     ) -> None:
+        if max_response_bytes < 1:
+            raise ValueError("max_response_bytes must be at least 1")
         self._config = calls.ClientConfig(
             project, location, api_version, validate, quota_project, corroborate_offset_unit
         )
@@ -187,6 +195,7 @@ class _ClientBase:
             retry=retry,
             fallback_cooldown=fallback_cooldown,
         )
+        self._settings.max_response_bytes = max_response_bytes
         self._transports: dict[str, Any] = {}
         self._lock = self._new_lock()
 
@@ -232,6 +241,8 @@ class GroundingClient(_ClientBase):
         corroborate_offset_unit: what CorroborateContent's `start_index`/`end_index` count:
             `"utf8"` bytes (default, as Vertex AI documents its other grounding offsets),
             `"codepoint"` or `"utf16"`.
+        max_response_bytes: the largest response accepted, decompressed (default 64 MiB);
+            a larger one fails with `MessageTooLarge` and is not retried.
     """
 
     @staticmethod

@@ -302,3 +302,27 @@ def test_sync_grpc_response_bytes_that_do_not_parse_are_an_internal_error(
         pytest.raises(Internal),
     ):
         client.check_grounding("a", ["b"])
+
+
+def kilobyte_check(method: apis.Method, request: Any) -> Any:
+    response: Any = method.response_class(support_score=1.0)
+    response.claims.add(claim_text="a" * 2000)
+    return response
+
+
+@pytest.mark.parametrize("transport", ["grpc", "rest"])
+async def test_the_size_limit_is_an_option_of_both_clients(transport: TransportName) -> None:
+    with CannedServers(kilobyte_check) as servers:
+        options: dict[str, Any] = {
+            "transport": transport,
+            "endpoint": servers.grpc_address,
+            "rest_endpoint": servers.http_url,
+            "max_response_bytes": 1000,
+        }
+        with GroundingClient(PROJECT, **options) as client, pytest.raises(MessageTooLarge):
+            client.check_grounding("a", ["b"])
+        async with AsyncGroundingClient(PROJECT, **options) as async_client:
+            with pytest.raises(MessageTooLarge):
+                await async_client.check_grounding("a", ["b"])
+        with GroundingClient(PROJECT, **{**options, "max_response_bytes": 4000}) as client:
+            assert len(client.check_grounding("a", ["b"]).claims[0].text) == 2000

@@ -69,9 +69,7 @@ class BodyDecoder:
             return raw
         pieces: list[bytes] = []
         pending = raw
-        while pending:
-            if self._inflater.eof:
-                raise Internal("the gzip body has bytes after its end")
+        while pending and not self._inflater.eof:  # bytes after the end are ignored, as zlib does
             try:
                 # Never more than one byte past the cap in one step: a bomb cannot inflate here.
                 piece = self._inflater.decompress(pending, self.limit - self.decoded + 1)
