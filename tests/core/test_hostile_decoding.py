@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 
 import pytest
@@ -119,3 +120,18 @@ def test_any_grpc_status_trailer_decodes_to_a_groundwire_error(
     trailer = Status(code=code, details=[AnyProto(type_url=type_url, value=value)])
     for details_bin in (trailer.SerializeToString(), tail, trailer.SerializeToString() + tail):
         assert isinstance(error_from_status(code, "failed", details_bin), GroundwireError)
+
+
+response_bodies = st.dictionaries(
+    json_keys | st.sampled_from(["supportScore", "claims", "citedChunks"]), json_values, max_size=4
+).map(lambda body: json.dumps(body).encode())
+
+
+@FUZZ
+@given(body=response_bodies)
+def test_any_200_body_even_with_lone_surrogates_decodes_to_a_message_or_internal(
+    body: bytes,
+) -> None:
+    for decode in (lambda: decode_response(CHECK, body), lambda: decode_element(CHECK, body, {})):
+        with contextlib.suppress(GroundwireError):
+            assert isinstance(decode(), CHECK.response_class)

@@ -248,6 +248,26 @@ def test_auto_falls_back_to_rest_when_the_grpc_port_is_a_blackhole(
     assert outcome.seconds < BLACKHOLE_TIMEOUT
 
 
+def test_an_auto_stream_falls_back_to_rest_when_the_grpc_port_is_a_blackhole(
+    rest_behind_a_blackhole: tuple[RawServer, CannedServers],
+) -> None:
+    blackhole, servers = rest_behind_a_blackhole
+    servers.behaviour = lambda method, request: [method.response_class()]
+    with GroundingClient(
+        PROJECT,
+        endpoint=blackhole.address,
+        rest_endpoint=servers.http_url,
+        timeout=BLACKHOLE_TIMEOUT,
+    ) as client:
+        outcome = bounded(
+            lambda: list(client.stream_generate_grounded_content("a")), 3 * BLACKHOLE_TIMEOUT
+        )
+
+    assert outcome.error is None, repr(outcome.error)
+    assert len(outcome.result) == 1
+    assert servers.recorder.rest_calls == 1
+
+
 async def test_async_auto_falls_back_to_rest_when_the_grpc_port_is_a_blackhole(
     rest_behind_a_blackhole: tuple[RawServer, CannedServers],
 ) -> None:
