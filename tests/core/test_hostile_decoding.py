@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+from typing import Any
 
 import pytest
 from google.protobuf.any_pb2 import Any as AnyProto
@@ -68,13 +69,14 @@ def test_corrupt_bytes_in_grpc_status_details_bin_still_give_the_error() -> None
 
 json_keys = st.text(max_size=6) | st.sampled_from(["@type", "code", "message", "details", "\ud800"])
 json_scalars = st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=8)
-json_values = st.recursive(
-    json_scalars,
-    lambda children: (
-        st.lists(children, max_size=3) | st.dictionaries(json_keys, children, max_size=3)
-    ),
-    max_leaves=12,
-)
+
+
+def nested(children: st.SearchStrategy[Any]) -> st.SearchStrategy[Any]:
+    """JSON arrays and objects of `children`."""
+    return st.lists(children, max_size=3) | st.dictionaries(json_keys, children, max_size=3)
+
+
+json_values = st.recursive(json_scalars, nested, max_leaves=12)
 detail_types = st.sampled_from(
     [
         "type.googleapis.com/google.rpc.BadRequest",
