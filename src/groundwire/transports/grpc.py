@@ -264,6 +264,11 @@ class GrpcTransport:
     the user-agent header (gRPC core sets that header itself, so a `user-agent` entry in the
     per-call metadata is not sent).
 
+    A call waits for its channel to connect at most `connect_budget` (a quarter of its
+    timeout): past it, as when TCP connects but nothing answers, it fails with
+    `ConnectionFailure`, so `auto` falls back to REST with the rest of the time. A loopback
+    target never goes through a proxy. Calls in flight at `close` fail with `ClientClosed`.
+
     Example:
         >>> transport = GrpcTransport("127.0.0.1:50051", credentials=None, secure=False)
         >>> transport.close()
