@@ -144,6 +144,7 @@ def test_a_response_over_the_size_limit_is_downloaded_once_and_not_retried(
 HEADER_PAUSE = 0.3
 DEADLINE = 2.0
 BOUND = 10.0
+SLACK = 4.0  # generous: the trickle would hold a call for 30 s
 
 
 def trickle(connection: socket.socket, stop: threading.Event) -> None:
@@ -189,7 +190,7 @@ def test_one_deadline_bounds_a_sync_call_while_headers_trickle_in(
 
     assert not outcome.hung, f"still waiting after {BOUND} s"
     assert isinstance(outcome.error, GroundwireError), repr(outcome.error)
-    assert outcome.seconds < DEADLINE + 1.0
+    assert outcome.seconds < DEADLINE + SLACK
 
 
 @pytest.mark.parametrize("kind", ["unary", "stream"])
@@ -211,7 +212,7 @@ async def test_one_deadline_bounds_an_async_call_while_headers_trickle_in(
                 await asyncio.wait_for(async_call(client, kind), BOUND)
             seconds = time.monotonic() - started
 
-    assert seconds < DEADLINE + 1.0
+    assert seconds < DEADLINE + SLACK
 
 
 def ok_check(method: apis.Method, request: Any) -> Any:
@@ -245,7 +246,6 @@ def test_auto_falls_back_to_rest_when_the_grpc_port_is_a_blackhole(
     assert outcome.error is None, repr(outcome.error)
     assert outcome.result.claims[0].text == "a"
     assert servers.recorder.rest_calls == 1
-    assert outcome.seconds < BLACKHOLE_TIMEOUT
 
 
 def test_an_auto_stream_falls_back_to_rest_when_the_grpc_port_is_a_blackhole(
