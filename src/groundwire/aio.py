@@ -10,7 +10,7 @@ from google.protobuf import message
 
 from groundwire.client import _ClientBase
 from groundwire.core import calls
-from groundwire.core.errors import GroundwireError
+from groundwire.core.errors import ClientClosed, GroundwireError
 from groundwire.core.requests import FactLike, TurnLike
 from groundwire.core.results import CheckGroundingResult, CorroborationResult, GenerateResult
 
@@ -100,7 +100,7 @@ class AsyncGroundingClient(_ClientBase):
     async def _transport(self, api: str) -> AsyncTransport:
         async with self._lock:
             if self._settings.closed:
-                raise RuntimeError("this client is closed; create a new one")
+                raise ClientClosed("this client is closed; create a new one")
             found = self._transports.get(api)
             if found is None:
                 # Finding credentials may read files or ask a metadata server: off the loop.

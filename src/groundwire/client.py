@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 from google.protobuf import message
 
 from groundwire.core import calls
+from groundwire.core.bodies import MAX_RESPONSE_BYTES
 from groundwire.core.endpoints import (
     CLOUD_PLATFORM_SCOPE,
     EndpointError,
@@ -19,7 +20,7 @@ from groundwire.core.endpoints import (
     resolve_endpoints,
     user_agent,
 )
-from groundwire.core.errors import GroundwireError, Unauthenticated
+from groundwire.core.errors import ClientClosed, GroundwireError, Unauthenticated
 from groundwire.core.offsets import OffsetUnit
 from groundwire.core.requests import FactLike, TurnLike
 from groundwire.core.results import CheckGroundingResult, CorroborationResult, GenerateResult
@@ -67,6 +68,7 @@ class _Settings:
         self.client_certificate = client_certificate
         self.random = random.Random()
         self.closed = False
+        self.max_response_bytes = MAX_RESPONSE_BYTES
 
     def retrying(self, timeout: float | None) -> Retrying:
         """The retry state of one call, whose deadline is its own `timeout`, else the client's.
@@ -74,7 +76,7 @@ class _Settings:
         The retry policy's `timeout` is the deadline instead when it is smaller.
         """
         if self.closed:
-            raise RuntimeError("this client is closed; create a new one")
+            raise ClientClosed("this client is closed; create a new one")
         return Retrying(self.retry, self.timeout if timeout is None else timeout, self.random)
 
     def connection(
@@ -151,6 +153,7 @@ class _Settings:
                 user_agent=user_agent(),
                 allow_remote_plaintext=endpoints.remote_emulator,
                 client_certificate=self.client_certificate,
+                options=[("grpc.max_receive_message_length", self.max_response_bytes)],
             )
         if rest_base_url is not None:
             rest_class = _transport_class(
@@ -164,6 +167,7 @@ class _Settings:
                 credentials=credentials if endpoints.rest_credentials else None,
                 ssl_context=tls,
                 allow_remote_plaintext=endpoints.remote_emulator,
+                max_response_bytes=self.max_response_bytes,
             )
         if grpc_transport is not None and rest_transport is not None:
             auto_class = _transport_class(
@@ -215,7 +219,10 @@ class _ClientBase:
         allow_remote_emulator: bool = False,
         root_certificates: bytes | None = None,
         client_certificate: tuple[bytes, bytes] | None = None,
+        max_response_bytes: int = MAX_RESPONSE_BYTES,
     ) -> None:
+        if max_response_bytes < 1:
+            raise ValueError("max_response_bytes must be at least 1")
         self._config = calls.ClientConfig(
             project, location, api_version, validate, quota_project, corroborate_offset_unit
         )
@@ -231,6 +238,7 @@ class _ClientBase:
             root_certificates=root_certificates,
             client_certificate=client_certificate,
         )
+        self._settings.max_response_bytes = max_response_bytes
         self._transports: dict[str, Any] = {}
         self._lock = self._new_lock()
 
@@ -287,6 +295,8 @@ class GroundingClient(_ClientBase):
         corroborate_offset_unit: what CorroborateContent's `start_index`/`end_index` count:
             `"utf8"` bytes (default, as Vertex AI documents its other grounding offsets),
             `"codepoint"` or `"utf16"`.
+        max_response_bytes: the largest response accepted, decompressed (default 64 MiB);
+            a larger one fails with `MessageTooLarge` and is not retried.
     """
 
     @staticmethod
@@ -398,7 +408,7 @@ class GroundingClient(_ClientBase):
     def _transport(self, api: str) -> Transport:
         with self._lock:
             if self._settings.closed:
-                raise RuntimeError("this client is closed; create a new one")
+                raise ClientClosed("this client is closed; create a new one")
             found = self._transports.get(api)
             if found is None:
                 found = self._transports[api] = self._settings.make_transport(

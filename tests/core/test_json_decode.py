@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 
 from groundwire.core import apis
 from groundwire.core.errors import InvalidArgument
-from groundwire.core.json_decode import message_from_json, schema_for
+from groundwire.core.json_decode import UNREADABLE_KEY, message_from_json, schema_for
 from groundwire.core.transcoding import decode_message
 from tests.support.typed import descriptor_of, typed
 
@@ -169,8 +169,12 @@ json_styles = st.fixed_dictionaries(
 
 
 def _reference(json_object: Any, message_class: type[Message]) -> Message:
+    """json_format's answer, but for the one failure ours types: upb's SystemError on a key."""
     target = message_class()
-    json_format.ParseDict(json_object, target, ignore_unknown_fields=True)
+    try:
+        json_format.ParseDict(json_object, target, ignore_unknown_fields=True)
+    except (SystemError, UnicodeError):
+        raise json_format.ParseError(UNREADABLE_KEY) from None
     return target
 
 

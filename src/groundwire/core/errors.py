@@ -142,6 +142,8 @@ class GroundwireError(Exception):
     """
 
     code: ClassVar[StatusCode] = StatusCode.UNKNOWN
+    permanent: ClassVar[bool] = False
+    """True for a failure no retry can cure, whatever its code (see `MessageTooLarge`)."""
 
     def __init__(
         self,
@@ -160,7 +162,7 @@ class GroundwireError(Exception):
     @property
     def retryable(self) -> bool:
         """Whether the code is one worth retrying (the retry policy decides finally)."""
-        return self.code in RETRYABLE_CODES
+        return not self.permanent and self.code in RETRYABLE_CODES
 
     def detail(self, kind: type[_M]) -> _M | None:
         """The first detail of type ``kind``, e.g. ``error.detail(BadRequest)``; None if absent."""
@@ -272,6 +274,25 @@ class Unauthenticated(GroundwireError):
 
 # Each class above stands for one code: this is the only code → error type mapping.
 _ERROR_TYPES = {error_type.code: error_type for error_type in GroundwireError.__subclasses__()}
+
+
+class MessageTooLarge(ResourceExhausted):
+    """A response (or request) is over the size limit; sending the call again cannot help.
+
+    REST responses are capped at `max_response_bytes` once decompressed (64 MiB by default),
+    gRPC messages at the channel's limit of the same size. Never retried.
+    """
+
+    permanent = True
+
+
+class ClientClosed(Cancelled, RuntimeError):
+    """The call's own client was closed, before or while the call ran; never retried.
+
+    Also a `RuntimeError`, as a call on a closed client raised before.
+    """
+
+    permanent = True
 
 
 def error_type_for(code: int) -> type[GroundwireError]:
@@ -428,6 +449,11 @@ def bad_request(violations: Sequence[tuple[str, str]], message: str) -> InvalidA
     return InvalidArgument(message, details=(detail,))
 
 
+# What protobuf raises for JSON it cannot hold: a ParseError, nesting past the recursion limit,
+# a lone surrogate (UnicodeEncodeError, or upb's SystemError), a number out of range.
+_UNREPRESENTABLE = (ValueError, RecursionError, SystemError, OverflowError, TypeError)
+
+
 @functools.cache
 def _detail_types() -> dict[str, type[Message]]:
     """The google.rpc detail messages by full name (google.rpc.BadRequest → BadRequest)."""
@@ -440,11 +466,17 @@ def _detail_types() -> dict[str, type[Message]]:
 
 
 def _unpack_any(packed: AnyProto) -> Message:
+    """A known detail decoded from its Any; an unknown or corrupt one stays the Any it came in."""
+    from google.protobuf.message import DecodeError
+
     detail_type = _detail_types().get(packed.TypeName())
     if detail_type is None:
         return packed
     detail = detail_type()
-    return detail if packed.Unpack(detail) else packed
+    try:
+        return detail if packed.Unpack(detail) else packed
+    except DecodeError:
+        return packed
 
 
 def _detail_from_json(item: dict[str, Any]) -> Message:
@@ -459,10 +491,14 @@ def _detail_from_json(item: dict[str, Any]) -> Message:
         fields = {key: value for key, value in item.items() if key != "@type"}
         try:
             return json_format.ParseDict(fields, detail_type(), ignore_unknown_fields=True)
-        except json_format.ParseError:
+        except (json_format.ParseError, *_UNREPRESENTABLE):
             pass
     kept = Struct()
-    kept.update(item)
+    try:
+        kept.update(item)
+    except _UNREPRESENTABLE:  # too deep, or a key protobuf cannot hold: only its type is kept
+        kept = Struct()
+        kept.update({"@type": type_url if isinstance(type_url, str) else ""})
     return kept
 
 

@@ -60,6 +60,9 @@ _MAX_DEPTH = 64
 _Entry = tuple[str, int, bool, Any, str | None]
 _Schema = dict[str, _Entry]
 
+UNREADABLE_KEY = "a JSON key is not valid Unicode (a lone surrogate), so no field has its name"
+"""Why a body fails whose key protobuf's own parser cannot read (it raises SystemError)."""
+
 
 class _Fallback(Exception):
     """This input needs json_format's exact handling."""
@@ -69,7 +72,8 @@ def message_from_json(json_object: dict[str, Any], message_class: type[M]) -> M:
     """Builds `message_class` from a decoded JSON object, ignoring unknown fields.
 
     The result is equal to `json_format.ParseDict(json_object, message_class(),
-    ignore_unknown_fields=True)`, and so are the exceptions for input it rejects.
+    ignore_unknown_fields=True)`, and so are the exceptions for input it rejects, except
+    that a key holding a lone surrogate raises `ParseError` where upb raises `SystemError`.
 
     Example:
         >>> from groundwire.core.apis import method
@@ -87,7 +91,11 @@ def message_from_json(json_object: dict[str, Any], message_class: type[M]) -> M:
         except Exception:  # _Fallback, or the constructor refused a value: json_format says why
             pass
     target = message_class()
-    json_format.ParseDict(json_object, target, ignore_unknown_fields=True)
+    try:
+        json_format.ParseDict(json_object, target, ignore_unknown_fields=True)
+    except (SystemError, UnicodeError):
+        # upb fails this way on a key holding a lone surrogate, which no proto name matches.
+        raise json_format.ParseError(UNREADABLE_KEY) from None
     return target
 
 

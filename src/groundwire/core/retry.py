@@ -9,6 +9,14 @@ Two clocks matter and they are not the same thing:
 Example: with ``timeout=60`` and a per-attempt timeout of 20 s, a first try that times out
 (20 s), a wait of 1 s, a second try that times out (20 s) and a wait of 2 s leave 17 s, so the
 third try gets a 17 s timeout; when it times out nothing remains, and no fourth try starts.
+
+**Back-off never runs into the deadline.** When the wait before the next try (the jittered
+back-off, or the longer wait the server asked for with RetryInfo or Retry-After) is at least
+the time left, the client does not wait: it raises the last error at once. So a server that
+asks for 30 s when 10 s are left gets one attempt, and the caller learns it now, not in 10 s.
+
+A failure that no retry can cure (`GroundwireError.permanent`: a message over the size limit,
+a closed client) is never retried, whatever its code.
 """
 
 from __future__ import annotations
@@ -99,7 +107,7 @@ class RetryPolicy:
             >>> RetryPolicy().is_retryable(error_from_status(14, "unavailable"))
             True
         """
-        return error.code in self.retryable_codes
+        return not error.permanent and error.code in self.retryable_codes
 
 
 @dataclass(frozen=True, slots=True)
@@ -165,10 +173,10 @@ def next_delay(
 ) -> float | None:
     """Seconds to wait before retrying after attempt number ``attempt`` (1-based) failed.
 
-    None means stop and raise ``error``: its code is not retryable, ``max_attempts`` is used
-    up, or the wait would reach the overall deadline. A wait the server asked for
-    (``error.retry_delay``, from RetryInfo or Retry-After) is a lower bound on the jittered
-    wait, even beyond ``policy.maximum``.
+    None means stop and raise ``error``: it is not retryable (its code, or it is permanent),
+    ``max_attempts`` is used up, or the wait would reach the overall deadline. A wait the
+    server asked for (``error.retry_delay``, from RetryInfo or Retry-After) is a lower bound
+    on the jittered wait, even beyond ``policy.maximum``.
 
     Example:
         >>> import random
@@ -186,9 +194,23 @@ def next_delay(
     delay = rng.uniform(0.0, policy.ceiling(attempt - 1))
     if error.retry_delay is not None:
         delay = max(delay, error.retry_delay)
-    if delay >= deadline.remaining():
+    if not fits_before_deadline(delay, deadline):
         return None
     return delay
+
+
+def fits_before_deadline(delay: float, deadline: Deadline) -> bool:
+    """Whether a back-off wait of ``delay`` seconds leaves time for another attempt.
+
+    The rule (see the module's docstring): a wait at least as long as the time left is not
+    taken, and the call gives up with the error it has.
+
+    Example:
+        >>> deadline = Deadline.start(10.0, clock=lambda: 0.0)
+        >>> fits_before_deadline(2.0, deadline), fits_before_deadline(10.0, deadline)
+        (True, False)
+    """
+    return delay < deadline.remaining()
 
 
 class Retrying:

@@ -57,7 +57,7 @@ class Transport(Protocol):
         ...
 
     def close(self) -> None:
-        """Closes the connections; calls in flight fail, later calls are not allowed."""
+        """Closes the connections; calls in flight and later calls fail with `ClientClosed`."""
         ...
 
 
@@ -82,7 +82,7 @@ class AsyncTransport(Protocol):
         ...
 
     async def close(self) -> None:
-        """Closes the connections; calls in flight fail, later calls are not allowed."""
+        """Closes the connections; calls in flight and later calls fail with `ClientClosed`."""
         ...
 
 

@@ -1,12 +1,14 @@
 """The blocking gRPC transport: raw protobuf over one channel, as close to a bare stub as can be.
 
 Also the pieces the asyncio gRPC transport shares: channel options and credentials, the
-plaintext guard, and the translation of a failed call into a `GroundwireError`.
+plaintext guard, the bound on connecting, and the translation of a failed call into a
+`GroundwireError`.
 """
 
 from __future__ import annotations
 
 import re
+import time
 from collections.abc import Generator, Iterable, Iterator, Sequence
 from typing import Any, Protocol
 
@@ -16,7 +18,8 @@ from google.auth.transport.grpc import AuthMetadataPlugin
 from google.protobuf.message import Message
 
 from groundwire.core.apis import Method
-from groundwire.core.errors import GroundwireError, error_from_status
+from groundwire.core.endpoints import is_loopback
+from groundwire.core.errors import ClientClosed, GroundwireError, MessageTooLarge, error_from_status
 from groundwire.transports.auth import TokenRequest
 from groundwire.transports.base import ConnectionFailure, Metadata, refuse_plaintext
 
@@ -33,12 +36,26 @@ DEFAULT_OPTIONS: tuple[tuple[str, int], ...] = (
 
 ChannelOptions = Sequence[tuple[str, Any]]
 
+CONNECT_SHARE = 0.25
+"""The share of an attempt's timeout a channel may spend connecting before the call starts."""
+MAX_CONNECT_SECONDS = 20.0
+"""The longest wait for a connection (gRPC core's own connect timeout), with no timeout too."""
+SETTLED = frozenset(
+    {
+        grpc.ChannelConnectivity.READY,
+        grpc.ChannelConnectivity.TRANSIENT_FAILURE,
+        grpc.ChannelConnectivity.SHUTDOWN,
+    }
+)
+"""The states where a call no longer waits for a connection: it runs, or fails at once."""
+
 _DETAILS_TRAILER = "grpc-status-details-bin"
 # What gRPC core says when it made no connection: refused, DNS, TLS/ALPN, a peer without HTTP/2.
 _NOT_CONNECTED = re.compile(
     r"failed to connect|handshake|connection refused|http/2|dns resolution|name resolution|alpn",
     re.IGNORECASE,
 )
+_TOO_LARGE = re.compile(r"(received|sent) message larger than max", re.IGNORECASE)
 _CONNECTIVITY_BY_NUMBER = {state.value[0]: state for state in grpc.ChannelConnectivity}
 
 
@@ -55,17 +72,26 @@ class FailedCall(Protocol):
         """The trailers, where rich error details travel as `grpc-status-details-bin`."""
 
 
-def channel_options(options: ChannelOptions, user_agent: str | None) -> list[tuple[str, Any]]:
+def channel_options(
+    options: ChannelOptions, user_agent: str | None, target: str = ""
+) -> list[tuple[str, Any]]:
     """The defaults above, overridden by `options`; gRPC core sends `user_agent` first.
+
+    A loopback `target` is reached directly: the environment's proxies (http_proxy,
+    https_proxy, grpc_proxy) are for leaving the machine, and would see plaintext.
 
     Example:
         >>> dict(channel_options([("grpc.keepalive_time_ms", 60_000)], None))[
         ...     "grpc.keepalive_time_ms"]
         60000
+        >>> dict(channel_options((), None, "127.0.0.1:50051"))["grpc.enable_http_proxy"]
+        0
     """
     merged: dict[str, Any] = dict(DEFAULT_OPTIONS)
     if user_agent:
         merged["grpc.primary_user_agent"] = user_agent
+    if target and is_loopback(target_host(target)):
+        merged["grpc.enable_http_proxy"] = 0
     merged.update(options)
     return list(merged.items())
 
@@ -131,6 +157,34 @@ def channel_credentials(
     return grpc.composite_channel_credentials(tls, call_credentials), token_request
 
 
+def connect_budget(timeout: float | None) -> float:
+    """How long a call may wait for its channel to connect: a share of its `timeout`.
+
+    Past it the call fails with `ConnectionFailure`, so that a port where TCP connects but
+    nothing answers (a blackhole) lets the auto transport fall back to REST in time.
+
+    Example:
+        >>> connect_budget(8.0), connect_budget(None), connect_budget(600.0)
+        (2.0, 20.0, 20.0)
+    """
+    if timeout is None:
+        return MAX_CONNECT_SECONDS
+    return min(timeout * CONNECT_SHARE, MAX_CONNECT_SECONDS)
+
+
+def not_connected(target: str, budget: float) -> ConnectionFailure:
+    """The error for a channel that did not connect within its budget."""
+    return ConnectionFailure(
+        f"no gRPC connection to {target} within {budget:.3g} s "
+        "(the port may accept TCP, but nothing answers gRPC)"
+    )
+
+
+def client_closed() -> ClientClosed:
+    """The error of a call whose transport was closed before or while it ran."""
+    return ClientClosed("client closed")
+
+
 def is_connection_failure(
     code: grpc.StatusCode, details: str, state: grpc.ChannelConnectivity | None
 ) -> bool:
@@ -162,6 +216,8 @@ def error_from_call(call: FailedCall, state: grpc.ChannelConnectivity | None) ->
     details = call.details() or ""
     if is_connection_failure(code, details, state):
         return ConnectionFailure(details or "could not connect")
+    if code == grpc.StatusCode.RESOURCE_EXHAUSTED and _TOO_LARGE.search(details):
+        return MessageTooLarge(details)
     details_bin = None
     for key, value in call.trailing_metadata() or ():
         if key == _DETAILS_TRAILER:
@@ -224,6 +280,11 @@ class GrpcTransport:
     user-agent header (gRPC core sets that header itself, so a `user-agent` entry in the
     per-call metadata is not sent).
 
+    A call waits for its channel to connect at most `connect_budget` (a quarter of its
+    timeout): past it, as when TCP connects but nothing answers, it fails with
+    `ConnectionFailure`, so `auto` falls back to REST with the rest of the time. A loopback
+    target never goes through a proxy. Calls in flight at `close` fail with `ClientClosed`.
+
     Example:
         >>> transport = GrpcTransport("127.0.0.1:50051", credentials=None, secure=False)
         >>> transport.close()
@@ -250,7 +311,8 @@ class GrpcTransport:
             allow_remote_plaintext=allow_remote_plaintext,
             client_certificate=client_certificate,
         )
-        merged = channel_options(options, user_agent)
+        merged = channel_options(options, user_agent, target)
+        self._closed = False
         self._channel = (
             grpc.insecure_channel(target, options=merged)
             if tls is None
@@ -267,9 +329,14 @@ class GrpcTransport:
         if call is None:
             call = self._unary_call(method)
         try:
+            timeout = self._connect(timeout)
             return call(request, timeout=timeout, metadata=metadata)  # type: ignore[arg-type]
         except grpc.RpcError as error:
             raise self._error(error) from None
+        except ValueError:  # "Cannot invoke RPC on closed channel!"
+            if self._closed:
+                raise client_closed() from None
+            raise
 
     def stream(
         self,
@@ -289,7 +356,13 @@ class GrpcTransport:
         if call is None:
             call = self._stream_call(method)
         reader = RequestReader(requests)
-        responses = call(reader, timeout=timeout, metadata=metadata)  # type: ignore[arg-type]
+        try:
+            timeout = self._connect(timeout)
+            responses = call(reader, timeout=timeout, metadata=metadata)  # type: ignore[arg-type]
+        except ValueError:  # "Cannot invoke RPC on closed channel!"
+            if self._closed:
+                raise client_closed() from None
+            raise
         failed: GroundwireError | None = None
         try:
             yield from responses
@@ -302,7 +375,8 @@ class GrpcTransport:
             raise failed
 
     def close(self) -> None:
-        """Closes the channel (calls in flight are cancelled) and the token adapter."""
+        """Closes the channel and the token adapter; calls in flight fail with `ClientClosed`."""
+        self._closed = True
         self._channel.close()
         if self._token_request is not None:
             self._token_request.close()
@@ -325,7 +399,48 @@ class GrpcTransport:
         self._stream_calls[method.grpc_path] = call
         return call
 
+    def _connect(self, timeout: float | None) -> float | None:
+        """Waits, within `connect_budget`, until the channel can carry a call.
+
+        Returns what is left of `timeout` for the call itself. A READY channel costs one
+        state check; a refused one settles in TRANSIENT_FAILURE at once and the call fails
+        fast, as gRPC makes it.
+        """
+        if self._closed:
+            raise client_closed()
+        if self._connectivity() == grpc.ChannelConnectivity.READY:
+            return timeout
+        started = time.monotonic()
+        budget = connect_budget(timeout)
+        try:
+            settled = self._settles_within(budget)
+        except ValueError:  # the channel was closed while we waited
+            raise client_closed() from None
+        if not settled:
+            raise not_connected(self.target, budget)
+        return None if timeout is None else max(timeout - (time.monotonic() - started), 0.001)
+
+    def _settles_within(self, budget: float) -> bool:
+        """Whether the channel reaches a `SETTLED` state within `budget` seconds.
+
+        Watches gRPC core's channel directly: `grpc.Channel.subscribe` would leave a polling
+        thread behind that fails when the channel closes.
+        """
+        core = getattr(self._channel, "_channel", None)
+        if core is None:
+            return True  # no way to watch: the call itself waits, as gRPC makes it
+        until = time.time() + budget  # gRPC core's deadlines are on the wall clock
+        state = core.check_connectivity_state(True)
+        while _CONNECTIVITY_BY_NUMBER.get(state) not in SETTLED:
+            if time.time() >= until:
+                return False
+            core.watch_connectivity_state(state, until)
+            state = core.check_connectivity_state(True)
+        return True
+
     def _error(self, error: grpc.RpcError) -> GroundwireError:
+        if self._closed:
+            return client_closed()
         if not isinstance(error, grpc.Call):
             return error_from_status(2, f"gRPC failed: {error!r}")
         return error_from_call(error, self._connectivity())

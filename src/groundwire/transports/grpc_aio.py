@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterable, AsyncIterator, Iterable
 
 import grpc
@@ -10,13 +11,17 @@ from google.auth.credentials import Credentials
 from google.protobuf.message import Message
 
 from groundwire.core.apis import Method
-from groundwire.core.errors import GroundwireError
+from groundwire.core.errors import GroundwireError, Internal
 from groundwire.transports.base import Metadata, as_async_iterator
 from groundwire.transports.grpc import (
+    SETTLED,
     ChannelOptions,
     channel_credentials,
     channel_options,
+    client_closed,
+    connect_budget,
     error_from_call,
+    not_connected,
 )
 
 
@@ -65,6 +70,8 @@ class AsyncGrpcTransport:
 
     The channel opens on the first call, inside the event loop that will use it, so the
     transport itself may be built anywhere (a worker thread loading credentials, say).
+    Calls in flight when it is closed fail with `ClientClosed`, not a `CancelledError` the
+    caller did not cause; a response that does not parse is `Internal`.
 
     Example:
         >>> transport = AsyncGrpcTransport("127.0.0.1:50051", credentials=None, secure=False)
@@ -92,7 +99,8 @@ class AsyncGrpcTransport:
             allow_remote_plaintext=allow_remote_plaintext,
             client_certificate=client_certificate,
         )
-        self._options = channel_options(options, user_agent)
+        self._options = channel_options(options, user_agent, target)
+        self._closed = False
         self._channel: grpc.aio.Channel | None = None
         self._unary_calls: dict[str, grpc.aio.UnaryUnaryMultiCallable[Message, Message]] = {}
         self._stream_calls: dict[str, grpc.aio.StreamStreamMultiCallable[Message, Message]] = {}
@@ -105,9 +113,14 @@ class AsyncGrpcTransport:
         if call is None:
             call = self._unary_call(method)
         try:
-            return await call(request, timeout=timeout, metadata=metadata)
+            timeout = await self._connect(timeout)
+            response = await call(request, timeout=timeout, metadata=metadata)
         except grpc.aio.AioRpcError as error:
             raise self._error(error) from None
+        except asyncio.CancelledError:
+            self._raise_if_closed()
+            raise
+        return _parsed(method, response)
 
     async def stream(
         self,
@@ -126,13 +139,17 @@ class AsyncGrpcTransport:
         if call is None:
             call = self._stream_call(method)
         reader = AsyncRequestReader(requests)
+        timeout = await self._connect(timeout)
         responses = call(reader, timeout=timeout, metadata=metadata)
         failed: GroundwireError | None = None
         try:
             async for response in responses:
-                yield response
+                yield _parsed(method, response)
         except grpc.aio.AioRpcError as error:
             failed = self._error(error)
+        except asyncio.CancelledError:
+            self._raise_if_closed()
+            raise
         finally:
             responses.cancel()
         reader.raise_failure()  # outside the handler: the caller's error, not chained to ours
@@ -140,7 +157,8 @@ class AsyncGrpcTransport:
             raise failed
 
     async def close(self) -> None:
-        """Closes the channel (calls in flight are cancelled) and the token adapter."""
+        """Closes the channel and the token adapter; calls in flight fail with `ClientClosed`."""
+        self._closed = True
         channel, self._channel = self._channel, None
         self._unary_calls.clear()
         self._stream_calls.clear()
@@ -167,8 +185,37 @@ class AsyncGrpcTransport:
         self._stream_calls[method.grpc_path] = call
         return call
 
+    async def _connect(self, timeout: float | None) -> float | None:
+        """Waits, within `connect_budget`, until the channel can carry a call.
+
+        Returns what is left of `timeout` for the call (see `GrpcTransport._connect`).
+        """
+        channel = self._open()
+        state = channel.get_state(try_to_connect=True)
+        if state == grpc.ChannelConnectivity.READY:
+            return timeout
+        loop = asyncio.get_running_loop()
+        started = loop.time()
+        budget = connect_budget(timeout)
+        try:
+            async with asyncio.timeout(budget):
+                while state not in SETTLED:
+                    await channel.wait_for_state_change(state)
+                    state = channel.get_state(try_to_connect=True)
+        except TimeoutError:
+            raise not_connected(self.target, budget) from None
+        return None if timeout is None else max(timeout - (loop.time() - started), 0.001)
+
+    def _raise_if_closed(self) -> None:
+        """Raises `ClientClosed` for a cancellation that came from `close`, not the caller."""
+        task = asyncio.current_task()
+        if self._closed and (task is None or task.cancelling() == 0):
+            raise client_closed() from None
+
     def _open(self) -> grpc.aio.Channel:
         """The channel, opened on first use in the running event loop."""
+        if self._closed:
+            raise client_closed()
         if self._channel is None:
             target, options = self.target, self._options
             self._channel = (
@@ -179,5 +226,17 @@ class AsyncGrpcTransport:
         return self._channel
 
     def _error(self, error: grpc.aio.AioRpcError) -> GroundwireError:
+        if self._closed:
+            return client_closed()
         state = None if self._channel is None else self._channel.get_state(try_to_connect=False)
         return error_from_call(error, state)
+
+
+def _parsed(method: Method, response: Message | None) -> Message:
+    """The response, or `Internal` when its bytes did not parse (grpc.aio then gives None)."""
+    if response is None:
+        raise Internal(
+            f"{method.name} answered with bytes that do not parse as a "
+            f"{method.response_class.DESCRIPTOR.name}"
+        )
+    return response

@@ -3,7 +3,8 @@
 httpx spends about four times the CPU of `http.client` on a call, and both parse the same
 protocol. This module adds only what a client needs around the standard library: a
 thread-safe pool of idle connections per origin, a deadline per request, TLS with the
-system's roots, gzip, and proxies from the environment.
+system's roots, gzip within a size cap (`groundwire.core.bodies`), and proxies from the
+environment.
 """
 
 from __future__ import annotations
@@ -20,17 +21,16 @@ import threading
 import time
 import urllib.parse
 import urllib.request
-import zlib
 from collections.abc import Generator, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 
+from groundwire.core.bodies import MAX_RESPONSE_BYTES, BodyDecoder, is_gzip
 from groundwire.core.endpoints import is_loopback
 
 IDLE_SECONDS = 30.0
 """How long an idle connection is kept; servers and proxies drop quiet ones after a while."""
 MAX_IDLE = 100
 _CHUNK_BYTES = 65536
-_GZIP = 16 + zlib.MAX_WBITS
 
 
 class ConnectError(Exception):
@@ -41,15 +41,16 @@ class ProxyNotSupported(Exception):
     """The environment names a proxy that cannot be used: only http:// proxies can."""
 
 
-class DecodingError(Exception):
-    """A gzip body could not be decompressed."""
+class PoolClosed(RuntimeError):
+    """The pool was closed: before the request, or while it waited for its response."""
 
 
-WIRE_ERRORS = (ConnectError, ProxyNotSupported, DecodingError, OSError, http.client.HTTPException)
+WIRE_ERRORS = (ConnectError, ProxyNotSupported, PoolClosed, OSError, http.client.HTTPException)
 """What a request, or the reading of its response, raises (other than programming errors).
 
 Besides the three above, an `OSError` or `http.client.HTTPException` means the connection
 dropped or the peer broke the protocol after it was made; a timeout is a `TimeoutError`.
+A body that is too large or badly compressed raises the core's `GroundwireError` instead.
 """
 
 
@@ -167,7 +168,8 @@ class ConnectionPool:
     on as many connections; a connection returns to the pool once its response has been read
     to the end, and at most `max_idle` wait there. `ssl_context` (https) defaults to the
     system's roots. A proxy from the environment carries https in a CONNECT tunnel, and
-    http as requests for absolute URLs.
+    http as requests for absolute URLs. A response body is cut off with `MessageTooLarge`
+    past `max_response_bytes` once decompressed.
 
     Example:
         >>> pool = ConnectionPool("http", "127.0.0.1", 8080)
@@ -183,9 +185,11 @@ class ConnectionPool:
         *,
         ssl_context: ssl.SSLContext | None = None,
         max_idle: int = MAX_IDLE,
+        max_response_bytes: int = MAX_RESPONSE_BYTES,
     ) -> None:
         if scheme not in ("http", "https"):
             raise ValueError(f"not an HTTP scheme: {scheme!r}")
+        self.max_response_bytes = max_response_bytes
         self.scheme, self.host = scheme, host
         self.port = port or (443 if scheme == "https" else 80)
         self._ssl_context = ssl_context
@@ -236,11 +240,18 @@ class ConnectionPool:
             response = connection.getresponse()
         except BaseException:
             self._discard(connection)
+            if self._closed:
+                raise PoolClosed("the connection pool was closed during the request") from None
             raise
         return Response(self, connection, response)
 
+    @property
+    def closed(self) -> bool:
+        """Whether `close` was called."""
+        return self._closed
+
     def close(self) -> None:
-        """Closes every connection; requests in flight fail, later ones raise RuntimeError."""
+        """Closes every connection; requests in flight fail, later ones raise PoolClosed."""
         with self._lock:
             self._closed = True
             idle, self._idle = self._idle, []
@@ -256,7 +267,7 @@ class ConnectionPool:
         while True:
             with self._lock:
                 if self._closed:
-                    raise RuntimeError("the connection pool is closed")
+                    raise PoolClosed("the connection pool is closed")
                 if not self._idle:
                     break
                 connection, since = self._idle.pop()
@@ -271,7 +282,7 @@ class ConnectionPool:
                 self._active.add(connection)
         if closed:
             connection.close()
-            raise RuntimeError("the connection pool is closed")
+            raise PoolClosed("the connection pool is closed")
         return connection
 
     def _open(self, deadline: float | None) -> http.client.HTTPConnection:
@@ -395,8 +406,7 @@ class Response:
         self._pool: ConnectionPool | None = pool
         self._connection = connection
         self._response = response
-        encoding = response.getheader("content-encoding")
-        self._gzip = encoding is not None and encoding.strip().lower() in ("gzip", "x-gzip")
+        self._limit = pool.max_response_bytes
 
     @property
     def ok(self) -> bool:
@@ -408,34 +418,33 @@ class Response:
         return Headers(self._response.getheaders())
 
     def read(self) -> bytes:
-        """The whole body, decompressed."""
+        """The whole body, decompressed; `MessageTooLarge` past the pool's size limit."""
         try:
-            body = self._response.read()
+            return b"".join(self.chunks())
         finally:
             self.close()
-        if not self._gzip:
-            return body
-        try:
-            return zlib.decompress(body, _GZIP)
-        except zlib.error as error:
-            raise DecodingError(f"the gzip body is broken: {error}") from None
 
     def chunks(self) -> Generator[bytes, None, None]:
-        """The body in pieces as they arrive, decompressed; closes the response at the end."""
-        decompressor = zlib.decompressobj(_GZIP) if self._gzip else None
+        """The body in pieces as they arrive, decompressed; closes the response at the end.
+
+        Raises `MessageTooLarge` once more than the pool's `max_response_bytes` came out.
+        """
+        decoder = BodyDecoder(
+            gzip=is_gzip(self._response.getheader("content-encoding")), limit=self._limit
+        )
         try:
+            decoder.check_length(self._response.getheader("content-length"))
             while chunk := self._response.read1(_CHUNK_BYTES):
-                if decompressor is None:
-                    yield chunk
-                    continue
-                try:
-                    chunk = decompressor.decompress(chunk)
-                except zlib.error as error:
-                    raise DecodingError(f"the gzip body is broken: {error}") from None
-                if chunk:
-                    yield chunk
-            if decompressor is not None and not decompressor.eof:
-                raise DecodingError("the gzip body ended early")
+                if decoded := decoder.feed(chunk):
+                    yield decoded
+            if self._response.length:  # read1 ends quietly where the peer hung up early
+                raise http.client.IncompleteRead(b"", self._response.length)
+            self._response.read()  # b"" at the end; marks the response done, for reuse
+            decoder.finish()
+        except (OSError, http.client.HTTPException):
+            if self._pool is not None and self._pool.closed:
+                raise PoolClosed("the connection pool was closed during the response") from None
+            raise
         finally:
             self.close()
 

@@ -20,7 +20,9 @@ from google.auth.credentials import Credentials
 from google.protobuf.message import Message
 
 from groundwire.core.apis import Method
+from groundwire.core.bodies import MAX_RESPONSE_BYTES
 from groundwire.core.errors import (
+    ClientClosed,
     DeadlineExceeded,
     FailedPrecondition,
     GroundwireError,
@@ -147,14 +149,14 @@ def error_from_wire(error: Exception) -> GroundwireError:
         'DeadlineExceeded'
     """
     text = f"{type(error).__name__}: {error}" if str(error) else type(error).__name__
+    if isinstance(error, http1.PoolClosed):
+        return client_closed()
     if isinstance(error, http1.ConnectError):
         return ConnectionFailure(f"could not connect: {error}")
     if isinstance(error, http1.ProxyNotSupported):
         return FailedPrecondition(str(error))
     if isinstance(error, TimeoutError):
         return DeadlineExceeded(f"the attempt's timeout passed: {text}")
-    if isinstance(error, http1.DecodingError):
-        return Internal(f"the response could not be decoded: {text}")
     if isinstance(error, OSError | http.client.HTTPException):
         return Unavailable(f"the connection dropped: {text}")
     return Unknown(text)
@@ -184,6 +186,11 @@ def error_from_exception(error: httpx.HTTPError) -> GroundwireError:
     return Unknown(text)
 
 
+def client_closed() -> ClientClosed:
+    """The error of a call whose client was closed before or while it ran."""
+    return ClientClosed("client closed")
+
+
 def stream_deadline_error(timeout: float | None) -> DeadlineExceeded:
     """The error for a stream still running when its timeout has passed."""
     return DeadlineExceeded(f"the stream ran past its timeout of {timeout} s")
@@ -201,6 +208,9 @@ class RestTransport:
     A stream is one POST whose body is the JSON array of all requests, so `requests` is read
     to its end before anything is sent; responses are yielded as the array arrives. The
     timeout bounds the whole attempt, from connecting to the last byte of the response.
+    A response body over `max_response_bytes` once decompressed (64 MiB by default) fails
+    with `MessageTooLarge`, which is never retried; calls in flight when the transport is
+    closed fail with `ClientClosed`.
 
     Example:
         >>> transport = RestTransport("http://127.0.0.1:8080", credentials=None)
@@ -215,6 +225,7 @@ class RestTransport:
         ssl_context: ssl.SSLContext | None = None,
         max_idle_connections: int = http1.MAX_IDLE,
         allow_remote_plaintext: bool = False,
+        max_response_bytes: int = MAX_RESPONSE_BYTES,
     ) -> None:
         self.base_url = base_url_for(
             base_url, credentials, allow_remote_plaintext=allow_remote_plaintext
@@ -228,6 +239,7 @@ class RestTransport:
             parts.port,
             ssl_context=ssl_context,
             max_idle=max_idle_connections,
+            max_response_bytes=max_response_bytes,
         )
 
     def unary(
@@ -244,7 +256,7 @@ class RestTransport:
             )
             body = response.read()
         except http1.WIRE_ERRORS as error:
-            raise error_from_wire(error) from None
+            raise self._wire_error(error) from None
         if not response.ok:
             raise error_from_http(response.status, body, response.headers())
         return decode_response(method, body)
@@ -280,13 +292,17 @@ class RestTransport:
             finally:
                 response.close()
         except http1.WIRE_ERRORS as error:
-            raise error_from_wire(error) from None
+            raise self._wire_error(error) from None
 
     def close(self) -> None:
         """Closes the connection pool and the token adapter."""
         self._pool.close()
         if self._tokens is not None:
             self._tokens.close()
+
+    def _wire_error(self, error: Exception) -> GroundwireError:
+        """`error_from_wire`, except that any failure after `close` is `ClientClosed`."""
+        return client_closed() if self._pool.closed else error_from_wire(error)
 
     def _headers(self, metadata: Metadata, path: str, timeout: float | None) -> dict[str, str]:
         """The call's headers, with a token fetched within the attempt's `timeout`."""

@@ -1,0 +1,96 @@
+"""A response body as it arrives, decompressed and capped, with no I/O (both REST clients).
+
+A hostile or broken server can send a gzip bomb (1 MB that inflates to 1 GiB) or a body that
+never ends. `BodyDecoder` inflates in bounded steps and counts what it gives out, so a body
+past the cap fails with `MessageTooLarge` while the memory it took stays within the cap.
+"""
+
+from __future__ import annotations
+
+import zlib
+
+from groundwire.core.errors import Internal, MessageTooLarge
+
+MAX_RESPONSE_BYTES = 64 * 1024 * 1024
+"""The default cap on a decoded response body: the gRPC channel's message limit, too."""
+
+_GZIP = 16 + zlib.MAX_WBITS
+
+
+def is_gzip(content_encoding: str | None) -> bool:
+    """Whether a Content-Encoding header names gzip (the only coding the clients ask for).
+
+    Example:
+        >>> is_gzip("gzip"), is_gzip(" X-GZIP "), is_gzip(None)
+        (True, True, False)
+    """
+    return content_encoding is not None and content_encoding.strip().lower() in ("gzip", "x-gzip")
+
+
+class BodyDecoder:
+    """Feeds a body's bytes in as they arrive, gets its decoded bytes out, at most `limit`.
+
+    `gzip` inflates the body on the way. Past `limit` decoded bytes, `feed` raises
+    `MessageTooLarge`; a broken gzip stream raises `Internal`, and `finish` raises it for
+    one that stopped early.
+
+    Example:
+        >>> import gzip
+        >>> decoder = BodyDecoder(gzip=True, limit=10)
+        >>> decoder.feed(gzip.compress(b"[1, 2]")), decoder.finish()
+        (b'[1, 2]', None)
+        >>> BodyDecoder(gzip=False, limit=3).feed(b"1234")  # doctest: +ELLIPSIS
+        Traceback (most recent call last):
+        ...
+        groundwire.core.errors.MessageTooLarge: RESOURCE_EXHAUSTED: the response is larger ...
+    """
+
+    def __init__(self, *, gzip: bool, limit: int = MAX_RESPONSE_BYTES) -> None:
+        if limit < 1:
+            raise ValueError("the response size limit must be at least 1 byte")
+        self.limit = limit
+        self.decoded = 0
+        self._inflater = zlib.decompressobj(_GZIP) if gzip else None
+
+    def check_length(self, content_length: str | None) -> None:
+        """Fails at once when an uncompressed body's Content-Length is already over the cap."""
+        if self._inflater is None and content_length is not None:
+            try:
+                announced = int(content_length)
+            except ValueError:
+                return
+            if announced > self.limit:
+                raise self._too_large()
+
+    def feed(self, raw: bytes) -> bytes:
+        """The decoded bytes of `raw`, the next piece of the body as it came off the wire."""
+        if self._inflater is None:
+            self._count(len(raw))
+            return raw
+        pieces: list[bytes] = []
+        pending = raw
+        while pending and not self._inflater.eof:  # bytes after the end are ignored, as zlib does
+            try:
+                # Never more than one byte past the cap in one step: a bomb cannot inflate here.
+                piece = self._inflater.decompress(pending, self.limit - self.decoded + 1)
+            except zlib.error as error:
+                raise Internal(f"the gzip body is broken: {error}") from None
+            self._count(len(piece))
+            pieces.append(piece)
+            pending = self._inflater.unconsumed_tail
+        return b"".join(pieces)
+
+    def finish(self) -> None:
+        """Declares the end of the body; raises `Internal` if a gzip stream stopped early."""
+        if self._inflater is not None and not self._inflater.eof:
+            raise Internal("the gzip body ended early")
+
+    def _count(self, size: int) -> None:
+        self.decoded += size
+        if self.decoded > self.limit:
+            raise self._too_large()
+
+    def _too_large(self) -> MessageTooLarge:
+        return MessageTooLarge(
+            f"the response is larger than the limit of {self.limit} bytes (max_response_bytes)"
+        )

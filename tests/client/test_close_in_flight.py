@@ -1,0 +1,112 @@
+"""Closing a client with calls in flight ends each of them in one typed error, never retried."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+import time
+from typing import Any
+
+import pytest
+
+from groundwire import AsyncGroundingClient, GroundingClient, RetryPolicy
+from groundwire.core import apis
+from groundwire.core.calls import TransportName
+from groundwire.core.errors import ClientClosed
+from tests.support.canned import CannedServers
+
+SERVER_PAUSE = 3.0
+CLOSE_AFTER = 0.5
+RETRY = RetryPolicy(initial=0.01, maximum=0.05)
+
+
+def slow_check(method: apis.Method, request: Any) -> Any:
+    time.sleep(SERVER_PAUSE)
+    response: Any = method.response_class(support_score=1.0)
+    response.claims.add(start_pos=0, end_pos=1, claim_text="a")
+    return response
+
+
+@pytest.fixture
+def slow_servers() -> Any:
+    with CannedServers(slow_check) as servers:
+        yield servers
+
+
+def calls_seen(servers: CannedServers) -> int:
+    return servers.recorder.grpc_calls + servers.recorder.rest_calls
+
+
+@pytest.mark.parametrize("transport", ["grpc", "rest"])
+def test_a_sync_call_in_flight_when_its_client_closes_gets_client_closed_once(
+    slow_servers: CannedServers, transport: TransportName
+) -> None:
+    client = GroundingClient(
+        "p",
+        transport=transport,
+        endpoint=slow_servers.grpc_address,
+        rest_endpoint=slow_servers.http_url,
+        timeout=20,
+        retry=RETRY,
+    )
+    outcome: list[BaseException] = []
+
+    def call() -> None:
+        try:
+            client.check_grounding("a", ["b"])
+        except BaseException as error:  # reported to the test, whatever it is
+            outcome.append(error)
+
+    thread = threading.Thread(target=call, daemon=True)
+    thread.start()
+    time.sleep(CLOSE_AFTER)
+    client.close()
+    thread.join(10)
+
+    assert not thread.is_alive()
+    assert len(outcome) == 1
+    assert isinstance(outcome[0], ClientClosed), repr(outcome[0])
+    assert outcome[0].code.name == "CANCELLED"
+    assert calls_seen(slow_servers) == 1
+
+
+@pytest.mark.parametrize("transport", ["grpc", "rest"])
+async def test_an_async_call_in_flight_when_its_client_closes_gets_client_closed_once(
+    slow_servers: CannedServers, transport: TransportName
+) -> None:
+    client = AsyncGroundingClient(
+        "p",
+        transport=transport,
+        endpoint=slow_servers.grpc_address,
+        rest_endpoint=slow_servers.http_url,
+        timeout=20,
+        retry=RETRY,
+    )
+    call = asyncio.create_task(client.check_grounding("a", ["b"]))
+    await asyncio.sleep(CLOSE_AFTER)
+    await client.close()
+
+    with pytest.raises(ClientClosed):
+        await asyncio.wait_for(call, 10)
+    assert calls_seen(slow_servers) == 1
+
+
+async def test_cancelling_an_async_call_still_raises_cancelled_error(
+    slow_servers: CannedServers,
+) -> None:
+    async with AsyncGroundingClient(
+        "p", transport="grpc", endpoint=slow_servers.grpc_address, timeout=20
+    ) as client:
+        call = asyncio.create_task(client.check_grounding("a", ["b"]))
+        await asyncio.sleep(CLOSE_AFTER)
+        call.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await call
+
+
+def test_a_call_on_a_closed_client_is_client_closed(slow_servers: CannedServers) -> None:
+    client = GroundingClient("p", transport="grpc", endpoint=slow_servers.grpc_address)
+    client.close()
+
+    with pytest.raises(ClientClosed):
+        client.check_grounding("a", ["b"])
