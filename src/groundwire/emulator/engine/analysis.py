@@ -13,9 +13,9 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from functools import lru_cache
 from typing import NamedTuple
 
+from groundwire.emulator.engine.caches import text_cache, word_cache
 from groundwire.emulator.engine.lexicon import (
     CLAUSE_BREAK_WORDS,
     CLAUSE_STARTING_PRONOUNS,
@@ -27,6 +27,8 @@ from groundwire.emulator.engine.numbers import is_numeric_term, join_number_toke
 from groundwire.emulator.engine.scripts import has_spaceless, is_spaceless
 from groundwire.emulator.engine.text import (
     FUNCTION_WORD_MARK,
+    MAX_CACHED_TEXT,
+    MAX_CACHED_WORD,
     NUMBER_WORD_FORMS,
     TOKEN_PATTERN,
     word_terms,
@@ -110,7 +112,7 @@ class _Word(NamedTuple):
     negation: bool
 
 
-@lru_cache(maxsize=32768)
+@text_cache(max_characters=2_000_000, max_key_characters=MAX_CACHED_TEXT)
 def analyse(sentence: str) -> Analysis:
     """Read a sentence closely (see the module docstring for what clauses and negation are).
 
@@ -174,7 +176,7 @@ def _starts_clause(gap: str, lowered: str) -> bool:
     return ("," in gap or "，" in gap) and lowered in CLAUSE_STARTING_PRONOUNS
 
 
-@lru_cache(maxsize=65536)
+@word_cache(max_entries=65536, max_key_characters=MAX_CACHED_WORD)
 def _word_shape(raw: str) -> tuple[str, bool, bool, bool]:
     """A written word's casefolded form, whether it looks like a name, is unmistakably one,
     and is a negation cue (before looking at its neighbours)."""

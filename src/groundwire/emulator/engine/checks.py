@@ -253,7 +253,7 @@ def conflicting_value(claim: Analysis, keys: Sequence[Token], evidence: Sequence
             for place, said in enumerate(reading.tokens):
                 if said.term != slot:
                     continue
-                following = [t for t in reading.tokens[place + 1 :] if t.content][:_SLOT_REACH]
+                following = _next_content_tokens(reading.tokens, place + 1, _SLOT_REACH)
                 if any(
                     t.term not in claim_terms
                     and (t.numeric if token.numeric else t.name_like and not t.numeric)
@@ -319,12 +319,34 @@ def _reversed_in(
     second_places = [index for index, token in enumerate(tokens) if token.term == second]
     if not first_places or not second_places:
         return False
-    first_place, second_place = min(
-        ((a, b) for a in first_places for b in second_places), key=lambda ab: abs(ab[0] - ab[1])
-    )
+    first_place, second_place = _closest_pair(first_places, second_places)
     low, high = sorted((first_place, second_place))
     between = tokens[low + 1 : high]
     if not relation & frozenset(t.term for t in between if t.content):
         return False
     order_reversed = first_place > second_place
     return order_reversed != (claim_passive != _is_passive(between))
+
+
+def _closest_pair(firsts: Sequence[int], seconds: Sequence[int]) -> tuple[int, int]:
+    """The two places, one from each ascending list, nearest each other (earliest on ties), in
+    one merge-like pass rather than by trying every pair."""
+    best = (firsts[0], seconds[0])
+    other = 0
+    for place in firsts:
+        while other + 1 < len(seconds) and seconds[other + 1] <= place:
+            other += 1
+        for candidate in seconds[other : other + 2]:
+            if abs(place - candidate) < abs(best[0] - best[1]):
+                best = (place, candidate)
+    return best
+
+
+def _next_content_tokens(tokens: Sequence[Token], start: int, count: int) -> list[Token]:
+    found: list[Token] = []
+    for place in range(start, len(tokens)):
+        if len(found) == count:
+            break
+        if tokens[place].content:
+            found.append(tokens[place])
+    return found

@@ -11,12 +11,12 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import lru_cache
 
 from groundwire.emulator.engine.analysis import analyse
+from groundwire.emulator.engine.caches import text_cache
 from groundwire.emulator.engine.results import Fact
 from groundwire.emulator.engine.sentences import split_sentences
-from groundwire.emulator.engine.text import clear_text_caches, content_terms
+from groundwire.emulator.engine.text import MAX_CACHED_TEXT, clear_text_caches, content_terms
 
 MAX_WINDOW_SENTENCES = 3
 """The most consecutive sentences of one fact that a window (and so a citation) spans."""
@@ -175,7 +175,7 @@ def build_index(facts: Sequence[Fact]) -> FactIndex:
     )
 
 
-@lru_cache(maxsize=4096)
+@text_cache(max_characters=8_000_000, max_key_characters=MAX_CACHED_TEXT)
 def _fact_sentences(
     text: str,
 ) -> tuple[tuple[tuple[int, int], ...], tuple[frozenset[str], ...]]:

@@ -27,9 +27,9 @@ What a term is:
 from __future__ import annotations
 
 import re
-from functools import lru_cache
 from itertools import chain
 
+from groundwire.emulator.engine.caches import text_cache, word_cache
 from groundwire.emulator.engine.lexicon import (
     MONTHS,
     MULTIPLIERS,
@@ -53,6 +53,11 @@ from groundwire.emulator.engine.scripts import (
     script_runs,
 )
 from groundwire.emulator.engine.stemming import english_stem, stem
+
+MAX_CACHED_WORD = 64
+"""Longer words are read afresh each time: real words are shorter, and long keys cost memory."""
+MAX_CACHED_TEXT = 10_000
+"""Longer texts (no legal fact is) are read afresh each time."""
 
 FUNCTION_WORD_MARK = "~"
 """Prefix of a function word's term (``~the``); such terms never enter a term set."""
@@ -85,7 +90,7 @@ _CONTRACTED_NEGATIONS = {"ca": "can", "wo": "will", "sha": "shall"}
 _DOTTED_FUNCTION_WORDS = frozenset({"eg", "ie", "cf", "vs", "am"})
 
 
-@lru_cache(maxsize=131072)
+@word_cache(max_entries=131072, max_key_characters=MAX_CACHED_WORD)
 def word_terms(word: str) -> tuple[str, ...]:
     """Give the terms of one written word, number, date or sign (as matched by TOKEN_PATTERN).
 
@@ -182,7 +187,7 @@ def join_number_words(terms: list[str]) -> list[str]:
     return [term for term, _ in join_number_tokens([(term, None) for term in terms])]
 
 
-@lru_cache(maxsize=65536)
+@text_cache(max_characters=4_000_000, max_key_characters=MAX_CACHED_TEXT)
 def content_terms(text: str) -> frozenset[str]:
     """Give the set of content terms of a text: what a claim or a fact sentence is about.
 
@@ -197,7 +202,7 @@ def content_terms(text: str) -> frozenset[str]:
     return frozenset(term for term in terms if term[0] != FUNCTION_WORD_MARK)
 
 
-@lru_cache(maxsize=131072)
+@word_cache(max_entries=131072, max_key_characters=MAX_CACHED_WORD)
 def _content_word_terms(word: str) -> tuple[str, ...]:
     return tuple(term for term in word_terms(word) if term[0] != FUNCTION_WORD_MARK)
 
