@@ -164,6 +164,21 @@ def _engine(found: dict[str, Any]) -> list[str]:
         )
         for name, entry in latency.items()
     ]
+    for generator, entry in found.get("varied", {}).items():
+        rows.append(
+            (
+                f"varied text ({generator}), largest request over gRPC: cold (first) / warm "
+                f"p50 / warm p99 (ms), {entry['largest']['calls']} warm calls",
+                f"{cell(entry['largest_cold_ms'])} / {cell(entry['largest']['p50_ms'])} / "
+                f"{cell(entry['largest']['p99_ms'])}",
+            )
+        )
+        rows.append(
+            (
+                f"varied text ({generator}), small request: p50 / p99 (ms)",
+                f"{cell(entry['small']['p50_ms'])} / {cell(entry['small']['p99_ms'])}",
+            )
+        )
     for workers in (1, 2):
         entry = found[f"workers_{workers}"]
         rows.append(

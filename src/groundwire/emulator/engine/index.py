@@ -8,9 +8,10 @@ and a claim cannot be carried by them.
 
 from __future__ import annotations
 
+import bisect
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from groundwire.emulator.engine.analysis import analyse
 from groundwire.emulator.engine.caches import text_cache
@@ -56,7 +57,11 @@ class FactIndex:
     fact_first_sentence: list[int]
     attribute_terms: list[frozenset[str]]
     postings: dict[str, list[int]]
-    prefixes: dict[str, list[str]]
+    vocabulary: list[str]
+    """Every indexed word of five letters or more, sorted (to find the longer forms of one)."""
+    shorter_keys: dict[str, list[str]]
+    """Those words by their prefix that a longer form must share (to find the shorter forms)."""
+    related_cache: dict[str, tuple[str, ...]] = field(default_factory=dict)
 
     @property
     def sentence_count(self) -> int:
@@ -119,7 +124,8 @@ class FactIndex:
 
     def related_terms(self, term: str) -> tuple[str, ...]:
         """Other indexed terms that are the same word with another ending (``invent``,
-        ``inventor``): one is a prefix of the other, give or take one letter.
+        ``inventor``): they share a prefix of five letters or more that is all of the shorter
+        term, give or take its last letter.
 
         Example:
             >>> build_index([Fact("The inventor was Bell.")]).related_terms("invent")
@@ -127,11 +133,23 @@ class FactIndex:
         """
         if len(term) < _PREFIX_LENGTH or not term.isalpha():
             return ()
-        return tuple(
-            other
-            for other in self.prefixes.get(term[:_PREFIX_LENGTH], ())
-            if other != term and _same_word(term, other)
-        )
+        known = self.related_cache.get(term)
+        if known is not None:
+            return known
+        candidates: list[str] = []
+        for length in range(_PREFIX_LENGTH, len(term)):
+            candidates.extend(
+                o for o in self.shorter_keys.get(term[:length], ()) if len(o) < len(term)
+            )
+        prefix = term[: max(_PREFIX_LENGTH, len(term) - 1)]
+        position = bisect.bisect_left(self.vocabulary, prefix)
+        while position < len(self.vocabulary) and self.vocabulary[position].startswith(prefix):
+            if len(self.vocabulary[position]) >= len(term):
+                candidates.append(self.vocabulary[position])
+            position += 1
+        found = tuple(sorted(o for o in set(candidates) if o != term and _same_word(term, o)))
+        self.related_cache[term] = found
+        return found
 
 
 def build_index(facts: Sequence[Fact]) -> FactIndex:
@@ -159,10 +177,10 @@ def build_index(facts: Sequence[Fact]) -> FactIndex:
             postings.setdefault(term, []).append(sentence)
     attribute_terms = [content_terms(" ; ".join(fact.attributes.values())) for fact in facts]
     vocabulary = set(postings).union(*attribute_terms)
-    prefixes: dict[str, list[str]] = {}
-    for term in sorted(vocabulary):
-        if len(term) >= _PREFIX_LENGTH and term.isalpha():
-            prefixes.setdefault(term[:_PREFIX_LENGTH], []).append(term)
+    words = sorted(term for term in vocabulary if len(term) >= _PREFIX_LENGTH and term.isalpha())
+    shorter_keys: dict[str, list[str]] = {}
+    for word in words:
+        shorter_keys.setdefault(word[: max(_PREFIX_LENGTH, len(word) - 1)], []).append(word)
     return FactIndex(
         facts=tuple(facts),
         sentence_fact=sentence_fact,
@@ -171,7 +189,8 @@ def build_index(facts: Sequence[Fact]) -> FactIndex:
         fact_first_sentence=fact_first_sentence,
         attribute_terms=attribute_terms,
         postings=postings,
-        prefixes=prefixes,
+        vocabulary=words,
+        shorter_keys=shorter_keys,
     )
 
 
