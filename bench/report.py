@@ -202,11 +202,26 @@ def _engine(found: dict[str, Any]) -> list[str]:
 
 
 def _quality(found: dict[str, Any]) -> list[str]:
+    from bench.quality import outside
+
     rows = [
         (name, entry["cases"], entry["precision"], entry["recall"], entry["balanced_accuracy"])
         for name, entry in found.items()
+        if name != "outside"
     ]
-    return [table(("set", "cases", "precision", "recall", "balanced accuracy"), rows)]
+    lines = [table(("set", "cases", "precision", "recall", "balanced accuracy"), rows)]
+    if "outside" in found:
+        lines += [
+            "",
+            "Labelled LLM answers from outside the project, response level (faithful = no "
+            "hallucinated span; predicted faithful = every checked sentence grounded; AUROC "
+            "ranks by support score) and claim level (sentences overlapping a hallucinated "
+            "span are hallucinated claims), beside a plain word-overlap scorer. `tune` and "
+            "`measure` split RAGTruth's training part by source; only `tune` was tuned on.",
+            "",
+            table(outside.HEADER, outside.table(found["outside"])),
+        ]
+    return lines
 
 
 def render(results: dict[str, Any]) -> str:
