@@ -34,6 +34,7 @@ from groundwire.emulator.engine.text import (
     word_terms,
 )
 
+_NOT_ONLY = frozenset({"only", "just", "merely", "simply", "solely"})
 _CLAUSE_PUNCTUATION = re.compile(r"[;:()\[\]—–]|\s-\s|[，、；：（）]")
 _NEGATION_HINT = re.compile(
     "|".join(sorted(NEGATION_CUES, key=len, reverse=True)).join((r"(?i)\b(?:", r")\b|n['’]t\b"))
@@ -134,7 +135,8 @@ def analyse(sentence: str) -> Analysis:
             clause += 1
         following = raw_words[index + 1] if index + 1 < len(raw_words) else ""
         next_character = sentence[match.end() : match.end() + 1]
-        negation = cue and not _cue_cancelled(lowered, next_character, following)
+        contracted = lowered.endswith(("n't", "n’t"))
+        negation = contracted or (cue and not _cue_cancelled(lowered, next_character, following))
         word = _Word(
             position=index,
             clause=clause,
@@ -155,7 +157,7 @@ def analyse(sentence: str) -> Analysis:
 
 def _token(term: str, word: _Word) -> Token:
     function_word = term.startswith(FUNCTION_WORD_MARK)
-    negation = word.negation or term == FUNCTION_WORD_MARK + "not"
+    negation = word.negation
     numeric = not function_word and is_numeric_term(term)
     return Token(
         term=term,
@@ -207,7 +209,7 @@ def _is_cue(raw: str) -> bool:
 
 
 def _cue_cancelled(lowered: str, next_character: str, following: str) -> bool:
-    """``No. 9`` and ``No 9`` are numbers, ``not only`` is no negation."""
+    """``No. 9`` and ``No 9`` are numbers, ``not only`` (``not just``) is no negation."""
     if lowered == "no" and (next_character == "." or following[:1].isdigit()):
         return True
-    return lowered == "not" and following.casefold() == "only"
+    return lowered == "not" and following.casefold() in _NOT_ONLY

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 
 from groundwire.emulator.engine.analysis import analyse
 from groundwire.emulator.engine.caches import text_cache
+from groundwire.emulator.engine.layout import strip_layout
 from groundwire.emulator.engine.results import Fact
 from groundwire.emulator.engine.sentences import split_sentences
 from groundwire.emulator.engine.text import MAX_CACHED_TEXT, clear_text_caches, content_terms
@@ -199,7 +200,7 @@ def _fact_sentences(
     text: str,
 ) -> tuple[tuple[tuple[int, int], ...], tuple[frozenset[str], ...]]:
     spans = tuple(split_sentences(text))
-    return spans, tuple(content_terms(text[start:end]) for start, end in spans)
+    return spans, tuple(content_terms(strip_layout(text[start:end])) for start, end in spans)
 
 
 def _same_word(term: str, other: str) -> bool:

@@ -501,3 +501,20 @@ SMALL_TALK_OPENERS: tuple[str, ...] = (
     "one moment",
 )
 """Openings that mark a sentence as the assistant talking about itself, not about the world."""
+
+SOURCE_WORDS: frozenset[str] = _words(
+    "passage passages source sources document documents context provided given"
+)
+"""Words by which an answer speaks of the facts it was given rather than of the world."""
+
+SILENCE_NEGATIONS: frozenset[str] = _words("not no unable cannot neither nor without")
+"""Negations that, with a source word and a verb of telling, say the sources are silent."""
+
+TELLING_WORDS: frozenset[str] = _words(
+    """
+    provide provides provided mention mentions mentioned contain contains include includes
+    specify specifies specified say says state states stated give gives discuss discusses
+    address addresses answer information details detail indicate indicates explain explains
+    """
+)
+"""Verbs (and nouns) of telling: what a source does or does not do for a question."""

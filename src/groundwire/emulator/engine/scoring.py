@@ -41,6 +41,7 @@ from groundwire.emulator.engine.checks import (
     unbound_numbers,
 )
 from groundwire.emulator.engine.index import FactIndex, Window
+from groundwire.emulator.engine.layout import strip_layout
 from groundwire.emulator.engine.results import Citation
 
 DEFAULT_BAR = 0.6
@@ -249,7 +250,7 @@ def support_claim(
         >>> support_claim("The Eiffel Tower was completed in 1899.", index).score < 0.6
         True
     """
-    claim = analyse(claim_text)
+    claim = analyse(strip_layout(claim_text))
     matcher = _ClaimMatcher(claim, index)
     if not matcher.terms or index.sentence_count == 0:
         return NO_SUPPORT
@@ -343,7 +344,9 @@ def _veto_factor(windows: Sequence[Window], matcher: _ClaimMatcher, keys: Sequen
         *(index.sentence_terms[s] for w in windows for s in range(w.first, w.last + 1)),
     )
     texts = [index.sentence_text(s) for w in windows for s in range(w.first, w.last + 1)]
-    readings = [analyse(text) for text in texts] if matcher.needs_readings(texts) else []
+    readings = (
+        [analyse(strip_layout(text)) for text in texts] if matcher.needs_readings(texts) else []
+    )
     factor = 1.0
     missing = missing_key_terms(keys, evidence_terms, index.related_terms)
     if readings:

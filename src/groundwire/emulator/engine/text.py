@@ -68,10 +68,12 @@ _MARKS = (
     "\u1ab0-\u1aff\u1dc0-\u1dff\u200c\u200d\u20d0-\u20ff\u3099-\u309c\ufe00-\ufe0f\ufe20-\ufe2f"
 )
 TOKEN_PATTERN = re.compile(
-    r"\d{4}-\d{1,2}-\d{1,2}(?!\d)"
+    r"\d{1,2}:\d{1,2}(?![\d:])(?:\s?[AaPp]\.?[Mm]\b\.?)?"
+    r"|\d{1,2}\s?[AaPp]\.?[Mm]\b\.?"
+    r"|\d{4}-\d{1,2}-\d{1,2}(?!\d)"
     r"|\d{1,2}/\d{1,2}/\d{4}(?!\d)"
     r"|°\s?[CFcf]\b|[℃℉$€£%]"
-    r"|[A-Za-z](?:\.[A-Za-z])+\.?(?!\w)"
+    r"|[A-Za-z]{1,2}(?:\.[A-Za-z]{1,2}){1,8}\.?(?!\w)"
     rf"|\d+(?:[.,]\d+)*[\w{_MARKS}]*"
     rf"|[\w{_MARKS}]+(?:['’][\w{_MARKS}]+)*"
 )
@@ -82,6 +84,8 @@ NUMBER_WORD_FORMS: frozenset[str] = frozenset(
 )
 """Written forms of number words; a text containing none needs no number-word joining."""
 
+_CLOCK_TIME = re.compile(r"\d{1,2}(?::\d{1,2}(?:\s?[ap]\.?m\.?)?|\s?[ap]\.?m\.?)", re.IGNORECASE)
+_CLOCK_WORDS = {"noon": "12:00", "midday": "12:00", "midnight": "0:00"}
 _ELISIONS = re.compile(r"^(?:l|d|j|qu|n|s|c|m|t|dell|all|nell|sull)'")
 _LEADING_DIGITS = re.compile(r"\d+(?:[.,]\d+)*")
 _PLURAL_QUANTITIES = frozenset({"hundreds", "thousands", "millions", "billions", "dozens"})
@@ -127,6 +131,8 @@ def _plain_word_term(word: str, lowered: str) -> str:
         return f"{NUMBER_WORD_MARK}u:{UNITS[lowered]}"
     if lowered in MULTIPLIERS:
         return f"{NUMBER_WORD_MARK}m:{MULTIPLIERS[lowered]}"
+    if lowered in _CLOCK_WORDS:
+        return _CLOCK_WORDS[lowered]
     if lowered in MONTHS and (word[0].isupper() or lowered not in _AMBIGUOUS_MONTHS):
         return f"month:{MONTHS[lowered]}"
     if lowered in STOPWORDS or lowered in _PLURAL_QUANTITIES:
@@ -135,6 +141,8 @@ def _plain_word_term(word: str, lowered: str) -> str:
 
 
 def _number_terms(word: str) -> tuple[str, ...]:
+    if _CLOCK_TIME.fullmatch(word):
+        return (_clock_time(word),)
     if "-" in word:
         year_text, month_text, day_text = word.split("-")
         return (decimal_text(year_text), f"month:{int(month_text)}", decimal_text(day_text))
@@ -159,6 +167,20 @@ def _number_terms(word: str) -> tuple[str, ...]:
     if lowered in UNIT_WORDS:
         return numbers + word_terms(suffix)
     return (word.casefold(),)
+
+
+def _clock_time(word: str) -> str:
+    """``5pm``, ``5 p.m.``, ``17:00`` and ``17:0`` are all ``17:00``."""
+    digits, _, rest = word.partition(":")
+    minutes_text = "".join(c for c in rest if c.isdigit()) or "0"
+    hour_text = "".join(c for c in digits if c.isdigit())
+    hour, minutes = int(hour_text), int(minutes_text)
+    meridiem = "".join(c for c in word.casefold() if c.isalpha())
+    if meridiem == "pm" and hour < 12:
+        hour += 12
+    elif meridiem == "am" and hour == 12:
+        hour = 0
+    return f"{hour}:{minutes:02d}"
 
 
 def _spaceless_terms(word: str) -> tuple[str, ...]:
