@@ -214,10 +214,12 @@ def _quality(found: dict[str, Any]) -> list[str]:
         lines += [
             "",
             "Labelled LLM answers from outside the project, response level (faithful = no "
-            "hallucinated span; predicted faithful = every checked sentence grounded; AUROC "
-            "ranks by support score) and claim level (sentences overlapping a hallucinated "
-            "span are hallucinated claims), beside a plain word-overlap scorer. `tune` and "
-            "`measure` split RAGTruth's training part by source; only `tune` was tuned on.",
+            "hallucinated span; predicted faithful = support score ≥ 0.5, for the overlap "
+            "scorer mean word overlap ≥ 0.82, its best bar on `tune`; AUROC ranks by those "
+            "scores) and claim level (sentences overlapping a hallucinated span are "
+            "hallucinated claims; cited = grounded at 0.6), beside a plain word-overlap "
+            "scorer. `tune` and `measure` split RAGTruth's training part by source; only "
+            "`tune` was tuned on.",
             "",
             table(outside.HEADER, outside.table(found["outside"])),
         ]

@@ -15,7 +15,10 @@ from typing import Any
 
 from bench.quality import metrics, responses, scorers
 
-SCORERS = {"engine": scorers.engine_scorer, "overlap": scorers.overlap_scorer}
+SCORERS = {
+    "engine": (scorers.engine_scorer, scorers.ENGINE_RESPONSE_BAR),
+    "overlap": (scorers.overlap_scorer, scorers.OVERLAP_RESPONSE_BAR),
+}
 
 
 def outside_sets(engine_dev: Path | None) -> dict[str, list[responses.Response]]:
@@ -42,7 +45,10 @@ def evaluate_set(answers: Sequence[responses.Response]) -> dict[str, dict[str, A
         >>> sorted(figures["all"])
         ['engine', 'overlap']
     """
-    judged = {name: [scorers.judge(r, scorer) for r in answers] for name, scorer in SCORERS.items()}
+    judged = {
+        name: [scorers.judge(r, scorer, bar) for r in answers]
+        for name, (scorer, bar) in SCORERS.items()
+    }
     tasks = sorted({r.task for r in answers})
     figures: dict[str, dict[str, Any]] = {}
     for task in (*tasks, "all"):

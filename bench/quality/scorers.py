@@ -1,10 +1,12 @@
 """The two scorers the quality report compares: the engine, and plain shared-word counting.
 
 Both read a response as the engine splits it (sentences, as UTF-8 byte spans) and say, per
-sentence, whether it is grounded; a response is predicted faithful when every sentence it
-checks is grounded. The overlap scorer is the baseline any engine must beat: a sentence's score
-is the share of its words (lowercased) that some fact contains, grounded at 0.6 or more, and a
-response's score is the mean of its sentences'.
+sentence, whether it is grounded, and give the response a score; a response is predicted
+faithful when its score reaches the scorer's response bar. The engine's score is its support
+score, its bar 0.5 (as the held-out check reads it). The overlap scorer is the baseline any
+engine must beat: a sentence's score is the share of its words (lowercased) that some fact
+contains, grounded at 0.6 or more, a response's score the mean of its sentences', and its bar
+0.82, the best for it on the tune part (a baseline given its best chance).
 """
 
 from __future__ import annotations
@@ -18,6 +20,8 @@ from bench.quality.responses import Response
 from groundwire.emulator.engine import Fact, check_grounding, split_claims
 
 OVERLAP_BAR = 0.6
+ENGINE_RESPONSE_BAR = 0.5
+OVERLAP_RESPONSE_BAR = 0.82
 _WORD = re.compile(r"\w+")
 
 
@@ -68,7 +72,7 @@ def overlap_scorer(answer: str, facts: Sequence[str]) -> Reading:
     return Reading(sum(shares) / len(shares) if shares else 1.0, tuple(claims))
 
 
-def judge(response: Response, scorer: Scorer) -> Judged:
+def judge(response: Response, scorer: Scorer, response_bar: float = ENGINE_RESPONSE_BAR) -> Judged:
     """Score one response and sort its sentences by the human label (any overlap with a span).
 
     Example:
@@ -92,7 +96,7 @@ def judge(response: Response, scorer: Scorer) -> Judged:
         task=response.task,
         faithful=response.faithful,
         score=reading.score,
-        predicted_faithful=all(grounded for _, _, grounded in reading.claims),
+        predicted_faithful=reading.score >= response_bar,
         faithful_claims_grounded=tuple(faithful),
         hallucinated_claims_grounded=tuple(hallucinated),
     )

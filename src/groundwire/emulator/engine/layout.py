@@ -32,6 +32,7 @@ _SOURCE_NOTE = re.compile(
     | \b(?:passage|source|document)s?\s++{_SOURCE_NUMBERS}\b""",
     re.IGNORECASE | re.VERBOSE,
 )
+_DIGIT = re.compile(r"\d")
 _EMPHASIS = re.compile(r"\*{1,3}|_{2,3}|`+")
 
 
@@ -50,6 +51,6 @@ def strip_layout(sentence: str) -> str:
     text = sentence[marker.end() :] if marker is not None else sentence
     if "*" in text or "_" in text or "`" in text:
         text = _EMPHASIS.sub("", text)
-    if any(character.isdigit() for character in text):
+    if _DIGIT.search(text):
         text = _SOURCE_NOTE.sub(" ", text)
     return text.strip()
