@@ -105,3 +105,101 @@ def test_not_just_is_no_negation() -> None:
         "The cost includes not just tuition, but also books and fees.",
         "The cost of attendance is more than just your tuition: it includes books and fees.",
     )
+
+
+# Pronouns and names: a pronoun subject stands for the most recent name of its fact.
+
+
+def test_a_name_is_found_in_a_sentence_whose_pronoun_stands_for_it() -> None:
+    fact = "In 1955 the club hired Smith. He led the team from 1958 to 1963."
+    named = check("Smith led the team from 1958 to 1963.", fact)[0]
+    pronoun = check("He led the team from 1958 to 1963.", fact)[0]
+    assert named.grounded and named.score == pronoun.score
+
+
+def test_a_possessive_does_not_stand_for_the_earlier_name() -> None:
+    fact = "Marie Curie was born in Warsaw. Her husband Pierre Curie was born in Paris."
+    assert not grounded("Marie Curie was born in Paris.", fact)
+
+
+def test_a_pronoun_stands_for_the_most_recent_name_not_an_earlier_one() -> None:
+    fact = (
+        "In 1955 Smith joined the club. The club grew quickly. Members came from far away. "
+        "In 1957 Jones arrived. He led the team in 1960."
+    )
+    assert grounded("Jones led the team in 1960.", fact)
+    assert not grounded("Smith led the team in 1960.", fact)
+
+
+# Evidence spread across a document: distant sentences and several facts compose.
+
+
+def test_a_claim_joining_distant_sentences_of_one_fact_is_grounded_and_cites_it() -> None:
+    article = (
+        "Aaron Hernandez played tight end for the New England Patriots. "
+        "The team signed him to a contract extension in 2012. "
+        "Fans filled the stadium every week. "
+        "Weather delayed one game in December. "
+        "A jury found Hernandez guilty of murder in 2015, and he was sentenced to life in prison."
+    )
+    (claim,) = check(
+        "Hernandez, a former New England Patriots player, was found guilty and sentenced to life.",
+        article,
+    )
+    assert claim.grounded and [c.fact_index for c in claim.citations] == [0]
+
+
+def test_a_claim_joining_two_facts_cites_both() -> None:
+    (claim,) = check(
+        "The bridge opened in 1937 and spans 1,280 metres.",
+        "The Golden Gate Bridge opened in 1937.",
+        "The bridge spans 1,280 metres between its towers.",
+    )
+    assert claim.grounded and sorted(c.fact_index for c in claim.citations) == [0, 1]
+
+
+def test_composed_evidence_keeps_every_veto() -> None:
+    assert not grounded(
+        "The bridge opened in 1938 and spans 1,280 metres.",
+        "The Golden Gate Bridge opened in 1937.",
+        "The bridge spans 1,280 metres between its towers.",
+    )
+
+
+# Data-to-text: records as key: value lines, and reviews.
+
+
+RECORD = "\n".join(
+    [
+        "name: Casa Luna",
+        "address: 123 Main St",
+        "city: Tucson",
+        "state: AZ",
+        "business_stars: 4.0",
+        "review_count: 212",
+        "categories: Mexican, Restaurants",
+        "attributes RestaurantsDelivery: False",
+        "attributes WheelchairAccessible: True",
+    ]
+)
+
+
+def test_a_record_is_about_the_entity_its_first_line_names() -> None:
+    assert grounded("Casa Luna has 4 stars from 212 reviews.", RECORD)
+
+
+def test_keys_written_as_identifiers_read_as_their_words() -> None:
+    assert grounded("Casa Luna is wheelchair accessible.", RECORD)
+
+
+def test_a_state_code_is_the_state() -> None:
+    assert grounded("Casa Luna is a Mexican restaurant in Tucson, Arizona.", RECORD)
+
+
+def test_a_false_attribute_contradicts_a_claim_that_it_holds() -> None:
+    assert not grounded("Casa Luna offers delivery.", RECORD)
+    assert grounded("Casa Luna does not offer delivery.", RECORD)
+
+
+def test_a_wrong_number_in_a_record_is_not_supported() -> None:
+    assert not grounded("Casa Luna has 4 stars from 312 reviews.", RECORD)

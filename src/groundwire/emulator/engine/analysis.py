@@ -4,9 +4,10 @@ The index only needs a sentence's set of terms; the checks that overlap misses (
 name, a flipped negation, swapped roles) need more, and run on few sentences, so this closer
 reading is done on demand and cached.
 
-A clause ends at ``; : ( ) —``, at a contrast word (``but``, ``although``) and at a comma that
-is followed by a pronoun (``..., it is open on Tuesdays``). A clause is negative when it holds a
-negation cue (``not``, ``never``, ``n't``, ``no`` but not ``No. 9``, ``kein``, ``不``, ``ない``).
+A clause ends at ``; : ( ) —`` (but a record's ``key: no`` or ``key: False`` is one clause),
+at a contrast word (``but``, ``although``) and at a comma that is followed by a pronoun
+(``..., it is open on Tuesdays``). A clause is negative when it holds a negation cue
+(``not``, ``never``, ``n't``, ``false``, ``no`` but not ``No. 9``, ``kein``, ``不``, ``ない``).
 """
 
 from __future__ import annotations
@@ -97,6 +98,8 @@ class Analysis:
     negated_clauses: frozenset[int]
     terms: frozenset[str]
     """The content terms, as a set."""
+    valued_negations: frozenset[int] = frozenset()
+    """Clauses negated by a record's value (``Delivery: no``, ``DogsAllowed: False``)."""
 
     @property
     def content_tokens(self) -> tuple[Token, ...]:
@@ -127,6 +130,7 @@ def analyse(sentence: str) -> Analysis:
     items: list[tuple[str, _Word]] = []
     clause = 0
     previous_end = 0
+    valued: set[int] = set()
     for index, match in enumerate(matches):
         raw = match.group()
         lowered, name_like, unmistakable, cue = _word_shape(raw)
@@ -137,6 +141,8 @@ def analyse(sentence: str) -> Analysis:
         next_character = sentence[match.end() : match.end() + 1]
         contracted = lowered.endswith(("n't", "n’t"))
         negation = contracted or (cue and not _cue_cancelled(lowered, next_character, following))
+        if negation and ":" in gap:
+            valued.add(clause)
         word = _Word(
             position=index,
             clause=clause,
@@ -152,7 +158,9 @@ def analyse(sentence: str) -> Analysis:
     tokens = tuple(_token(term, word) for term, word in items)
     negated = frozenset(token.clause for token in tokens if token.negation)
     terms = frozenset(token.term for token in tokens if token.content)
-    return Analysis(tokens=tokens, negated_clauses=negated, terms=terms)
+    return Analysis(
+        tokens=tokens, negated_clauses=negated, terms=terms, valued_negations=frozenset(valued)
+    )
 
 
 def _token(term: str, word: _Word) -> Token:
@@ -173,6 +181,8 @@ def _token(term: str, word: _Word) -> Token:
 
 
 def _starts_clause(gap: str, lowered: str) -> bool:
+    if ":" in gap and lowered in NEGATION_CUES:
+        return False  # a record's ``Delivery: no`` negates its key
     if _CLAUSE_PUNCTUATION.search(gap) or lowered in CLAUSE_BREAK_WORDS:
         return True
     return ("," in gap or "，" in gap) and lowered in CLAUSE_STARTING_PRONOUNS

@@ -7,7 +7,8 @@ Each check here looks at one such thing and says whether the evidence contradict
 * key terms: every number, date part and name of the claim must be in the evidence, and a
   quantity must count the same thing (``three doses`` is not ``three weeks``);
 * negation: a negative claim needs a negative passage about its key word, and a positive claim
-  must not match a negative clause better than any positive one;
+  must not match a negative clause better than any positive one, nor use a word that the
+  evidence has only as a record's key valued ``no`` or ``False``;
 * opposites: the claim says ``increased`` where the evidence only says ``decreased``;
 * other values: in evidence of several sentences, the claim's name or number may not stand in
   a slot that one of them fills with another (``born in Warsaw`` when the claim says Paris);
@@ -126,12 +127,22 @@ def unbound_numbers(claim: Analysis, evidence: Sequence[Analysis]) -> list[str]:
             continue
         mentions = [(r, i) for r in evidence for i, t in enumerate(r.tokens) if t.term == noun.term]
         if mentions and not any(
-            t.term == token.term
-            for reading, place in mentions
-            for t in reading.tokens[max(0, place - _QUANTITY_REACH) : place]
+            _counts(reading.tokens, place, token.term) for reading, place in mentions
         ):
             unbound.append(token.term)
     return unbound
+
+
+def _counts(tokens: Sequence[Token], place: int, number: str) -> bool:
+    """Whether the number stands shortly before the noun at ``place``, or is the value of a
+    record's key ending in that noun (``review_count: 356``, the next clause's first word)."""
+    if any(t.term == number for t in tokens[max(0, place - _QUANTITY_REACH) : place]):
+        return True
+    key_clause = tokens[place].clause
+    for later in range(place + 1, min(len(tokens), place + 1 + _QUANTITY_REACH)):
+        if tokens[later].clause != key_clause:
+            return tokens[later].clause == key_clause + 1 and tokens[later].term == number
+    return False
 
 
 def negation_conflict(
@@ -150,6 +161,11 @@ def negation_conflict(
         for reading in evidence
         for clause, negative in _clauses(reading)
     ]
+    valued = [
+        frozenset(t.term for t in reading.content_tokens if t.clause == clause)
+        for reading in evidence
+        for clause in reading.valued_negations
+    ]
     for clause, negative in _clauses(claim):
         tokens = [t for t in claim.tokens if t.clause == clause]
         terms = frozenset(t.term for t in tokens if t.content)
@@ -158,9 +174,25 @@ def negation_conflict(
         if negative:
             if _unsupported_negation(tokens, terms, evidence_clauses):
                 return True
-        elif _matches_negative_clause_best(terms, evidence_clauses, weight):
+        elif _matches_negative_clause_best(
+            terms, evidence_clauses, weight
+        ) or _said_only_negatively(terms, evidence_clauses, valued):
             return True
     return False
+
+
+def _said_only_negatively(
+    terms: frozenset[str],
+    evidence_clauses: Sequence[tuple[frozenset[str], bool]],
+    valued: Sequence[frozenset[str]],
+) -> bool:
+    """A word of a positive claim that the evidence has only as a record's key whose value
+    negates it (``Delivery: False`` against ``offers delivery``)."""
+    negated = frozenset().union(*valued)
+    if terms.isdisjoint(negated):
+        return False
+    affirmed = frozenset().union(*(clause for clause, negative in evidence_clauses if not negative))
+    return not (terms & negated) <= affirmed
 
 
 def _clauses(reading: Analysis) -> list[tuple[int, bool]]:

@@ -1,9 +1,11 @@
 """Indexes a request's facts by sentence, so a claim meets only the sentences that share its words.
 
 Each fact is split into sentences; a window is one to three consecutive sentences of one fact
-(what a citation quotes). Term weights are inverse sentence frequencies over the request's
-facts, so words found everywhere (``the``, ``movie`` in a request about one film) weigh little
-and a claim cannot be carried by them.
+(what a citation quotes). A sentence whose subject is a pronoun also holds the names it stands
+for, and a record's title counts for each of its lines, as attributes do (:mod:`reference`).
+Term weights are inverse sentence frequencies over the request's facts, so words found
+everywhere (``the``, ``movie`` in a request about one film) weigh little and a claim cannot be
+carried by them.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from dataclasses import dataclass, field
 from groundwire.emulator.engine.analysis import analyse
 from groundwire.emulator.engine.caches import text_cache
 from groundwire.emulator.engine.layout import strip_layout
+from groundwire.emulator.engine.reference import antecedents, record_title
 from groundwire.emulator.engine.results import Fact
 from groundwire.emulator.engine.sentences import split_sentences
 from groundwire.emulator.engine.text import MAX_CACHED_TEXT, clear_text_caches, content_terms
@@ -165,9 +168,11 @@ def build_index(facts: Sequence[Fact]) -> FactIndex:
     sentence_spans: list[tuple[int, int]] = []
     sentence_terms: list[frozenset[str]] = []
     fact_first_sentence: list[int] = []
+    titles: list[frozenset[str]] = []
     for fact_index, fact in enumerate(facts):
         fact_first_sentence.append(len(sentence_terms))
-        spans, term_sets = _fact_sentences(fact.text)
+        spans, term_sets, title = _fact_sentences(fact.text)
+        titles.append(title)
         sentence_fact.extend([fact_index] * len(spans))
         sentence_spans.extend(spans)
         sentence_terms.extend(term_sets)
@@ -176,7 +181,10 @@ def build_index(facts: Sequence[Fact]) -> FactIndex:
     for sentence, terms in enumerate(sentence_terms):
         for term in terms:
             postings.setdefault(term, []).append(sentence)
-    attribute_terms = [content_terms(" ; ".join(fact.attributes.values())) for fact in facts]
+    attribute_terms = [
+        content_terms(" ; ".join(fact.attributes.values())) | title
+        for fact, title in zip(facts, titles, strict=True)
+    ]
     vocabulary = set(postings).union(*attribute_terms)
     words = sorted(term for term in vocabulary if len(term) >= _PREFIX_LENGTH and term.isalpha())
     shorter_keys: dict[str, list[str]] = {}
@@ -198,9 +206,15 @@ def build_index(facts: Sequence[Fact]) -> FactIndex:
 @text_cache(max_characters=8_000_000, max_key_characters=MAX_CACHED_TEXT)
 def _fact_sentences(
     text: str,
-) -> tuple[tuple[tuple[int, int], ...], tuple[frozenset[str], ...]]:
+) -> tuple[tuple[tuple[int, int], ...], tuple[frozenset[str], ...], frozenset[str]]:
+    """A fact's sentences, each one's terms (with the names its pronoun stands for), and the
+    terms of the record's title when the fact is a record."""
     spans = tuple(split_sentences(text))
-    return spans, tuple(content_terms(strip_layout(text[start:end])) for start, end in spans)
+    terms = [content_terms(strip_layout(text[start:end])) for start, end in spans]
+    for number, names in enumerate(antecedents(text, spans)):
+        if names:
+            terms[number] = terms[number] | content_terms(" ".join(names))
+    return spans, tuple(terms), content_terms(record_title(text, spans))
 
 
 def _same_word(term: str, other: str) -> bool:

@@ -52,6 +52,13 @@ class ClaimMatcher:
             or any(token.numeric for token in claim.tokens)
         )
 
+    def bits(self, terms: Sequence[str]) -> int:
+        """The bits of some of the claim's terms."""
+        mask = 0
+        for term in terms:
+            mask |= self._exact_bits.get(term, 0)
+        return mask
+
     def masks(self, terms: frozenset[str]) -> tuple[int, int]:
         """The claim terms found in a set of terms: exactly, and only with another ending."""
         exact = related = 0

@@ -9,8 +9,10 @@ How (after MiniCheck, AlignScore and SummaC, without a model):
    citation threshold, then cut by each veto of :mod:`checks` that the window triggers.
 4. Composed evidence: a claim may join what distant sentences of one fact, or several facts,
    say. Up to ``MAX_COMPOSED`` windows that do not overlap are joined while each adds clearly
-   to what the others cover (``PAIR_MIN_GAIN``); the union is scored as one piece of evidence,
-   vetoes included, and every fact in it is cited.
+   to what the others cover (``PAIR_MIN_GAIN``) and is about the same thing (it holds one of
+   the claim's names, or for a claim without names a term the others hold: pieces about other
+   entities do not make a relation between the claim's); the union is scored as one piece of
+   evidence, vetoes included, and every fact in it is cited.
 
 The claim's score does not depend on the threshold; the threshold only picks the citations, so
 raising it never adds one.
@@ -230,11 +232,14 @@ def _best_composition(
     few, each window joined only when it adds ``PAIR_MIN_GAIN`` coverage."""
     best: tuple[float, tuple[Window, ...]] | None = None
     tried: set[tuple[Window, ...]] = set()
+    names = matcher.bits([token.term for token in keys if not token.numeric])
     for seed in pieces[:_COMPOSITION_SEEDS]:
+        if names and not (seed.exact | seed.related) & names:
+            continue
         chosen = [seed]
         exact, related, coverage = seed.exact, seed.related, seed.coverage
         while len(chosen) < MAX_COMPOSED:
-            step = _best_addition(pieces, chosen, exact, related, matcher)
+            step = _best_addition(pieces, chosen, exact, related, matcher, names)
             if step is None or step[2] < coverage + PAIR_MIN_GAIN:
                 break
             piece, (exact, related), coverage = step[0], step[1], step[2]
@@ -259,10 +264,16 @@ def _best_addition(
     exact: int,
     related: int,
     matcher: ClaimMatcher,
+    names: int,
 ) -> tuple[ScoredWindow, tuple[int, int], float] | None:
+    """The piece that adds most coverage and is about the same thing: it holds one of the
+    claim's names (when the claim has names), else a claim term the chosen pieces hold."""
     best: tuple[ScoredWindow, tuple[int, int], float] | None = None
+    anchor = names or exact | related
     for piece in pieces:
         if any(_overlap(piece.window, other.window) for other in chosen):
+            continue
+        if not (piece.exact | piece.related) & anchor:
             continue
         if piece.exact & ~exact == 0 and piece.related & ~(exact | related) == 0:
             continue

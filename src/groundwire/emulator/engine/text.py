@@ -20,6 +20,9 @@ What a term is:
   inside such runs are still numbers, and the character after a number (a counter such as
   ``年`` or ``米``) is a term of its own too (``1958年建成`` gives ``1958 年 年建 建成``).
   Chinese numerals are not converted.
+* Identifiers, as records write keys, are their words: ``RestaurantsPriceRange2`` is
+  ``restaurant price range 2``, ``review_count`` is ``review count``; a state's postal code is
+  its name (``AZ`` = ``Arizona``).
 * Function words (``the``, ``is``, ``according``) are kept apart from content terms: they never
   carry a claim, but negation cues and passive ``by`` are read from them.
 """
@@ -38,6 +41,7 @@ from groundwire.emulator.engine.lexicon import (
     SYNONYMS,
     UNIT_WORDS,
     UNITS,
+    US_STATES,
 )
 from groundwire.emulator.engine.numbers import (
     NUMBER_WORD_MARK,
@@ -84,6 +88,8 @@ NUMBER_WORD_FORMS: frozenset[str] = frozenset(
 )
 """Written forms of number words; a text containing none needs no number-word joining."""
 
+_CAMEL_CASE = re.compile(r"[a-z][A-Z]")
+_CAMEL_PART = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+")
 _CLOCK_TIME = re.compile(r"\d{1,2}(?::\d{1,2}(?:\s?[ap]\.?m\.?)?|\s?[ap]\.?m\.?)", re.IGNORECASE)
 _CLOCK_WORDS = {"noon": "12:00", "midday": "12:00", "midnight": "0:00"}
 _ELISIONS = re.compile(r"^(?:l|d|j|qu|n|s|c|m|t|dell|all|nell|sull)'")
@@ -109,6 +115,12 @@ def word_terms(word: str) -> tuple[str, ...]:
         return _number_terms(word)
     if has_spaceless(word):
         return _spaceless_terms(word)
+    if "_" in word or (word.isascii() and _CAMEL_CASE.search(word)):
+        parts = _identifier_parts(word)
+        if parts != [word]:
+            return tuple(chain.from_iterable(map(word_terms, parts)))
+    if len(word) == 2 and word in US_STATES:
+        return tuple(stem(part) for part in US_STATES[word].split() if part not in STOPWORDS)
     lowered = word.replace("’", "'").casefold()
     sign = lowered.replace(" ", "")
     if sign in SYNONYMS and not sign[0].isalpha():
@@ -124,6 +136,19 @@ def word_terms(word: str) -> tuple[str, ...]:
         lowered = lowered[:-2]
     lowered = lowered.replace("'", "")
     return (_plain_word_term(word, lowered),) if lowered else ()
+
+
+def _identifier_parts(word: str) -> list[str]:
+    """``review_count``: ``review``, ``count``; ``PriceRange22``: ``Price``, ``Range``, ``22``;
+    a one-letter piece keeps the word whole (``PhD``, ``iPhone``)."""
+    parts: list[str] = []
+    for part in word.split("_"):
+        pieces = _CAMEL_PART.findall(part) if part.isascii() and _CAMEL_CASE.search(part) else []
+        if pieces and all(len(piece) > 1 for piece in pieces):
+            parts.extend(pieces)
+        elif part:
+            parts.append(part)
+    return parts
 
 
 def _plain_word_term(word: str, lowered: str) -> str:
