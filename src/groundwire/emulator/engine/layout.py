@@ -29,7 +29,10 @@ _SOURCE_NOTE = re.compile(
         (?:passage|source|document|doc|reference|ref|context|article|result)s?\s*+
         {_SOURCE_NUMBERS}\s*+\)
     | \b(?:in|from|by|of)\s++(?:the\s++)?(?:passage|source|document)s?\s++{_SOURCE_NUMBERS}\b
-    | \b(?:passage|source|document)s?\s++{_SOURCE_NUMBERS}\b""",
+    | \b(?:passage|source|document)s?\s++{_SOURCE_NUMBERS}\b
+    | \b(?:(?:the|these|this|those|both)\s++)?(?:(?:given|provided|above|retrieved)\s++)?
+        (?:passages?|sources?|documents?|context)\b
+        (?:\s++(?:provided|given|above))?""",
     re.IGNORECASE | re.VERBOSE,
 )
 _DIGIT = re.compile(r"\d")
@@ -51,6 +54,5 @@ def strip_layout(sentence: str) -> str:
     text = sentence[marker.end() :] if marker is not None else sentence
     if "*" in text or "_" in text or "`" in text:
         text = _EMPHASIS.sub("", text)
-    if _DIGIT.search(text):
-        text = _SOURCE_NOTE.sub(" ", text)
+    text = _SOURCE_NOTE.sub(" ", text)
     return text.strip()

@@ -27,7 +27,11 @@ STOPWORDS: frozenset[str] = _words(
     told tells approximately roughly nearly almost around about estimated estimate some over
     more less located situated based known called named include includes including included
     currently now today ever once again well while whereas although though however because out
-    true
+    true therefore thus hence additionally furthermore moreover overall finally lastly also
+    mention mentions mentioned suggest suggests suggested describe describes described
+    highlight highlights highlighted summarize summarizes summarized summarise summarises
+    summarised discuss discusses discussed explain explains explained emphasize emphasizes
+    emphasized emphasise emphasises emphasised indicate indicates indicated
     up down off le la les de des du un une et est en à au aux pour par sur dans que qui été il
     elle ce cette son sa ses d l el los las del y es con se su sus al lo más o os as do da dos
     das um uma é em na mais der die das den dem des ein eine einer und ist sind war im mit von
