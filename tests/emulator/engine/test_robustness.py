@@ -39,6 +39,14 @@ HOSTILE_UNITS = {
     "names": "Bob Alice ",
     "negations": "not ",
     "hyphens": "- ",
+    "source notes": "(passage 1, ",
+    "the given passages": "the given ",
+    "list markers": "1. - ",
+    "pronouns": "He said. ",
+    "record lines": "key: value\n",
+    "camel case": "aB",
+    "clock times": "1:1 ",
+    "underscores": "a_",
 }
 """One repeated unit per kind of text a pattern could backtrack on."""
 
