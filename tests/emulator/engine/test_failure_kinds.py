@@ -203,3 +203,31 @@ def test_a_false_attribute_contradicts_a_claim_that_it_holds() -> None:
 
 def test_a_wrong_number_in_a_record_is_not_supported() -> None:
     assert not grounded("Casa Luna has 4 stars from 312 reviews.", RECORD)
+
+
+# Invented relations between real entities: each name present is not enough.
+
+
+def test_names_the_evidence_never_relates_do_not_make_a_relation() -> None:
+    facts = (
+        "In Smith v. Jones the court declared the contract void.",
+        "The Carter case was decided in 2004 and concerned a lease.",
+    )
+    assert not grounded(
+        "The Carter case is similar to Smith v. Jones, where the court declared the contract void.",
+        *facts,
+    )
+
+
+def test_names_related_in_the_evidence_are_supported() -> None:
+    facts = (
+        "Inception was directed by Christopher Nolan.",
+        "Leonardo DiCaprio stars in Inception.",
+    )
+    assert grounded(
+        "Inception was directed by Christopher Nolan and stars Leonardo DiCaprio.", *facts
+    )
+
+
+def test_swapped_roles_between_two_names_are_not_supported() -> None:
+    assert not grounded("Bob defeated Alice in the final.", "In the final, Alice defeated Bob.")

@@ -12,8 +12,7 @@ Each check here looks at one such thing and says whether the evidence contradict
 * opposites: the claim says ``increased`` where the evidence only says ``decreased``;
 * other values: in evidence of several sentences, the claim's name or number may not stand in
   a slot that one of them fills with another (``born in Warsaw`` when the claim says Paris);
-* roles: two names around the same relation word in the other order (``Alice defeated Bob`` /
-  ``Bob defeated Alice``), unless one of the two is passive (``Bob was defeated by Alice``).
+* relations between names (:mod:`relations`): swapped roles, and names never stated together.
 """
 
 from __future__ import annotations
@@ -21,13 +20,11 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 
 from groundwire.emulator.engine.analysis import Analysis, Token
-from groundwire.emulator.engine.lexicon import ANTONYMS, PASSIVE_MARKERS
-from groundwire.emulator.engine.text import FUNCTION_WORD_MARK, word_terms
+from groundwire.emulator.engine.lexicon import ANTONYMS
+from groundwire.emulator.engine.text import word_terms
 
-_PASSIVE_TERMS = frozenset(FUNCTION_WORD_MARK + marker for marker in PASSIVE_MARKERS)
 _QUANTITY_REACH = 3
 _SLOT_REACH = 3
-_NAMES_PAIRED_AHEAD = 6
 
 
 def _opposites_by_term() -> dict[str, frozenset[str]]:
@@ -300,78 +297,6 @@ def _slot_word(tokens: Sequence[Token], position: int, key_places: set[int]) -> 
     if not before or id(before[-1]) in key_places or before[-1].numeric:
         return None
     return before[-1].term
-
-
-def roles_swapped(claim: Analysis, evidence: Sequence[Analysis]) -> bool:
-    """Say whether two names stand around the same relation word in the other order.
-
-    Every capitalised word counts as a name here, the first of the sentence too: the order and
-    the shared relation word are what make a swap, and paraphrases rarely have both reversed.
-
-    Example:
-        >>> from groundwire.emulator.engine.analysis import analyse
-        >>> claim = analyse("Alice defeated Bob in 2017.")
-        >>> roles_swapped(claim, [analyse("In 2017, Bob defeated Alice.")])
-        True
-        >>> roles_swapped(claim, [analyse("Bob was defeated by Alice in 2017.")])
-        False
-    """
-    positions = {id(token): index for index, token in enumerate(claim.tokens)}
-    names = [token for token in claim.tokens if token.name_like]
-    key_terms = {token.term for token in names}
-    for first_index, first in enumerate(names):
-        for second in names[first_index + 1 : first_index + 1 + _NAMES_PAIRED_AHEAD]:
-            if first.term == second.term or first.word_index == second.word_index:
-                continue
-            between = claim.tokens[positions[id(first)] + 1 : positions[id(second)]]
-            relation = _relation_terms(between, key_terms)
-            if relation and any(
-                _reversed_in(reading, first.term, second.term, relation, _is_passive(between))
-                for reading in evidence
-            ):
-                return True
-    return False
-
-
-def _relation_terms(between: Sequence[Token], key_terms: set[str]) -> frozenset[str]:
-    return frozenset(
-        t.term for t in between if t.content and not t.numeric and t.term not in key_terms
-    )
-
-
-def _is_passive(between: Sequence[Token]) -> bool:
-    return any(token.term in _PASSIVE_TERMS for token in between)
-
-
-def _reversed_in(
-    reading: Analysis, first: str, second: str, relation: frozenset[str], claim_passive: bool
-) -> bool:
-    tokens = reading.tokens
-    first_places = [index for index, token in enumerate(tokens) if token.term == first]
-    second_places = [index for index, token in enumerate(tokens) if token.term == second]
-    if not first_places or not second_places:
-        return False
-    first_place, second_place = _closest_pair(first_places, second_places)
-    low, high = sorted((first_place, second_place))
-    between = tokens[low + 1 : high]
-    if not relation & frozenset(t.term for t in between if t.content):
-        return False
-    order_reversed = first_place > second_place
-    return order_reversed != (claim_passive != _is_passive(between))
-
-
-def _closest_pair(firsts: Sequence[int], seconds: Sequence[int]) -> tuple[int, int]:
-    """The two places, one from each ascending list, nearest each other (earliest on ties), in
-    one merge-like pass rather than by trying every pair."""
-    best = (firsts[0], seconds[0])
-    other = 0
-    for place in firsts:
-        while other + 1 < len(seconds) and seconds[other + 1] <= place:
-            other += 1
-        for candidate in seconds[other : other + 2]:
-            if abs(place - candidate) < abs(best[0] - best[1]):
-                best = (place, candidate)
-    return best
 
 
 def _next_content_tokens(tokens: Sequence[Token], start: int, count: int) -> list[Token]:

@@ -65,6 +65,8 @@ class FactIndex:
     """Every indexed word of five letters or more, sorted (to find the longer forms of one)."""
     shorter_keys: dict[str, list[str]]
     """Those words by their prefix that a longer form must share (to find the shorter forms)."""
+    is_record: list[bool] = field(default_factory=list)
+    """Per fact, whether it is a record of ``key: value`` lines."""
     related_cache: dict[str, tuple[str, ...]] = field(default_factory=dict)
 
     @property
@@ -200,6 +202,7 @@ def build_index(facts: Sequence[Fact]) -> FactIndex:
         postings=postings,
         vocabulary=words,
         shorter_keys=shorter_keys,
+        is_record=[bool(title) for title in titles],
     )
 
 

@@ -34,12 +34,12 @@ from groundwire.emulator.engine.checks import (
     missing_key_terms,
     negation_conflict,
     opposite_meaning,
-    roles_swapped,
     unbound_numbers,
 )
 from groundwire.emulator.engine.index import FactIndex, Window
 from groundwire.emulator.engine.layout import strip_layout
 from groundwire.emulator.engine.matching import ClaimMatcher, ScoredWindow
+from groundwire.emulator.engine.relations import roles_swapped, separated_names
 from groundwire.emulator.engine.results import Citation
 
 DEFAULT_BAR = 0.6
@@ -60,6 +60,7 @@ OTHER_VALUE_FACTOR = 0.4
 NEGATION_FACTOR = 0.35
 OPPOSITE_MEANING_FACTOR = 0.35
 SWAPPED_ROLES_FACTOR = 0.35
+SEPARATED_NAMES_FACTOR = 0.7
 
 _CANDIDATE_SENTENCES = 16
 _COMMON_TERM_MIN = 50
@@ -314,6 +315,10 @@ def _veto_factor(windows: Sequence[Window], matcher: ClaimMatcher, keys: Sequenc
         factor *= OPPOSITE_MEANING_FACTOR
     if readings and roles_swapped(matcher.claim, readings):
         factor *= SWAPPED_ROLES_FACTOR
+    everywhere = frozenset().union(*(index.attribute_terms[w.fact_index] for w in windows))
+    from_records = any(index.is_record[w.fact_index] for w in windows)
+    if readings and not from_records and separated_names(keys, readings, everywhere):
+        factor *= SEPARATED_NAMES_FACTOR
     return factor
 
 
