@@ -13,6 +13,8 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from groundwire.emulator.engine.lexicon import STOPWORDS
+
 _PERSONAL_SUBJECT = re.compile(r"\W*+(?:\w++\W++){0,3}?(?:he|she|they)\b", re.IGNORECASE)
 _IMPERSONAL_SUBJECT = re.compile(r"\W*+(?:it|its)\b", re.IGNORECASE)
 _NAME = re.compile(r"\b[A-Z][\w'’-]{0,40}")
@@ -22,13 +24,13 @@ _MOST_NAMES = 4
 
 
 def names_in(sentence: str) -> list[str]:
-    """The capitalised words of a sentence, the first one included, in order.
+    """The capitalised words of a sentence that are not function words, in order.
 
     Example:
         >>> names_in("In 1955 Bob Smith joined the club.")
-        ['In', 'Bob', 'Smith']
+        ['Bob', 'Smith']
     """
-    return _NAME.findall(sentence)
+    return [word for word in _NAME.findall(sentence) if word.casefold() not in STOPWORDS]
 
 
 def antecedents(text: str, spans: Sequence[tuple[int, int]]) -> list[list[str]]:

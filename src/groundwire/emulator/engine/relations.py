@@ -24,11 +24,12 @@ _NAMES_PAIRED_AHEAD = 6
 
 
 def separated_names(
-    keys: Sequence[Token], evidence: Sequence[Analysis], everywhere: frozenset[str]
+    keys: Sequence[Token], sentences: Sequence[frozenset[str]], everywhere: frozenset[str]
 ) -> bool:
     """Say whether a name of the claim shares no sentence of the evidence with another of them.
 
-    A name of several words (``New England Patriots``) is one name; ``everywhere`` holds terms
+    ``sentences`` are the evidence sentences' terms (as indexed: a pronoun's names included). A
+    name of several words (``New England Patriots``) is one name; ``everywhere`` holds terms
     that count as said in every sentence (attributes, a record's title).
 
     Example:
@@ -36,9 +37,9 @@ def separated_names(
         >>> claim = analyse("Smith coached Jones at Harvard.")
         >>> keys = [t for t in claim.tokens if t.name_like]
         >>> facts = [analyse("Smith coached at Harvard."), analyse("Jones went to Yale.")]
-        >>> separated_names(keys, facts, frozenset())
+        >>> separated_names(keys, [fact.terms for fact in facts], frozenset())
         True
-        >>> separated_names(keys, [analyse("At Harvard, Smith coached Jones.")], frozenset())
+        >>> separated_names(keys, [analyse("At Harvard, Smith coached Jones.").terms], frozenset())
         False
     """
     names = _names(keys)
@@ -50,7 +51,7 @@ def separated_names(
         others = frozenset().union(*(other for other in names if other is not name))
         if others & everywhere:
             continue
-        if not any(name & reading.terms and others & reading.terms for reading in evidence):
+        if not any(name & terms and others & terms for terms in sentences):
             return True
     return False
 

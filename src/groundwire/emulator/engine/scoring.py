@@ -60,7 +60,7 @@ OTHER_VALUE_FACTOR = 0.4
 NEGATION_FACTOR = 0.35
 OPPOSITE_MEANING_FACTOR = 0.35
 SWAPPED_ROLES_FACTOR = 0.35
-SEPARATED_NAMES_FACTOR = 0.8
+SEPARATED_NAMES_FACTOR = 0.55
 
 _CANDIDATE_SENTENCES = 16
 _COMMON_TERM_MIN = 50
@@ -317,7 +317,8 @@ def _veto_factor(windows: Sequence[Window], matcher: ClaimMatcher, keys: Sequenc
         factor *= SWAPPED_ROLES_FACTOR
     everywhere = frozenset().union(*(index.attribute_terms[w.fact_index] for w in windows))
     from_records = any(index.is_record[w.fact_index] for w in windows)
-    if readings and not from_records and separated_names(keys, readings, everywhere):
+    sentences = [index.sentence_terms[s] for w in windows for s in range(w.first, w.last + 1)]
+    if not from_records and separated_names(keys, sentences, everywhere):
         factor *= SEPARATED_NAMES_FACTOR
     return factor
 
