@@ -86,6 +86,13 @@ def test_reading_hostile_text_takes_time_linear_in_its_length(
     assert _growth(reader, unit, 600) <= LINEAR_BOUND
 
 
+@pytest.mark.parametrize("reader", list(READERS.values()), ids=list(READERS))
+def test_reading_one_long_word_takes_time_linear_in_its_length(
+    reader: Callable[[str], object],
+) -> None:
+    assert _growth(reader, "a", 6_000) <= LINEAR_BOUND
+
+
 def test_a_run_of_dots_inside_a_word_is_one_sentence() -> None:
     text = "x" + "." * 20_000 + "y"
     assert split_sentences(text) == [(0, len(text))]

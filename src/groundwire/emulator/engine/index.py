@@ -27,6 +27,8 @@ MAX_WINDOW_SENTENCES = 3
 """The most consecutive sentences of one fact that a window (and so a citation) spans."""
 
 _PREFIX_LENGTH = 5
+_LONGEST_RELATED = 40
+"""Longer terms are no words with endings to relate (and their prefixes would cost n²)."""
 _NEGATING_ENDINGS = ("less", "free")
 
 
@@ -137,7 +139,7 @@ class FactIndex:
             >>> build_index([Fact("The inventor was Bell.")]).related_terms("invent")
             ('inventor',)
         """
-        if len(term) < _PREFIX_LENGTH or not term.isalpha():
+        if not _PREFIX_LENGTH <= len(term) <= _LONGEST_RELATED or not term.isalpha():
             return ()
         known = self.related_cache.get(term)
         if known is not None:
