@@ -28,6 +28,8 @@ def separated_names(
 ) -> bool:
     """Say whether a name of the claim shares no sentence of the evidence with another of them.
 
+    Only names the evidence holds are compared: a missing name is the missing-key check's.
+
     ``sentences`` are the evidence sentences' terms (as indexed: a pronoun's names included). A
     name of several words (``New England Patriots``) is one name; ``everywhere`` holds terms
     that count as said in every sentence (attributes, a record's title).
@@ -42,9 +44,10 @@ def separated_names(
         >>> separated_names(keys, [analyse("At Harvard, Smith coached Jones.").terms], frozenset())
         False
     """
-    names = _names(keys)
-    if len(names) < 2:
+    found = [name for name in _names(keys) if any(name & terms for terms in sentences)]
+    if len(found) < 2:
         return False
+    names = found
     for name in names:
         if name & everywhere:
             continue
