@@ -231,3 +231,26 @@ def test_names_related_in_the_evidence_are_supported() -> None:
 
 def test_swapped_roles_between_two_names_are_not_supported() -> None:
     assert not grounded("Bob defeated Alice in the final.", "In the final, Alice defeated Bob.")
+
+
+# Too strict on faithful text: a negation reaches only its own predicate.
+
+
+def test_a_negation_does_not_reach_a_second_predicate() -> None:
+    assert grounded(
+        "Prosecutors will seek the death penalty.",
+        "Prosecutors aren't swayed and will seek the death penalty.",
+    )
+
+
+def test_no_more_than_is_a_bound_not_a_negation() -> None:
+    assert grounded(
+        "You can widen the entrance to 3 inches at most after a few weeks.",
+        "You can widen the entrance to no more than 3 inches after a few weeks.",
+    )
+
+
+def test_a_negated_predicate_still_contradicts_its_positive_claim() -> None:
+    assert not grounded(
+        "Prosecutors are swayed.", "Prosecutors aren't swayed and will seek the death penalty."
+    )

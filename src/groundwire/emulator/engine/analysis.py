@@ -6,8 +6,9 @@ reading is done on demand and cached.
 
 A clause ends at ``; : ( ) —`` (but a record's ``key: no`` or ``key: False`` is one clause),
 at a contrast word (``but``, ``although``) and at a comma that is followed by a pronoun
-(``..., it is open on Tuesdays``). A clause is negative when it holds a negation cue
-(``not``, ``never``, ``n't``, ``false``, ``no`` but not ``No. 9``, ``kein``, ``不``, ``ない``).
+(``..., it is open on Tuesdays``), and before a second predicate (``and will``). A clause is
+negative when it holds a negation cue (``not``, ``never``, ``n't``, ``false``, ``no`` but not
+``No. 9`` nor ``no more than``, ``kein``, ``不``, ``ない``).
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from typing import NamedTuple
 
 from groundwire.emulator.engine.caches import text_cache, word_cache
 from groundwire.emulator.engine.lexicon import (
+    AUXILIARIES,
     CLAUSE_BREAK_WORDS,
     CLAUSE_STARTING_PRONOUNS,
     NEGATION_CHARACTERS,
@@ -36,6 +38,8 @@ from groundwire.emulator.engine.text import (
 )
 
 _NOT_ONLY = frozenset({"only", "just", "merely", "simply", "solely"})
+_BOUNDS = frozenset({"more", "fewer", "less", "later", "earlier", "greater"})
+_COORDINATORS = frozenset({"and", "or"})
 _CLAUSE_PUNCTUATION = re.compile(r"[;:()\[\]—–]|\s-\s|[，、；：（）]")
 _NEGATION_HINT = re.compile(
     "|".join(sorted(NEGATION_CUES, key=len, reverse=True)).join((r"(?i)\b(?:", r")\b|n['’]t\b"))
@@ -135,12 +139,16 @@ def analyse(sentence: str) -> Analysis:
         raw = match.group()
         lowered, name_like, unmistakable, cue = _word_shape(raw)
         gap = sentence[previous_end : match.start()]
-        if items and _starts_clause(gap, lowered):
+        previous = raw_words[index - 1].casefold() if index else ""
+        if items and (_starts_clause(gap, lowered) or _starts_predicate(previous, lowered)):
             clause += 1
         following = raw_words[index + 1] if index + 1 < len(raw_words) else ""
+        after_following = raw_words[index + 2] if index + 2 < len(raw_words) else ""
         next_character = sentence[match.end() : match.end() + 1]
         contracted = lowered.endswith(("n't", "n’t"))
-        negation = contracted or (cue and not _cue_cancelled(lowered, next_character, following))
+        negation = contracted or (
+            cue and not _cue_cancelled(lowered, next_character, following, after_following)
+        )
         if negation and ":" in gap:
             valued.add(clause)
         word = _Word(
@@ -218,8 +226,17 @@ def _is_cue(raw: str) -> bool:
     return raw.casefold() in NEGATION_CUES
 
 
-def _cue_cancelled(lowered: str, next_character: str, following: str) -> bool:
-    """``No. 9`` and ``No 9`` are numbers, ``not only`` (``not just``) is no negation."""
+def _starts_predicate(previous: str, lowered: str) -> bool:
+    """``and``/``or`` before an auxiliary starts a second predicate of the same subject
+    (``they aren't swayed and will seek...``), so a negation does not reach into it."""
+    return previous in _COORDINATORS and lowered in AUXILIARIES
+
+
+def _cue_cancelled(lowered: str, next_character: str, following: str, after: str) -> bool:
+    """``No. 9`` and ``No 9`` are numbers, ``not only`` (``not just``) is no negation, nor is
+    a bound such as ``no more than`` or ``no fewer than``."""
     if lowered == "no" and (next_character == "." or following[:1].isdigit()):
+        return True
+    if lowered == "no" and following.casefold() in _BOUNDS and after.casefold() == "than":
         return True
     return lowered == "not" and following.casefold() in _NOT_ONLY

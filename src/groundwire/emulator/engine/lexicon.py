@@ -607,3 +607,8 @@ US_STATES: dict[str, str] = {
     "AB": "alberta",
 }
 """Postal codes of US states and a few Canadian provinces, as business records write them."""
+
+AUXILIARIES: frozenset[str] = _words(
+    "will would can could shall should may might must is are was were has have had does did"
+)
+"""Auxiliary and modal verbs; after ``and`` one opens a second predicate of the subject."""
