@@ -254,3 +254,17 @@ def test_a_negated_predicate_still_contradicts_its_positive_claim() -> None:
     assert not grounded(
         "Prosecutors are swayed.", "Prosecutors aren't swayed and will seek the death penalty."
     )
+
+
+def test_a_dotted_abbreviation_before_a_name_does_not_end_the_claim() -> None:
+    claims = check("One shooting was at the U.S. Census Bureau. Then it rained.", "X.")
+    assert [claim.text for claim in claims] == [
+        "One shooting was at the U.S. Census Bureau.",
+        "Then it rained.",
+    ]
+
+
+def test_a_number_counts_the_head_noun_after_its_modifier() -> None:
+    fact = "JetBlue offered 892,000 one-way passenger tickets, the fewest award tickets."
+    assert grounded("JetBlue offered 892,000 award tickets.", fact)
+    assert not grounded("JetBlue offered 982,000 award tickets.", fact)

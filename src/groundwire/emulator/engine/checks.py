@@ -23,7 +23,7 @@ from groundwire.emulator.engine.analysis import Analysis, Token
 from groundwire.emulator.engine.lexicon import ANTONYMS
 from groundwire.emulator.engine.text import word_terms
 
-_QUANTITY_REACH = 3
+_QUANTITY_REACH = 4
 _SLOT_REACH = 3
 
 
@@ -102,8 +102,9 @@ def missing_key_terms(
 def unbound_numbers(claim: Analysis, evidence: Sequence[Analysis]) -> list[str]:
     """Quantities of the claim that the evidence gives for something else.
 
-    A number written right before a noun (``three doses``) must stand before that noun in the
-    evidence too (within three words), when the evidence mentions the noun at all: ``two
+    A number written right before a noun (``three doses``) must stand before that noun (or the
+    word after it: ``award tickets``) in the evidence too (within four words), when the
+    evidence mentions it at all: ``two
     doses, three weeks apart`` has a 3, but not three doses. Codes such as ``COVID-19`` or
     ``Apollo 11`` (a number right after a name) are not quantities.
 
@@ -122,12 +123,26 @@ def unbound_numbers(claim: Analysis, evidence: Sequence[Analysis]) -> list[str]:
             continue
         if token.term.startswith("month:") or noun.word_index - token.word_index > 1:
             continue
-        mentions = [(r, i) for r in evidence for i, t in enumerate(r.tokens) if t.term == noun.term]
+        nouns = _counted_nouns(tokens, position)
+        mentions = [(r, i) for r in evidence for i, t in enumerate(r.tokens) if t.term in nouns]
         if mentions and not any(
             _counts(reading.tokens, place, token.term) for reading, place in mentions
         ):
             unbound.append(token.term)
     return unbound
+
+
+def _counted_nouns(tokens: Sequence[Token], position: int) -> frozenset[str]:
+    """What the number at ``position`` may count: the next content word, and the one after it
+    in the same clause (``892,000 award tickets`` counts tickets)."""
+    found: list[str] = []
+    for later in range(position + 1, min(len(tokens), position + 4)):
+        token = tokens[later]
+        if token.numeric or token.clause != tokens[position].clause or len(found) == 2:
+            break
+        if token.content:
+            found.append(token.term)
+    return frozenset(found)
 
 
 def _counts(tokens: Sequence[Token], place: int, number: str) -> bool:

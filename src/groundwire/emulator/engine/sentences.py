@@ -3,8 +3,9 @@
 A sentence ends at ``. ! ? …`` followed by a space or the end (closing quotes and brackets
 stay with it), at ``。！？`` (no space needed), and at every line break. A period does not end a
 sentence after a title or short abbreviation (``Dr.``, ``No.``, ``c.``, ``e.g.``), after a
-single capital initial (``J. K. Rowling``), after a list number at the start (``1. Paris``), nor
-when the next word starts with a lowercase letter. Thai, Lao and Khmer mark sentences with a
+single capital initial (``J. K. Rowling``), after a list number at the start (``1. Paris``),
+after a dotted abbreviation followed by a name (``the U.S. Census Bureau``), nor when the next
+word starts with a lowercase letter. Thai, Lao and Khmer mark sentences with a
 space, not a sign, so text in those scripts is split only at line breaks and the signs above.
 """
 
@@ -13,7 +14,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from groundwire.emulator.engine.lexicon import TITLE_ABBREVIATIONS
+from groundwire.emulator.engine.lexicon import STOPWORDS, TITLE_ABBREVIATIONS
 
 _CLOSERS = "\"'”’)\\]»」』"
 _LATIN_END = re.compile(rf"[.!?…]++[{_CLOSERS}]*+")
@@ -22,6 +23,8 @@ _LINE_END = re.compile(r"\n\s*+")
 _SENTENCE_SIGN = re.compile(r"[.!?…。！？\n]")
 _NEXT_VISIBLE = re.compile(r"\s*+(\S)")
 _WORD_SEPARATORS = " \t\u00a0"
+_DOTTED_ABBREVIATION = re.compile(r"(?:[A-Za-z]\.){1,4}[A-Za-z]")
+_WORD = re.compile(r"\w{1,40}")
 _LONGEST_ABBREVIATION = max(len(abbreviation) for abbreviation in TITLE_ABBREVIATIONS)
 _WORD_LOOKBACK = _LONGEST_ABBREVIATION + 8
 """How far back from a period the word before it is looked for; a longer word is no
@@ -130,6 +133,12 @@ def _ends_sentence(text: str, first_visible: int, mark_start: int, mark_end: int
     if not written or len(written) > _LONGEST_ABBREVIATION:
         return True
     word = written.casefold()
+    if _DOTTED_ABBREVIATION.fullmatch(written):
+        return (
+            following is None
+            or following.group(1) in "\"'“‘("
+            or _next_word_is_function(text, following.start(1))
+        )
     at_sentence_start = word_start <= first_visible
     is_abbreviation = word in TITLE_ABBREVIATIONS and not written.isupper()
     if is_abbreviation or _is_initial(
@@ -138,6 +147,13 @@ def _ends_sentence(text: str, first_visible: int, mark_start: int, mark_end: int
         return False
     is_list_number = word.isdigit() and at_sentence_start
     return not is_list_number
+
+
+def _next_word_is_function(text: str, start: int) -> bool:
+    """Whether the word at ``start`` is a function word (``The``, ``In``): after ``U.S.`` such
+    a word opens a sentence, a name (``U.S. Census Bureau``) continues one."""
+    word = _WORD.match(text, start)
+    return word is not None and word.group().casefold() in STOPWORDS
 
 
 def _previous_word_opening(text: str, first_visible: int, word_start: int) -> str:
