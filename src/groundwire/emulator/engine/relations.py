@@ -5,8 +5,9 @@ court ruled..."); what is missing is a sentence that relates them. Two checks:
 
 * roles: two names around the same relation word in the other order (``Alice defeated Bob`` /
   ``Bob defeated Alice``), unless one of the two is passive (``Bob was defeated by Alice``);
-* separated names: a name of the claim that no sentence of the evidence mentions together
-  with any other of the claim's names: the evidence never relates it to them. (A fact's
+* separated names: a name of the claim that no passage of the evidence (a window of up to
+  three consecutive sentences) mentions together with any other of the claim's names: the
+  evidence never relates it to them. (A fact's
   attributes count as said in each of its sentences; records are exempt, since each line of
   a record is about the entity it describes.)
 """
@@ -30,7 +31,8 @@ def separated_names(
 
     Only names the evidence holds are compared: a missing name is the missing-key check's.
 
-    ``sentences`` are the evidence sentences' terms (as indexed: a pronoun's names included). A
+    ``sentences`` are the terms of the evidence's passages (as indexed: a pronoun's names
+    included). A
     name of several words (``New England Patriots``) is one name; ``everywhere`` holds terms
     that count as said in every sentence (attributes, a record's title).
 

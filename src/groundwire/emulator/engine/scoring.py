@@ -317,8 +317,11 @@ def _veto_factor(windows: Sequence[Window], matcher: ClaimMatcher, keys: Sequenc
         factor *= SWAPPED_ROLES_FACTOR
     everywhere = frozenset().union(*(index.attribute_terms[w.fact_index] for w in windows))
     from_records = any(index.is_record[w.fact_index] for w in windows)
-    sentences = [index.sentence_terms[s] for w in windows for s in range(w.first, w.last + 1)]
-    if not from_records and separated_names(keys, sentences, everywhere):
+    passages = [
+        frozenset().union(*(index.sentence_terms[s] for s in range(w.first, w.last + 1)))
+        for w in windows
+    ]
+    if not from_records and separated_names(keys, passages, everywhere):
         factor *= SEPARATED_NAMES_FACTOR
     return factor
 
