@@ -69,11 +69,13 @@ class _Words:
         self.weights = [1.0 / (rank + 1) for rank in range(len(self.vocabulary))]
 
     def word(self) -> str:
+        """One content word, Zipf-weighted or uniform."""
         if self.uniform:
             return self.rng.choice(self.vocabulary)
         return self.rng.choices(self.vocabulary, self.weights)[0]
 
     def sentence(self) -> str:
+        """One sentence of 10 to 22 words."""
         rng = self.rng
         if self.uniform:
             return " ".join(self.word() for _ in range(rng.randint(10, 22))).capitalize() + "."
@@ -91,6 +93,7 @@ class _Words:
         return " ".join(words).capitalize() + "."
 
     def text(self, size: int) -> str:
+        """Sentences up to exactly ``size`` characters."""
         sentences: list[str] = []
         length = 0
         while length < size:

@@ -23,6 +23,9 @@ _COMMON_TERM_SHARE = 100
 
 @dataclass(frozen=True, slots=True)
 class ScoredWindow:
+    """A window, the claim terms it holds (exactly, and only with another ending) as bits, and
+    the share of the claim's weight they cover."""
+
     window: Window
     exact: int
     related: int
