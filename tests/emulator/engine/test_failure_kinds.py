@@ -268,3 +268,10 @@ def test_a_number_counts_the_head_noun_after_its_modifier() -> None:
     fact = "JetBlue offered 892,000 one-way passenger tickets, the fewest award tickets."
     assert grounded("JetBlue offered 892,000 award tickets.", fact)
     assert not grounded("JetBlue offered 982,000 award tickets.", fact)
+
+
+def test_no_wonder_is_an_idiom_not_a_negation() -> None:
+    assert grounded(
+        "The college closed after the department cut its access to federal aid.",
+        "It's no wonder the college closed after the department cut its access to federal aid.",
+    )

@@ -8,7 +8,7 @@ A clause ends at ``; : ( ) —`` (but a record's ``key: no`` or ``key: False`` i
 at a contrast word (``but``, ``although``) and at a comma that is followed by a pronoun
 (``..., it is open on Tuesdays``), and before a second predicate (``and will``). A clause is
 negative when it holds a negation cue (``not``, ``never``, ``n't``, ``false``, ``no`` but not
-``No. 9`` nor ``no more than``, ``kein``, ``不``, ``ない``).
+``No. 9``, ``no more than`` nor ``no wonder``, ``kein``, ``不``, ``ない``).
 """
 
 from __future__ import annotations
@@ -38,6 +38,7 @@ from groundwire.emulator.engine.text import (
 )
 
 _NOT_ONLY = frozenset({"only", "just", "merely", "simply", "solely"})
+_IDIOMS = frozenset({"wonder", "doubt"})
 _BOUNDS = frozenset({"more", "fewer", "less", "later", "earlier", "greater"})
 _COORDINATORS = frozenset({"and", "or"})
 _CLAUSE_PUNCTUATION = re.compile(r"[;:()\[\]—–]|\s-\s|[，、；：（）]")
@@ -234,9 +235,11 @@ def _starts_predicate(previous: str, lowered: str) -> bool:
 
 def _cue_cancelled(lowered: str, next_character: str, following: str, after: str) -> bool:
     """``No. 9`` and ``No 9`` are numbers, ``not only`` (``not just``) is no negation, nor is
-    a bound such as ``no more than`` or ``no fewer than``."""
+    a bound such as ``no more than`` or an idiom (``no wonder``, ``no doubt``)."""
     if lowered == "no" and (next_character == "." or following[:1].isdigit()):
         return True
     if lowered == "no" and following.casefold() in _BOUNDS and after.casefold() == "than":
+        return True
+    if lowered == "no" and following.casefold() in _IDIOMS:
         return True
     return lowered == "not" and following.casefold() in _NOT_ONLY
