@@ -1,5 +1,8 @@
 """The emulator's engine end to end: latency, saturation and memory of `groundwire serve`.
 
+Latency is measured on the repeated multilingual sentences of ``workload`` and, cold and
+warm, on the two generators of varied text in ``bench.quality.engine_speed``.
+
 The server runs as its own process (`python -m groundwire.cli serve`). Latency is measured
 from this process with one blocking gRPC client, one call at a time. Saturation uses separate
 load-generator processes (each its own connection), which share the machine's cores with the
@@ -17,6 +20,7 @@ from collections.abc import Callable
 from typing import Any
 
 from bench import procs, workload
+from bench.quality import engine_speed
 
 LOADGEN_PROCESSES = 4
 LOADGEN_INFLIGHT = 4
@@ -86,6 +90,37 @@ def measure_latency(grpc_address: str) -> dict[str, Any]:
     return results
 
 
+def measure_varied_text(generator: str) -> dict[str, Any]:
+    """Cold and warm latency on varied text (one of ``engine_speed.GENERATORS``), end to end.
+
+    A fresh one-worker server per generator, so that the first largest request is cold (no
+    cached reading of its facts); then warm repeats of it (p99), then small requests (p50).
+    """
+    from groundwire import GroundingClient
+
+    server = start_emulator(1)
+    try:
+        grpc_address, _ = procs.addresses(server.ready_line)
+        results: dict[str, Any] = {}
+        with GroundingClient(workload.PROJECT, transport="grpc", endpoint=grpc_address) as client:
+            answer, facts = engine_speed.largest_request(generator)
+            texts = [(fact.text, dict(fact.attributes)) for fact in facts]
+            check = functools.partial(client.check_grounding, answer, texts)
+            started = time.perf_counter()
+            result = check()
+            results["largest_cold_ms"] = 1e3 * (time.perf_counter() - started)
+            results["largest"] = _latency_summary(latencies(check, 10, 12.0))
+            results["largest"]["claims"] = len(result.claims)
+            small_answer, small_facts = engine_speed.small_request(generator)
+            small_texts = [(fact.text, dict(fact.attributes)) for fact in small_facts]
+            small = functools.partial(client.check_grounding, small_answer, small_texts)
+            small()
+            results["small"] = _latency_summary(latencies(small, 300, 3.0))
+        return results
+    finally:
+        server.stop()
+
+
 def measure_saturation(server_pid: int, grpc_address: str, seconds: float = 3.0) -> dict[str, Any]:
     """Checks per second with every load generator busy at once, and the server's CPU split."""
     generators = [
@@ -122,7 +157,11 @@ def peak_rss_mib(pid: int) -> float:
 
 def measure() -> dict[str, Any]:
     """Latency with one worker, then saturation and peak memory with one and two workers."""
-    results: dict[str, Any] = {}
+    results: dict[str, Any] = {
+        "varied": {
+            generator: measure_varied_text(generator) for generator in engine_speed.GENERATORS
+        }
+    }
     for workers in (1, 2):
         server = start_emulator(workers)
         try:

@@ -164,6 +164,21 @@ def _engine(found: dict[str, Any]) -> list[str]:
         )
         for name, entry in latency.items()
     ]
+    for generator, entry in found.get("varied", {}).items():
+        rows.append(
+            (
+                f"varied text ({generator}), largest request over gRPC: cold (first) / warm "
+                f"p50 / warm p99 (ms), {entry['largest']['calls']} warm calls",
+                f"{cell(entry['largest_cold_ms'])} / {cell(entry['largest']['p50_ms'])} / "
+                f"{cell(entry['largest']['p99_ms'])}",
+            )
+        )
+        rows.append(
+            (
+                f"varied text ({generator}), small request: p50 / p99 (ms)",
+                f"{cell(entry['small']['p50_ms'])} / {cell(entry['small']['p99_ms'])}",
+            )
+        )
     for workers in (1, 2):
         entry = found[f"workers_{workers}"]
         rows.append(
@@ -187,11 +202,28 @@ def _engine(found: dict[str, Any]) -> list[str]:
 
 
 def _quality(found: dict[str, Any]) -> list[str]:
+    from bench.quality import outside
+
     rows = [
         (name, entry["cases"], entry["precision"], entry["recall"], entry["balanced_accuracy"])
         for name, entry in found.items()
+        if name != "outside"
     ]
-    return [table(("set", "cases", "precision", "recall", "balanced accuracy"), rows)]
+    lines = [table(("set", "cases", "precision", "recall", "balanced accuracy"), rows)]
+    if "outside" in found:
+        lines += [
+            "",
+            "Labelled LLM answers from outside the project, response level (faithful = no "
+            "hallucinated span; predicted faithful = support score ≥ 0.5, for the overlap "
+            "scorer mean word overlap ≥ 0.82, its best bar on `tune`; AUROC ranks by those "
+            "scores) and claim level (sentences overlapping a hallucinated span are "
+            "hallucinated claims; cited = grounded at 0.6), beside a plain word-overlap "
+            "scorer. `tune` and `measure` split RAGTruth's training part by source; only "
+            "`tune` was tuned on.",
+            "",
+            table(outside.HEADER, outside.table(found["outside"])),
+        ]
+    return lines
 
 
 def render(results: dict[str, Any]) -> str:

@@ -38,13 +38,16 @@ PACKAGES = (
 
 
 def quality() -> dict[str, Any]:
-    """Precision, recall and balanced accuracy on the dev and held-out labelled sets."""
-    from bench.quality import evaluate
+    """Precision, recall and balanced accuracy on the dev and held-out labelled sets, and the
+    outside figures (engine-dev data when found, the data-to-text set) beside the overlap."""
+    from bench.quality import evaluate, outside, responses
 
-    return {
+    found: dict[str, Any] = {
         name: {key: value for key, value in evaluate.evaluate(path).items() if key != "failures"}
         for name, path in (("dev", evaluate.DEV_CASES), ("held-out", evaluate.HELDOUT_CASES))
     }
+    found["outside"] = outside.evaluate_outside(responses.default_engine_dev())
+    return found
 
 
 def sections(quick: bool) -> dict[str, Callable[[], dict[str, Any]]]:

@@ -121,6 +121,32 @@ TARGETS = (
 )
 
 
+def _varied_ms(generator: str, request: str, statistic: str) -> Callable[[dict[str, Any]], float]:
+    return lambda results: float(results["engine"]["varied"][generator][request][statistic])
+
+
+VARIED_TEXT_TARGETS = tuple(
+    target
+    for generator in ("zipf", "uniform")
+    for target in (
+        Target(
+            f"emulator p50, small request, varied text ({generator})",
+            _varied_ms(generator, "small", "p50_ms"),
+            8.0,
+            False,
+            " ms",
+        ),
+        Target(
+            f"emulator warm p99, largest legal request, varied text ({generator})",
+            _varied_ms(generator, "largest", "p99_ms"),
+            1000.0,
+            False,
+            " ms",
+        ),
+    )
+)
+
+
 def judge_all(results: dict[str, Any]) -> list[dict[str, Any]]:
     """Every target, judged against `results`."""
-    return [target.judge(results) for target in TARGETS]
+    return [target.judge(results) for target in (*TARGETS, *VARIED_TEXT_TARGETS)]

@@ -5,19 +5,24 @@ Each line of a cases file is one case: ``{"id", "rule", "claim", "facts": [{"tex
 The claim is checked as a whole answer: it is grounded when every sentence that needs a check
 is grounded, and needs no check when none of its sentences does.
 
-Run ``PYTHONPATH=src python bench/quality/evaluate.py`` for the dev and held-out table, or pass
-cases files and ``--failures`` to list the cases the engine gets wrong. The held-out file is
-frozen: it was written before any tuning and is never used to tune.
+Run ``.venv/bin/python -m bench.quality.evaluate`` for the dev and held-out table and the
+outside data (``bench.quality.outside``: the engine-dev data when found, see
+``--engine-dev``, and the project's data-to-text set) beside the overlap baseline; pass cases
+files and ``--failures`` to list the cases the engine gets wrong. The held-out file is frozen:
+it was written before any tuning and is never used to tune.
 """
 
 from __future__ import annotations
 
+import argparse
 import json
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from bench.quality import outside, responses
+from bench.report import table
 from groundwire.emulator.engine import Fact, check_grounding
 
 HERE = Path(__file__).resolve().parent
@@ -130,22 +135,35 @@ def _table(results: Sequence[tuple[str, dict[str, Any]]]) -> str:
 
 
 def main(arguments: Sequence[str]) -> int:
-    """Print the metrics table (and, with ``--failures``, the wrongly judged cases).
+    """Print the metrics tables (and, with ``--failures``, the wrongly judged cases).
 
     Example:
-        >>> main([str(DEV_CASES)])  # doctest: +ELLIPSIS
+        >>> main([str(DEV_CASES), "--engine-dev", "/nonexistent"])  # doctest: +ELLIPSIS
         set ... cases ... balanced_accuracy ...
         dev ...
+        | set | task | responses | ...
         0
     """
-    show_failures = "--failures" in arguments
-    paths = [Path(a) for a in arguments if a != "--failures"] or [DEV_CASES, HELDOUT_CASES]
+    parser = argparse.ArgumentParser(prog="python -m bench.quality.evaluate")
+    parser.add_argument("cases", nargs="*", type=Path, help="cases files (default: dev, held-out)")
+    parser.add_argument("--failures", action="store_true", help="list wrongly judged cases")
+    parser.add_argument(
+        "--engine-dev",
+        type=Path,
+        default=responses.default_engine_dev(),
+        help=f"folder of ragtruth-train.jsonl (default: ${responses.ENGINE_DEV_VARIABLE}, "
+        "else ../shared/engine-dev beside the repository)",
+    )
+    options = parser.parse_args(arguments)
+    paths = options.cases or [DEV_CASES, HELDOUT_CASES]
     results = [(path.stem.removeprefix("cases_"), evaluate(path)) for path in paths]
     print(_table(results))
-    if show_failures:
+    if options.failures:
         for name, result in results:
             for failure in result["failures"]:
                 print(name, json.dumps(failure, ensure_ascii=False))
+    print()
+    print(table(outside.HEADER, outside.table(outside.evaluate_outside(options.engine_dev))))
     return 0
 
 

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import doctest
 import hashlib
 import importlib.util
 import json
 from pathlib import Path
 from types import ModuleType
+
+import pytest
 
 QUALITY = Path(__file__).resolve().parents[3] / "bench" / "quality"
 
@@ -36,3 +39,30 @@ def test_the_held_out_cases_are_unchanged_since_they_were_frozen() -> None:
     recorded = (QUALITY / "cases_heldout.sha256").read_text(encoding="utf-8").split()[0]
     digest = hashlib.sha256((QUALITY / "cases_heldout.jsonl").read_bytes()).hexdigest()
     assert digest == recorded
+
+
+@pytest.mark.parametrize("module_name", ["metrics", "responses", "scorers", "outside", "evaluate"])
+def test_the_quality_reports_docstring_examples_hold(module_name: str) -> None:
+    module = importlib.import_module(f"bench.quality.{module_name}")
+    assert doctest.testmod(module, optionflags=doctest.ELLIPSIS).failed == 0
+
+
+def test_the_measure_part_is_about_a_third_of_sources_and_stable() -> None:
+    from bench.quality.responses import in_measure_part
+
+    chosen = [in_measure_part(str(source)) for source in range(3000)]
+    assert 0.28 < sum(chosen) / len(chosen) < 0.39
+    assert chosen == [in_measure_part(str(source)) for source in range(3000)]
+
+
+def test_data_to_text_records_flatten_to_key_value_lines_with_nested_keys_joined() -> None:
+    from bench.quality.responses import data_to_text_facts
+
+    facts = data_to_text_facts(
+        {"name": "Casa", "hours": {"Tuesday": "17:0-21:0"}},
+        [{"stars": 4.0, "date": "2021-06-02", "text": "Great tacos, slow service."}],
+    )
+    assert facts == (
+        "name: Casa\nhours Tuesday: 17:0-21:0",
+        "Review (4.0 stars, 2021-06-02): Great tacos, slow service.",
+    )

@@ -4,19 +4,22 @@ The index only needs a sentence's set of terms; the checks that overlap misses (
 name, a flipped negation, swapped roles) need more, and run on few sentences, so this closer
 reading is done on demand and cached.
 
-A clause ends at ``; : ( ) —``, at a contrast word (``but``, ``although``) and at a comma that
-is followed by a pronoun (``..., it is open on Tuesdays``). A clause is negative when it holds a
-negation cue (``not``, ``never``, ``n't``, ``no`` but not ``No. 9``, ``kein``, ``不``, ``ない``).
+A clause ends at ``; : ( ) —`` (but a record's ``key: no`` or ``key: False`` is one clause),
+at a contrast word (``but``, ``although``) and at a comma that is followed by a pronoun
+(``..., it is open on Tuesdays``), and before a second predicate (``and will``). A clause is
+negative when it holds a negation cue (``not``, ``never``, ``n't``, ``false``, ``no`` but not
+``No. 9``, ``no more than`` nor ``no wonder``, ``kein``, ``不``, ``ない``).
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from functools import lru_cache
 from typing import NamedTuple
 
+from groundwire.emulator.engine.caches import text_cache, word_cache
 from groundwire.emulator.engine.lexicon import (
+    AUXILIARIES,
     CLAUSE_BREAK_WORDS,
     CLAUSE_STARTING_PRONOUNS,
     NEGATION_CHARACTERS,
@@ -27,11 +30,17 @@ from groundwire.emulator.engine.numbers import is_numeric_term, join_number_toke
 from groundwire.emulator.engine.scripts import has_spaceless, is_spaceless
 from groundwire.emulator.engine.text import (
     FUNCTION_WORD_MARK,
+    MAX_CACHED_TEXT,
+    MAX_CACHED_WORD,
     NUMBER_WORD_FORMS,
     TOKEN_PATTERN,
     word_terms,
 )
 
+_NOT_ONLY = frozenset({"only", "just", "merely", "simply", "solely"})
+_IDIOMS = frozenset({"wonder", "doubt"})
+_BOUNDS = frozenset({"more", "fewer", "less", "later", "earlier", "greater"})
+_COORDINATORS = frozenset({"and", "or"})
 _CLAUSE_PUNCTUATION = re.compile(r"[;:()\[\]—–]|\s-\s|[，、；：（）]")
 _NEGATION_HINT = re.compile(
     "|".join(sorted(NEGATION_CUES, key=len, reverse=True)).join((r"(?i)\b(?:", r")\b|n['’]t\b"))
@@ -94,6 +103,8 @@ class Analysis:
     negated_clauses: frozenset[int]
     terms: frozenset[str]
     """The content terms, as a set."""
+    valued_negations: frozenset[int] = frozenset()
+    """Clauses negated by a record's value (``Delivery: no``, ``DogsAllowed: False``)."""
 
     @property
     def content_tokens(self) -> tuple[Token, ...]:
@@ -110,7 +121,7 @@ class _Word(NamedTuple):
     negation: bool
 
 
-@lru_cache(maxsize=32768)
+@text_cache(max_characters=2_000_000, max_key_characters=MAX_CACHED_TEXT)
 def analyse(sentence: str) -> Analysis:
     """Read a sentence closely (see the module docstring for what clauses and negation are).
 
@@ -124,15 +135,23 @@ def analyse(sentence: str) -> Analysis:
     items: list[tuple[str, _Word]] = []
     clause = 0
     previous_end = 0
+    valued: set[int] = set()
     for index, match in enumerate(matches):
         raw = match.group()
         lowered, name_like, unmistakable, cue = _word_shape(raw)
         gap = sentence[previous_end : match.start()]
-        if items and _starts_clause(gap, lowered):
+        previous = raw_words[index - 1].casefold() if index else ""
+        if items and (_starts_clause(gap, lowered) or _starts_predicate(previous, lowered)):
             clause += 1
         following = raw_words[index + 1] if index + 1 < len(raw_words) else ""
+        after_following = raw_words[index + 2] if index + 2 < len(raw_words) else ""
         next_character = sentence[match.end() : match.end() + 1]
-        negation = cue and not _cue_cancelled(lowered, next_character, following)
+        contracted = lowered.endswith(("n't", "n’t"))
+        negation = contracted or (
+            cue and not _cue_cancelled(lowered, next_character, following, after_following)
+        )
+        if negation and ":" in gap:
+            valued.add(clause)
         word = _Word(
             position=index,
             clause=clause,
@@ -148,12 +167,14 @@ def analyse(sentence: str) -> Analysis:
     tokens = tuple(_token(term, word) for term, word in items)
     negated = frozenset(token.clause for token in tokens if token.negation)
     terms = frozenset(token.term for token in tokens if token.content)
-    return Analysis(tokens=tokens, negated_clauses=negated, terms=terms)
+    return Analysis(
+        tokens=tokens, negated_clauses=negated, terms=terms, valued_negations=frozenset(valued)
+    )
 
 
 def _token(term: str, word: _Word) -> Token:
     function_word = term.startswith(FUNCTION_WORD_MARK)
-    negation = word.negation or term == FUNCTION_WORD_MARK + "not"
+    negation = word.negation
     numeric = not function_word and is_numeric_term(term)
     return Token(
         term=term,
@@ -169,12 +190,14 @@ def _token(term: str, word: _Word) -> Token:
 
 
 def _starts_clause(gap: str, lowered: str) -> bool:
+    if ":" in gap and lowered in NEGATION_CUES:
+        return False  # a record's ``Delivery: no`` negates its key
     if _CLAUSE_PUNCTUATION.search(gap) or lowered in CLAUSE_BREAK_WORDS:
         return True
     return ("," in gap or "，" in gap) and lowered in CLAUSE_STARTING_PRONOUNS
 
 
-@lru_cache(maxsize=65536)
+@word_cache(max_entries=65536, max_key_characters=MAX_CACHED_WORD)
 def _word_shape(raw: str) -> tuple[str, bool, bool, bool]:
     """A written word's casefolded form, whether it looks like a name, is unmistakably one,
     and is a negation cue (before looking at its neighbours).
@@ -205,8 +228,19 @@ def _is_cue(raw: str) -> bool:
     return raw.casefold() in NEGATION_CUES
 
 
-def _cue_cancelled(lowered: str, next_character: str, following: str) -> bool:
-    """``No. 9`` and ``No 9`` are numbers, ``not only`` is no negation."""
+def _starts_predicate(previous: str, lowered: str) -> bool:
+    """``and``/``or`` before an auxiliary starts a second predicate of the same subject
+    (``they aren't swayed and will seek...``), so a negation does not reach into it."""
+    return previous in _COORDINATORS and lowered in AUXILIARIES
+
+
+def _cue_cancelled(lowered: str, next_character: str, following: str, after: str) -> bool:
+    """``No. 9`` and ``No 9`` are numbers, ``not only`` (``not just``) is no negation, nor is
+    a bound such as ``no more than`` or an idiom (``no wonder``, ``no doubt``)."""
     if lowered == "no" and (next_character == "." or following[:1].isdigit()):
         return True
-    return lowered == "not" and following.casefold() == "only"
+    if lowered == "no" and following.casefold() in _BOUNDS and after.casefold() == "than":
+        return True
+    if lowered == "no" and following.casefold() in _IDIOMS:
+        return True
+    return lowered == "not" and following.casefold() in _NOT_ONLY

@@ -7,14 +7,24 @@ citations and do not count toward the support score. A sentence states no fact w
 * introduces what follows (ends with ``:``, as in ``Sure, here is what I found:``),
 * is made only of small-talk words (``Hi there!``, ``Great question!``, ``Bonjour !``), or
 * opens as the assistant speaking of itself (``Let me``, ``I hope``, ``Feel free``) and holds
-  no number.
+  no number, or
+* says only that the sources are silent (``Passage 2 does not mention the cost.``, ``Unable
+  to answer based on the given passages.``): a remark on the request, not on the world.
 """
 
 from __future__ import annotations
 
 import unicodedata
 
-from groundwire.emulator.engine.lexicon import SMALL_TALK_OPENERS, SMALL_TALK_WORDS
+from groundwire.emulator.engine.layout import strip_layout
+from groundwire.emulator.engine.lexicon import (
+    CLAUSE_BREAK_WORDS,
+    SILENCE_NEGATIONS,
+    SMALL_TALK_OPENERS,
+    SMALL_TALK_WORDS,
+    SOURCE_WORDS,
+    TELLING_WORDS,
+)
 from groundwire.emulator.engine.text import TOKEN_PATTERN
 
 _AGREEMENT_WORDS = frozenset(
@@ -44,6 +54,8 @@ def needs_check(sentence: str) -> bool:
         >>> needs_check("Sure, the tower is 330 metres tall.")
         True
     """
+    said = [word.replace("’", "'").casefold() for word in TOKEN_PATTERN.findall(sentence)]
+    sentence = strip_layout(sentence)
     last = _last_meaningful_character(sentence)
     if last in {"?", "？", ":", "："}:
         return False
@@ -54,7 +66,24 @@ def needs_check(sentence: str) -> bool:
         words = words[1:]
     opening = " ".join(words) + " "
     speaks_of_itself = any(opening.startswith(opener + " ") for opener in SMALL_TALK_OPENERS)
-    return not (speaks_of_itself and not any(character.isdigit() for character in sentence))
+    has_digit = any(character.isdigit() for character in sentence)
+    return not (speaks_of_itself and not has_digit) and not (
+        _says_sources_are_silent(said) and not has_digit
+    )
+
+
+def _says_sources_are_silent(words: list[str]) -> bool:
+    """A negated verb of telling with the sources as its topic, and no contrast after it."""
+    present = set(words)
+    negated = not present.isdisjoint(SILENCE_NEGATIONS) or any(
+        word.endswith("n't") for word in words
+    )
+    return (
+        negated
+        and not present.isdisjoint(SOURCE_WORDS)
+        and not present.isdisjoint(TELLING_WORDS)
+        and present.isdisjoint(CLAUSE_BREAK_WORDS)
+    )
 
 
 def _last_meaningful_character(sentence: str) -> str:

@@ -7,12 +7,12 @@ Each check here looks at one such thing and says whether the evidence contradict
 * key terms: every number, date part and name of the claim must be in the evidence, and a
   quantity must count the same thing (``three doses`` is not ``three weeks``);
 * negation: a negative claim needs a negative passage about its key word, and a positive claim
-  must not match a negative clause better than any positive one;
+  must not match a negative clause better than any positive one, nor use a word that the
+  evidence has only as a record's key valued ``no`` or ``False``;
 * opposites: the claim says ``increased`` where the evidence only says ``decreased``;
 * other values: in evidence of several sentences, the claim's name or number may not stand in
   a slot that one of them fills with another (``born in Warsaw`` when the claim says Paris);
-* roles: two names around the same relation word in the other order (``Alice defeated Bob`` /
-  ``Bob defeated Alice``), unless one of the two is passive (``Bob was defeated by Alice``).
+* relations between names (:mod:`relations`): swapped roles, and names never stated together.
 """
 
 from __future__ import annotations
@@ -20,13 +20,11 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 
 from groundwire.emulator.engine.analysis import Analysis, Token
-from groundwire.emulator.engine.lexicon import ANTONYMS, PASSIVE_MARKERS
-from groundwire.emulator.engine.text import FUNCTION_WORD_MARK, word_terms
+from groundwire.emulator.engine.lexicon import ANTONYMS
+from groundwire.emulator.engine.text import word_terms
 
-_PASSIVE_TERMS = frozenset(FUNCTION_WORD_MARK + marker for marker in PASSIVE_MARKERS)
-_QUANTITY_REACH = 3
+_QUANTITY_REACH = 4
 _SLOT_REACH = 3
-_NAMES_PAIRED_AHEAD = 6
 
 
 def _opposites_by_term() -> dict[str, frozenset[str]]:
@@ -104,8 +102,9 @@ def missing_key_terms(
 def unbound_numbers(claim: Analysis, evidence: Sequence[Analysis]) -> list[str]:
     """Quantities of the claim that the evidence gives for something else.
 
-    A number written right before a noun (``three doses``) must stand before that noun in the
-    evidence too (within three words), when the evidence mentions the noun at all: ``two
+    A number written right before a noun (``three doses``) must stand before that noun (or the
+    word after it: ``award tickets``) in the evidence too (within four words), when the
+    evidence mentions it at all: ``two
     doses, three weeks apart`` has a 3, but not three doses. Codes such as ``COVID-19`` or
     ``Apollo 11`` (a number right after a name) are not quantities.
 
@@ -124,14 +123,38 @@ def unbound_numbers(claim: Analysis, evidence: Sequence[Analysis]) -> list[str]:
             continue
         if token.term.startswith("month:") or noun.word_index - token.word_index > 1:
             continue
-        mentions = [(r, i) for r in evidence for i, t in enumerate(r.tokens) if t.term == noun.term]
+        nouns = _counted_nouns(tokens, position)
+        mentions = [(r, i) for r in evidence for i, t in enumerate(r.tokens) if t.term in nouns]
         if mentions and not any(
-            t.term == token.term
-            for reading, place in mentions
-            for t in reading.tokens[max(0, place - _QUANTITY_REACH) : place]
+            _counts(reading.tokens, place, token.term) for reading, place in mentions
         ):
             unbound.append(token.term)
     return unbound
+
+
+def _counted_nouns(tokens: Sequence[Token], position: int) -> frozenset[str]:
+    """What the number at ``position`` may count: the next content word, and the one after it
+    in the same clause (``892,000 award tickets`` counts tickets)."""
+    found: list[str] = []
+    for later in range(position + 1, min(len(tokens), position + 4)):
+        token = tokens[later]
+        if token.numeric or token.clause != tokens[position].clause or len(found) == 2:
+            break
+        if token.content:
+            found.append(token.term)
+    return frozenset(found)
+
+
+def _counts(tokens: Sequence[Token], place: int, number: str) -> bool:
+    """Whether the number stands shortly before the noun at ``place``, or is the value of a
+    record's key ending in that noun (``review_count: 356``, the next clause's first word)."""
+    if any(t.term == number for t in tokens[max(0, place - _QUANTITY_REACH) : place]):
+        return True
+    key_clause = tokens[place].clause
+    for later in range(place + 1, min(len(tokens), place + 1 + _QUANTITY_REACH)):
+        if tokens[later].clause != key_clause:
+            return tokens[later].clause == key_clause + 1 and tokens[later].term == number
+    return False
 
 
 def negation_conflict(
@@ -150,6 +173,11 @@ def negation_conflict(
         for reading in evidence
         for clause, negative in _clauses(reading)
     ]
+    valued = [
+        frozenset(t.term for t in reading.content_tokens if t.clause == clause)
+        for reading in evidence
+        for clause in reading.valued_negations
+    ]
     for clause, negative in _clauses(claim):
         tokens = [t for t in claim.tokens if t.clause == clause]
         terms = frozenset(t.term for t in tokens if t.content)
@@ -158,9 +186,25 @@ def negation_conflict(
         if negative:
             if _unsupported_negation(tokens, terms, evidence_clauses):
                 return True
-        elif _matches_negative_clause_best(terms, evidence_clauses, weight):
+        elif _matches_negative_clause_best(
+            terms, evidence_clauses, weight
+        ) or _said_only_negatively(terms, evidence_clauses, valued):
             return True
     return False
+
+
+def _said_only_negatively(
+    terms: frozenset[str],
+    evidence_clauses: Sequence[tuple[frozenset[str], bool]],
+    valued: Sequence[frozenset[str]],
+) -> bool:
+    """A word of a positive claim that the evidence has only as a record's key whose value
+    negates it (``Delivery: False`` against ``offers delivery``)."""
+    negated = frozenset().union(*valued)
+    if terms.isdisjoint(negated):
+        return False
+    affirmed = frozenset().union(*(clause for clause, negative in evidence_clauses if not negative))
+    return not (terms & negated) <= affirmed
 
 
 def _clauses(reading: Analysis) -> list[tuple[int, bool]]:
@@ -253,7 +297,7 @@ def conflicting_value(claim: Analysis, keys: Sequence[Token], evidence: Sequence
             for place, said in enumerate(reading.tokens):
                 if said.term != slot:
                     continue
-                following = [t for t in reading.tokens[place + 1 :] if t.content][:_SLOT_REACH]
+                following = _next_content_tokens(reading.tokens, place + 1, _SLOT_REACH)
                 if any(
                     t.term not in claim_terms
                     and (t.numeric if token.numeric else t.name_like and not t.numeric)
@@ -270,61 +314,11 @@ def _slot_word(tokens: Sequence[Token], position: int, key_places: set[int]) -> 
     return before[-1].term
 
 
-def roles_swapped(claim: Analysis, evidence: Sequence[Analysis]) -> bool:
-    """Say whether two names stand around the same relation word in the other order.
-
-    Every capitalised word counts as a name here, the first of the sentence too: the order and
-    the shared relation word are what make a swap, and paraphrases rarely have both reversed.
-
-    Example:
-        >>> from groundwire.emulator.engine.analysis import analyse
-        >>> claim = analyse("Alice defeated Bob in 2017.")
-        >>> roles_swapped(claim, [analyse("In 2017, Bob defeated Alice.")])
-        True
-        >>> roles_swapped(claim, [analyse("Bob was defeated by Alice in 2017.")])
-        False
-    """
-    positions = {id(token): index for index, token in enumerate(claim.tokens)}
-    names = [token for token in claim.tokens if token.name_like]
-    key_terms = {token.term for token in names}
-    for first_index, first in enumerate(names):
-        for second in names[first_index + 1 : first_index + 1 + _NAMES_PAIRED_AHEAD]:
-            if first.term == second.term or first.word_index == second.word_index:
-                continue
-            between = claim.tokens[positions[id(first)] + 1 : positions[id(second)]]
-            relation = _relation_terms(between, key_terms)
-            if relation and any(
-                _reversed_in(reading, first.term, second.term, relation, _is_passive(between))
-                for reading in evidence
-            ):
-                return True
-    return False
-
-
-def _relation_terms(between: Sequence[Token], key_terms: set[str]) -> frozenset[str]:
-    return frozenset(
-        t.term for t in between if t.content and not t.numeric and t.term not in key_terms
-    )
-
-
-def _is_passive(between: Sequence[Token]) -> bool:
-    return any(token.term in _PASSIVE_TERMS for token in between)
-
-
-def _reversed_in(
-    reading: Analysis, first: str, second: str, relation: frozenset[str], claim_passive: bool
-) -> bool:
-    tokens = reading.tokens
-    first_places = [index for index, token in enumerate(tokens) if token.term == first]
-    second_places = [index for index, token in enumerate(tokens) if token.term == second]
-    if not first_places or not second_places:
-        return False
-    first_place, second_place = min(
-        ((a, b) for a in first_places for b in second_places), key=lambda ab: abs(ab[0] - ab[1])
-    )
-    low, high = sorted((first_place, second_place))
-    between = tokens[low + 1 : high]
-    if not relation & frozenset(t.term for t in between if t.content):
-        return False
-    order_reversed = first_place > second_place
-    return order_reversed != (claim_passive != _is_passive(between))
+def _next_content_tokens(tokens: Sequence[Token], start: int, count: int) -> list[Token]:
+    found: list[Token] = []
+    for place in range(start, len(tokens)):
+        if len(found) == count:
+            break
+        if tokens[place].content:
+            found.append(tokens[place])
+    return found

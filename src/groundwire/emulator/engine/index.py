@@ -1,27 +1,34 @@
 """Indexes a request's facts by sentence, so a claim meets only the sentences that share its words.
 
 Each fact is split into sentences; a window is one to three consecutive sentences of one fact
-(what a citation quotes). Term weights are inverse sentence frequencies over the request's
-facts, so words found everywhere (``the``, ``movie`` in a request about one film) weigh little
-and a claim cannot be carried by them.
+(what a citation quotes). A sentence whose subject is a pronoun also holds the names it stands
+for, and a record's title counts for each of its lines, as attributes do (:mod:`reference`).
+Term weights are inverse sentence frequencies over the request's facts, so words found
+everywhere (``the``, ``movie`` in a request about one film) weigh little and a claim cannot be
+carried by them.
 """
 
 from __future__ import annotations
 
+import bisect
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
-from functools import lru_cache
+from dataclasses import dataclass, field
 
 from groundwire.emulator.engine.analysis import analyse
+from groundwire.emulator.engine.caches import text_cache
+from groundwire.emulator.engine.layout import strip_layout
+from groundwire.emulator.engine.reference import antecedents, record_title
 from groundwire.emulator.engine.results import Fact
 from groundwire.emulator.engine.sentences import split_sentences
-from groundwire.emulator.engine.text import clear_text_caches, content_terms
+from groundwire.emulator.engine.text import MAX_CACHED_TEXT, clear_text_caches, content_terms
 
 MAX_WINDOW_SENTENCES = 3
 """The most consecutive sentences of one fact that a window (and so a citation) spans."""
 
 _PREFIX_LENGTH = 5
+_LONGEST_RELATED = 40
+"""Longer terms are no words with endings to relate (and their prefixes would cost n²)."""
 _NEGATING_ENDINGS = ("less", "free")
 
 
@@ -56,7 +63,13 @@ class FactIndex:
     fact_first_sentence: list[int]
     attribute_terms: list[frozenset[str]]
     postings: dict[str, list[int]]
-    prefixes: dict[str, list[str]]
+    vocabulary: list[str]
+    """Every indexed word of five letters or more, sorted (to find the longer forms of one)."""
+    shorter_keys: dict[str, list[str]]
+    """Those words by their prefix that a longer form must share (to find the shorter forms)."""
+    is_record: list[bool] = field(default_factory=list)
+    """Per fact, whether it is a record of ``key: value`` lines."""
+    related_cache: dict[str, tuple[str, ...]] = field(default_factory=dict)
 
     @property
     def sentence_count(self) -> int:
@@ -119,19 +132,32 @@ class FactIndex:
 
     def related_terms(self, term: str) -> tuple[str, ...]:
         """Other indexed terms that are the same word with another ending (``invent``,
-        ``inventor``): one is a prefix of the other, give or take one letter.
+        ``inventor``): they share a prefix of five letters or more that is all of the shorter
+        term, give or take its last letter.
 
         Example:
             >>> build_index([Fact("The inventor was Bell.")]).related_terms("invent")
             ('inventor',)
         """
-        if len(term) < _PREFIX_LENGTH or not term.isalpha():
+        if not _PREFIX_LENGTH <= len(term) <= _LONGEST_RELATED or not term.isalpha():
             return ()
-        return tuple(
-            other
-            for other in self.prefixes.get(term[:_PREFIX_LENGTH], ())
-            if other != term and _same_word(term, other)
-        )
+        known = self.related_cache.get(term)
+        if known is not None:
+            return known
+        candidates: list[str] = []
+        for length in range(_PREFIX_LENGTH, len(term)):
+            candidates.extend(
+                o for o in self.shorter_keys.get(term[:length], ()) if len(o) < len(term)
+            )
+        prefix = term[: max(_PREFIX_LENGTH, len(term) - 1)]
+        position = bisect.bisect_left(self.vocabulary, prefix)
+        while position < len(self.vocabulary) and self.vocabulary[position].startswith(prefix):
+            if len(self.vocabulary[position]) >= len(term):
+                candidates.append(self.vocabulary[position])
+            position += 1
+        found = tuple(sorted(o for o in set(candidates) if o != term and _same_word(term, o)))
+        self.related_cache[term] = found
+        return found
 
 
 def build_index(facts: Sequence[Fact]) -> FactIndex:
@@ -146,9 +172,11 @@ def build_index(facts: Sequence[Fact]) -> FactIndex:
     sentence_spans: list[tuple[int, int]] = []
     sentence_terms: list[frozenset[str]] = []
     fact_first_sentence: list[int] = []
+    titles: list[frozenset[str]] = []
     for fact_index, fact in enumerate(facts):
         fact_first_sentence.append(len(sentence_terms))
-        spans, term_sets = _fact_sentences(fact.text)
+        spans, term_sets, title = _fact_sentences(fact.text)
+        titles.append(title)
         sentence_fact.extend([fact_index] * len(spans))
         sentence_spans.extend(spans)
         sentence_terms.extend(term_sets)
@@ -157,12 +185,15 @@ def build_index(facts: Sequence[Fact]) -> FactIndex:
     for sentence, terms in enumerate(sentence_terms):
         for term in terms:
             postings.setdefault(term, []).append(sentence)
-    attribute_terms = [content_terms(" ; ".join(fact.attributes.values())) for fact in facts]
+    attribute_terms = [
+        content_terms(" ; ".join(fact.attributes.values())) | title
+        for fact, title in zip(facts, titles, strict=True)
+    ]
     vocabulary = set(postings).union(*attribute_terms)
-    prefixes: dict[str, list[str]] = {}
-    for term in sorted(vocabulary):
-        if len(term) >= _PREFIX_LENGTH and term.isalpha():
-            prefixes.setdefault(term[:_PREFIX_LENGTH], []).append(term)
+    words = sorted(term for term in vocabulary if len(term) >= _PREFIX_LENGTH and term.isalpha())
+    shorter_keys: dict[str, list[str]] = {}
+    for word in words:
+        shorter_keys.setdefault(word[: max(_PREFIX_LENGTH, len(word) - 1)], []).append(word)
     return FactIndex(
         facts=tuple(facts),
         sentence_fact=sentence_fact,
@@ -171,16 +202,24 @@ def build_index(facts: Sequence[Fact]) -> FactIndex:
         fact_first_sentence=fact_first_sentence,
         attribute_terms=attribute_terms,
         postings=postings,
-        prefixes=prefixes,
+        vocabulary=words,
+        shorter_keys=shorter_keys,
+        is_record=[bool(title) for title in titles],
     )
 
 
-@lru_cache(maxsize=4096)
+@text_cache(max_characters=8_000_000, max_key_characters=MAX_CACHED_TEXT)
 def _fact_sentences(
     text: str,
-) -> tuple[tuple[tuple[int, int], ...], tuple[frozenset[str], ...]]:
+) -> tuple[tuple[tuple[int, int], ...], tuple[frozenset[str], ...], frozenset[str]]:
+    """A fact's sentences, each one's terms (with the names its pronoun stands for), and the
+    terms of the record's title when the fact is a record."""
     spans = tuple(split_sentences(text))
-    return spans, tuple(content_terms(text[start:end]) for start, end in spans)
+    terms = [content_terms(strip_layout(text[start:end])) for start, end in spans]
+    for number, names in enumerate(antecedents(text, spans)):
+        if names:
+            terms[number] = terms[number] | content_terms(" ".join(names))
+    return spans, tuple(terms), content_terms(record_title(text, spans))
 
 
 def _same_word(term: str, other: str) -> bool:

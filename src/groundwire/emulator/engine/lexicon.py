@@ -27,6 +27,11 @@ STOPWORDS: frozenset[str] = _words(
     told tells approximately roughly nearly almost around about estimated estimate some over
     more less located situated based known called named include includes including included
     currently now today ever once again well while whereas although though however because out
+    true therefore thus hence additionally furthermore moreover overall finally lastly also
+    mention mentions mentioned suggest suggests suggested describe describes described
+    highlight highlights highlighted summarize summarizes summarized summarise summarises
+    summarised discuss discusses discussed explain explains explained emphasize emphasizes
+    emphasized emphasise emphasises emphasised indicate indicates indicated
     up down off le la les de des du un une et est en à au aux pour par sur dans que qui été il
     elle ce cette son sa ses d l el los las del y es con se su sus al lo más o os as do da dos
     das um uma é em na mais der die das den dem des ein eine einer und ist sind war im mit von
@@ -38,7 +43,7 @@ STOPWORDS: frozenset[str] = _words(
 
 NEGATION_CUES: frozenset[str] = _words(
     """
-    not no never neither nor none nobody nothing nowhere cannot without ne pas jamais aucun
+    not no never neither nor none nobody nothing nowhere cannot without false ne pas jamais aucun
     aucune nunca ningún ninguna ningun tampoco nicht kein keine keinen keiner keinem nie
     niemals não nem niet geen не нет ни δεν μην όχι
     """
@@ -119,6 +124,31 @@ _SYNONYM_GROUPS: tuple[tuple[str, ...], ...] = (
     ("minute", "minutes", "min", "mins"),
     ("second", "seconds", "sec", "secs"),
     ("inch", "inches", "in."),
+    ("injure", "wound", "hurt", "injured", "wounded", "injuries", "injury", "wounds"),
+    ("kill", "slay", "killed", "slain", "kills", "killing", "killings"),
+    ("seek", "pursue", "sought", "pursued", "seeks", "pursues", "seeking", "pursuing"),
+    ("charge", "accuse", "charged", "accused", "charges", "accuses", "accusation"),
+    ("arrest", "detain", "arrested", "detained", "arrests", "detains"),
+    ("show", "reveal", "showed", "shown", "revealed", "shows", "reveals"),
+    ("need", "require", "needed", "required", "needs", "requires", "requirement"),
+    ("allow", "permit", "let", "allowed", "permitted", "allows", "permits"),
+    ("try", "attempt", "tried", "attempted", "tries", "attempts"),
+    ("choose", "select", "pick", "chose", "chosen", "selected", "picked"),
+    ("keep", "retain", "kept", "retained", "keeps", "retains"),
+    ("get", "obtain", "got", "obtained", "gets", "obtains", "gotten"),
+    ("use", "utilize", "utilise", "used", "utilized", "utilised", "uses", "usage"),
+    ("hard", "difficult", "harder", "tough"),
+    ("easy", "simple", "easier", "simpler"),
+    ("near", "close", "nearby"),
+    ("often", "frequently", "commonly"),
+    ("enough", "sufficient", "adequate"),
+    ("street", "st", "streets"),
+    ("avenue", "ave", "av", "avenues"),
+    ("boulevard", "blvd", "boulevards"),
+    ("parkway", "pkwy", "pky"),
+    ("road", "rd", "roads"),
+    ("highway", "hwy", "highways"),
+    ("suite", "ste"),
 )
 
 SYNONYMS: dict[str, str] = {word: group[0] for group in _SYNONYM_GROUPS for word in group}
@@ -501,3 +531,84 @@ SMALL_TALK_OPENERS: tuple[str, ...] = (
     "one moment",
 )
 """Openings that mark a sentence as the assistant talking about itself, not about the world."""
+
+SOURCE_WORDS: frozenset[str] = _words(
+    "passage passages source sources document documents context provided given"
+)
+"""Words by which an answer speaks of the facts it was given rather than of the world."""
+
+SILENCE_NEGATIONS: frozenset[str] = _words("not no unable cannot neither nor without")
+"""Negations that, with a source word and a verb of telling, say the sources are silent."""
+
+TELLING_WORDS: frozenset[str] = _words(
+    """
+    provide provides provided mention mentions mentioned contain contains include includes
+    specify specifies specified say says state states stated give gives discuss discusses
+    address addresses answer information details detail indicate indicates explain explains
+    """
+)
+"""Verbs (and nouns) of telling: what a source does or does not do for a question."""
+
+US_STATES: dict[str, str] = {
+    "AL": "alabama",
+    "AK": "alaska",
+    "AZ": "arizona",
+    "AR": "arkansas",
+    "CA": "california",
+    "CO": "colorado",
+    "CT": "connecticut",
+    "DE": "delaware",
+    "FL": "florida",
+    "GA": "georgia",
+    "HI": "hawaii",
+    "ID": "idaho",
+    "IL": "illinois",
+    "IN": "indiana",
+    "IA": "iowa",
+    "KS": "kansas",
+    "KY": "kentucky",
+    "LA": "louisiana",
+    "ME": "maine",
+    "MD": "maryland",
+    "MA": "massachusetts",
+    "MI": "michigan",
+    "MN": "minnesota",
+    "MS": "mississippi",
+    "MO": "missouri",
+    "MT": "montana",
+    "NE": "nebraska",
+    "NV": "nevada",
+    "NH": "new hampshire",
+    "NJ": "new jersey",
+    "NM": "new mexico",
+    "NY": "new york",
+    "NC": "north carolina",
+    "ND": "north dakota",
+    "OH": "ohio",
+    "OK": "oklahoma",
+    "OR": "oregon",
+    "PA": "pennsylvania",
+    "RI": "rhode island",
+    "SC": "south carolina",
+    "SD": "south dakota",
+    "TN": "tennessee",
+    "TX": "texas",
+    "UT": "utah",
+    "VT": "vermont",
+    "VA": "virginia",
+    "WA": "washington",
+    "WV": "west virginia",
+    "WI": "wisconsin",
+    "WY": "wyoming",
+    "DC": "district of columbia",
+    "ON": "ontario",
+    "QC": "quebec",
+    "BC": "british columbia",
+    "AB": "alberta",
+}
+"""Postal codes of US states and a few Canadian provinces, as business records write them."""
+
+AUXILIARIES: frozenset[str] = _words(
+    "will would can could shall should may might must is are was were has have had does did"
+)
+"""Auxiliary and modal verbs; after ``and`` one opens a second predicate of the subject."""

@@ -1,16 +1,18 @@
-"""Scores one claim against a request's facts: the best window, else the best two facts together.
+"""Scores one claim against a request's facts: the best window, else a few windows together.
 
 How (after MiniCheck, AlignScore and SummaC, without a model):
 
 1. Candidates: sentences that share the claim's rarer terms, found through the inverted index,
    and every window of one to three consecutive sentences around them.
-2. Coverage: the share of the claim's term weight (rarity over the request's facts) that a
-   window contains; a term found only with another ending counts ``RELATED_TERM_CREDIT``. The
-   fact's attributes (author, title, uri) count as part of each of its windows.
+2. Coverage (:mod:`matching`): the share of the claim's term weight that a window contains.
 3. Score: coverage mapped so that ``COVERAGE_AT_DEFAULT_BAR`` lands on 0.6, the default
    citation threshold, then cut by each veto of :mod:`checks` that the window triggers.
-4. Two facts: when the union of two facts' best windows covers clearly more than either alone
-   (``PAIR_MIN_GAIN``), the pair is scored as one piece of evidence, and both are cited.
+4. Composed evidence: a claim may join what distant sentences of one fact, or several facts,
+   say. Up to ``MAX_COMPOSED`` windows that do not overlap are joined while each adds clearly
+   to what the others cover (``PAIR_MIN_GAIN``) and is about the same thing (it holds one of
+   the claim's names, or for a claim without names a term the others hold: pieces about other
+   entities do not make a relation between the claim's); the union is scored as one piece of
+   evidence, vetoes included, and every fact in it is cited.
 
 The claim's score does not depend on the threshold; the threshold only picks the citations, so
 raising it never adds one.
@@ -18,29 +20,26 @@ raising it never adds one.
 
 from __future__ import annotations
 
-import heapq
 from collections.abc import Sequence
 from dataclasses import dataclass
-from itertools import combinations
 
 from groundwire.emulator.engine.analysis import (
-    Analysis,
     Token,
     analyse,
-    may_negate,
     written_as_name,
 )
 from groundwire.emulator.engine.checks import (
-    OPPOSABLE_TERMS,
     conflicting_value,
     key_tokens,
     missing_key_terms,
     negation_conflict,
     opposite_meaning,
-    roles_swapped,
     unbound_numbers,
 )
 from groundwire.emulator.engine.index import FactIndex, Window
+from groundwire.emulator.engine.layout import strip_layout
+from groundwire.emulator.engine.matching import ClaimMatcher, ScoredWindow
+from groundwire.emulator.engine.relations import roles_swapped, separated_names
 from groundwire.emulator.engine.results import Citation
 
 DEFAULT_BAR = 0.6
@@ -48,7 +47,9 @@ DEFAULT_BAR = 0.6
 COVERAGE_AT_DEFAULT_BAR = 0.65
 """Coverage that scores :data:`DEFAULT_BAR`; tuned on the development cases only."""
 RELATED_TERM_CREDIT = 0.8
-PAIR_MIN_GAIN = 0.1
+PAIR_MIN_GAIN = 0.06
+MAX_COMPOSED = 3
+"""The most windows one piece of composed evidence joins."""
 CITABLE_FLOOR = 0.2
 """Support below this never yields a citation, whatever the threshold."""
 
@@ -59,13 +60,15 @@ OTHER_VALUE_FACTOR = 0.4
 NEGATION_FACTOR = 0.35
 OPPOSITE_MEANING_FACTOR = 0.35
 SWAPPED_ROLES_FACTOR = 0.35
+SEPARATED_NAMES_FACTOR = 0.55
 
 _CANDIDATE_SENTENCES = 16
 _COMMON_TERM_MIN = 50
 _COMMON_TERM_SHARE = 100
 _WINDOWS_TRIED_PER_FACT = 4
 _FACTS_TRIED = 8
-_FACTS_PAIRED = 6
+_FACTS_COMPOSED = 6
+_COMPOSITION_SEEDS = 3
 _KNOWN_NAME_SAMPLES = 4
 
 
@@ -81,13 +84,13 @@ class Evidence:
 class ClaimSupport:
     """Everything found for one claim, before a threshold picks the citations.
 
-    ``per_fact`` holds each considered fact's best window, strongest first; ``pair`` holds two
-    facts' windows that together support the claim better than any one fact does.
+    ``per_fact`` holds each considered fact's best window, strongest first; ``composed`` holds
+    windows (of one fact or several) that together support the claim better than any one does.
     """
 
     score: float
     per_fact: tuple[Evidence, ...]
-    pair: tuple[Evidence, Evidence] | None
+    composed: tuple[Evidence, ...]
 
     def citations(self, index: FactIndex, threshold: float) -> tuple[Citation, ...]:
         """The facts to cite at a threshold, strongest first (empty when none reaches it).
@@ -104,8 +107,8 @@ class ClaimSupport:
         for evidence in self.per_fact:
             if evidence.score >= max(threshold, CITABLE_FLOOR):
                 chosen[evidence.window.fact_index] = evidence
-        if self.pair is not None and self.score >= max(threshold, CITABLE_FLOOR):
-            for evidence in self.pair:
+        if self.composed and self.score >= max(threshold, CITABLE_FLOOR):
+            for evidence in self.composed:
                 known = chosen.get(evidence.window.fact_index)
                 if known is None or known.score < self.score:
                     chosen[evidence.window.fact_index] = Evidence(evidence.window, self.score)
@@ -115,7 +118,7 @@ class ClaimSupport:
         )
 
 
-NO_SUPPORT = ClaimSupport(score=0.0, per_fact=(), pair=None)
+NO_SUPPORT = ClaimSupport(score=0.0, per_fact=(), composed=())
 
 
 def calibrate(coverage: float) -> float:
@@ -129,110 +132,6 @@ def calibrate(coverage: float) -> float:
         above = (coverage - COVERAGE_AT_DEFAULT_BAR) / (1.0 - COVERAGE_AT_DEFAULT_BAR)
         return round(DEFAULT_BAR + (1.0 - DEFAULT_BAR) * above, 4)
     return round(DEFAULT_BAR * coverage / COVERAGE_AT_DEFAULT_BAR, 4)
-
-
-@dataclass(frozen=True, slots=True)
-class _Scored:
-    window: Window
-    exact: int
-    related: int
-    coverage: float
-
-
-class _ClaimMatcher:
-    """A claim's terms as bits, so that covering a window is OR-ing a few integers."""
-
-    def __init__(self, claim: Analysis, index: FactIndex) -> None:
-        self.claim = claim
-        self.index = index
-        self.terms = list(dict.fromkeys(token.term for token in claim.content_tokens))
-        self.weights = [index.weight(term) for term in self.terms]
-        self.total = sum(self.weights)
-        self.related = [index.related_terms(term) for term in self.terms]
-        self._exact_bits = {term: 1 << bit for bit, term in enumerate(self.terms)}
-        self._related_bits: dict[str, int] = {}
-        for bit, others in enumerate(self.related):
-            for other in others:
-                self._related_bits[other] = self._related_bits.get(other, 0) | 1 << bit
-        self._sentence_masks: dict[int, tuple[int, int]] = {}
-        self._claim_needs_readings = (
-            bool(claim.negated_clauses)
-            or sum(token.name_like for token in claim.tokens) >= 2
-            or any(token.term in OPPOSABLE_TERMS for token in claim.tokens)
-            or any(token.numeric for token in claim.tokens)
-        )
-
-    def masks(self, terms: frozenset[str]) -> tuple[int, int]:
-        """The claim terms found in a set of terms: exactly, and only with another ending."""
-        exact = related = 0
-        for term in terms.intersection(self._exact_bits):
-            exact |= self._exact_bits[term]
-        for term in terms.intersection(self._related_bits):
-            related |= self._related_bits[term]
-        return exact, related & ~exact
-
-    def needs_readings(self, evidence_texts: Sequence[str]) -> bool:
-        """Whether the checks that read sentences closely could object: the claim has a
-        negation, names, a quantity or a word with an opposite, or the evidence may negate.
-        """
-        return self._claim_needs_readings or any(may_negate(text) for text in evidence_texts)
-
-    def has_idle_edge(self, window: Window) -> bool:
-        """Whether the first or last sentence adds none of the claim's terms to the rest (then
-        the smaller window covers as much, and is the better citation).
-        """
-        masks = [self.sentence_masks(s) for s in range(window.first, window.last + 1)]
-        merged = [exact | related for exact, related in masks]
-        inner_first = _union(merged[1:])
-        inner_last = _union(merged[:-1])
-        return merged[0] & ~inner_first == 0 or merged[-1] & ~inner_last == 0
-
-    def sentence_masks(self, sentence: int) -> tuple[int, int]:
-        """The masks of one indexed sentence, computed once."""
-        if sentence not in self._sentence_masks:
-            self._sentence_masks[sentence] = self.masks(self.index.sentence_terms[sentence])
-        return self._sentence_masks[sentence]
-
-    def coverage(self, exact: int, related: int) -> float:
-        """The share of the claim's term weight that the masks cover."""
-        found = 0.0
-        for bit, weight in enumerate(self.weights):
-            if exact >> bit & 1:
-                found += weight
-            elif related >> bit & 1:
-                found += RELATED_TERM_CREDIT * weight
-        return found / self.total if self.total else 0.0
-
-    def score_window(self, window: Window) -> _Scored:
-        """A window's masks and coverage, its fact's attributes included."""
-        exact, related = self.masks(self.index.attribute_terms[window.fact_index])
-        for sentence in range(window.first, window.last + 1):
-            sentence_exact, sentence_related = self.sentence_masks(sentence)
-            exact, related = exact | sentence_exact, related | sentence_related
-        return _Scored(window, exact, related, self.coverage(exact, related))
-
-    def candidate_sentences(self) -> list[int]:
-        """Sentences sharing the claim's rarer terms, best first: a term found in more than a
-        small share of sentences only gathers candidates when no rarer term has any.
-        """
-        postings = self.index.postings
-        common = max(_COMMON_TERM_MIN, self.index.sentence_count // _COMMON_TERM_SHARE)
-        scores: dict[int, float] = {}
-        variants = [
-            (variant, self.weights[bit] * (1.0 if variant == term else RELATED_TERM_CREDIT))
-            for bit, term in enumerate(self.terms)
-            for variant in (term, *self.related[bit])
-            if variant in postings
-        ]
-        variants.sort(key=lambda variant: (len(postings[variant[0]]), variant[0]))
-        for variant, gain in variants:
-            sentences = postings[variant]
-            if len(sentences) > common and scores:
-                break
-            for sentence in sentences:
-                scores[sentence] = scores.get(sentence, 0.0) + gain
-        best = heapq.nlargest(_CANDIDATE_SENTENCES, scores.items(), key=lambda kv: (kv[1], -kv[0]))
-        return [sentence for sentence, _ in best]
 
 
 def support_claim(
@@ -252,8 +151,8 @@ def support_claim(
         >>> support_claim("The Eiffel Tower was completed in 1899.", index).score < 0.6
         True
     """
-    claim = analyse(claim_text)
-    matcher = _ClaimMatcher(claim, index)
+    claim = analyse(strip_layout(claim_text))
+    matcher = ClaimMatcher(claim, index)
     if not matcher.terms or index.sentence_count == 0:
         return NO_SUPPORT
     by_fact = _windows_by_fact(matcher)
@@ -271,15 +170,16 @@ def support_claim(
             per_fact.append(evidence)
             best_single = max(best_single, evidence.score)
     per_fact.sort(key=lambda e: (-e.score, e.window.fact_index))
-    pair_candidates = [by_fact[fact][0] for fact in ranked_facts[:_FACTS_PAIRED]]
-    pair = _best_pair(pair_candidates, matcher, keys, best_single)
-    if pair is None:
-        return ClaimSupport(score=best_single, per_fact=tuple(per_fact), pair=None)
-    pair_score, first, second = pair
-    return ClaimSupport(score=pair_score, per_fact=tuple(per_fact), pair=(first, second))
+    pieces = _composable_windows([by_fact[fact] for fact in ranked_facts[:_FACTS_COMPOSED]])
+    composed = _best_composition(pieces, matcher, keys, best_single)
+    if composed is None:
+        return ClaimSupport(score=best_single, per_fact=tuple(per_fact), composed=())
+    score, windows = composed
+    joined = tuple(Evidence(window, score) for window in windows)
+    return ClaimSupport(score=score, per_fact=tuple(per_fact), composed=joined)
 
 
-def _windows_by_fact(matcher: _ClaimMatcher) -> dict[int, list[_Scored]]:
+def _windows_by_fact(matcher: ClaimMatcher) -> dict[int, list[ScoredWindow]]:
     """Candidate windows grouped by fact, each fact's best coverage first."""
     index = matcher.index
     windows = {
@@ -288,7 +188,7 @@ def _windows_by_fact(matcher: _ClaimMatcher) -> dict[int, list[_Scored]]:
         for window in index.windows_around(sentence)
         if window.size == 1 or not matcher.has_idle_edge(window)
     }
-    by_fact: dict[int, list[_Scored]] = {}
+    by_fact: dict[int, list[ScoredWindow]] = {}
     for window in sorted(windows, key=lambda w: (w.fact_index, w.first, w.last)):
         by_fact.setdefault(window.fact_index, []).append(matcher.score_window(window))
     for scored in by_fact.values():
@@ -297,7 +197,7 @@ def _windows_by_fact(matcher: _ClaimMatcher) -> dict[int, list[_Scored]]:
 
 
 def _best_window(
-    scored: Sequence[_Scored], matcher: _ClaimMatcher, keys: Sequence[Token]
+    scored: Sequence[ScoredWindow], matcher: ClaimMatcher, keys: Sequence[Token]
 ) -> Evidence | None:
     best: Evidence | None = None
     for candidate in scored[:_WINDOWS_TRIED_PER_FACT]:
@@ -310,43 +210,97 @@ def _best_window(
     return best
 
 
-def _best_pair(
-    candidates: Sequence[_Scored],
-    matcher: _ClaimMatcher,
+def _composable_windows(by_fact: Sequence[Sequence[ScoredWindow]]) -> list[ScoredWindow]:
+    """Each fact's best window and its best window apart from that one, best coverage first."""
+    pieces: list[ScoredWindow] = []
+    for scored in by_fact:
+        best = scored[0]
+        pieces.append(best)
+        apart = next((s for s in scored[1:] if not _overlap(s.window, best.window)), None)
+        if apart is not None:
+            pieces.append(apart)
+    pieces.sort(key=lambda s: (-s.coverage, s.window.fact_index, s.window.first))
+    return pieces
+
+
+def _best_composition(
+    pieces: Sequence[ScoredWindow],
+    matcher: ClaimMatcher,
     keys: Sequence[Token],
     best_single: float,
-) -> tuple[float, Evidence, Evidence] | None:
-    best: tuple[float, Evidence, Evidence] | None = None
-    for first, second in combinations(candidates, 2):
-        coverage = matcher.coverage(first.exact | second.exact, first.related | second.related)
-        if coverage < max(first.coverage, second.coverage) + PAIR_MIN_GAIN:
+) -> tuple[float, tuple[Window, ...]] | None:
+    """The best union of up to ``MAX_COMPOSED`` windows, grown greedily from the strongest
+    few, each window joined only when it adds ``PAIR_MIN_GAIN`` coverage."""
+    best: tuple[float, tuple[Window, ...]] | None = None
+    tried: set[tuple[Window, ...]] = set()
+    names = matcher.bits([token.term for token in keys if not token.numeric])
+    for seed in pieces[:_COMPOSITION_SEEDS]:
+        if names and not (seed.exact | seed.related) & names:
             continue
+        chosen = [seed]
+        exact, related, coverage = seed.exact, seed.related, seed.coverage
+        while len(chosen) < MAX_COMPOSED:
+            step = _best_addition(pieces, chosen, exact, related, matcher, names)
+            if step is None or step[2] < coverage + PAIR_MIN_GAIN:
+                break
+            piece, (exact, related), coverage = step[0], step[1], step[2]
+            chosen.append(piece)
+        if len(chosen) == 1:
+            continue
+        windows = tuple(sorted((p.window for p in chosen), key=lambda w: (w.fact_index, w.first)))
         bar = max(best_single, best[0] if best else 0.0)
         upper = calibrate(coverage)
-        if upper <= bar:
+        if windows in tried or upper <= bar:
             continue
-        windows = sorted((first.window, second.window), key=lambda w: w.fact_index)
+        tried.add(windows)
         score = round(upper * _veto_factor(windows, matcher, keys), 4)
         if score > bar:
-            best = (score, Evidence(windows[0], score), Evidence(windows[1], score))
+            best = (score, windows)
     return best
 
 
-def _union(masks: Sequence[int]) -> int:
-    merged = 0
-    for mask in masks:
-        merged |= mask
-    return merged
+def _best_addition(
+    pieces: Sequence[ScoredWindow],
+    chosen: Sequence[ScoredWindow],
+    exact: int,
+    related: int,
+    matcher: ClaimMatcher,
+    names: int,
+) -> tuple[ScoredWindow, tuple[int, int], float] | None:
+    """The piece that adds most coverage and is about the same thing: it holds one of the
+    claim's names (when the claim has names), else a claim term the chosen pieces hold."""
+    best: tuple[ScoredWindow, tuple[int, int], float] | None = None
+    anchor = names or exact | related
+    for piece in pieces:
+        if any(_overlap(piece.window, other.window) for other in chosen):
+            continue
+        if not (piece.exact | piece.related) & anchor:
+            continue
+        if piece.exact & ~exact == 0 and piece.related & ~(exact | related) == 0:
+            continue
+        union = (exact | piece.exact, related | piece.related)
+        coverage = matcher.coverage(*union)
+        if best is None or coverage > best[2]:
+            best = (piece, union, coverage)
+    return best
 
 
-def _veto_factor(windows: Sequence[Window], matcher: _ClaimMatcher, keys: Sequence[Token]) -> float:
+def _overlap(one: Window, other: Window) -> bool:
+    return (
+        one.fact_index == other.fact_index and one.first <= other.last and other.first <= one.last
+    )
+
+
+def _veto_factor(windows: Sequence[Window], matcher: ClaimMatcher, keys: Sequence[Token]) -> float:
     index = matcher.index
     evidence_terms = frozenset().union(
         *(index.attribute_terms[w.fact_index] for w in windows),
         *(index.sentence_terms[s] for w in windows for s in range(w.first, w.last + 1)),
     )
     texts = [index.sentence_text(s) for w in windows for s in range(w.first, w.last + 1)]
-    readings = [analyse(text) for text in texts] if matcher.needs_readings(texts) else []
+    readings = (
+        [analyse(strip_layout(text)) for text in texts] if matcher.needs_readings(texts) else []
+    )
     factor = 1.0
     missing = missing_key_terms(keys, evidence_terms, index.related_terms)
     if readings:
@@ -361,6 +315,14 @@ def _veto_factor(windows: Sequence[Window], matcher: _ClaimMatcher, keys: Sequen
         factor *= OPPOSITE_MEANING_FACTOR
     if readings and roles_swapped(matcher.claim, readings):
         factor *= SWAPPED_ROLES_FACTOR
+    everywhere = frozenset().union(*(index.attribute_terms[w.fact_index] for w in windows))
+    from_records = any(index.is_record[w.fact_index] for w in windows)
+    passages = [
+        frozenset().union(*(index.sentence_terms[s] for s in range(w.first, w.last + 1)))
+        for w in windows
+    ]
+    if not from_records and separated_names(keys, passages, everywhere):
+        factor *= SEPARATED_NAMES_FACTOR
     return factor
 
 

@@ -3,8 +3,9 @@
 A sentence ends at ``. ! ? …`` followed by a space or the end (closing quotes and brackets
 stay with it), at ``。！？`` (no space needed), and at every line break. A period does not end a
 sentence after a title or short abbreviation (``Dr.``, ``No.``, ``c.``, ``e.g.``), after a
-single capital initial (``J. K. Rowling``), after a list number at the start (``1. Paris``), nor
-when the next word starts with a lowercase letter. Thai, Lao and Khmer mark sentences with a
+single capital initial (``J. K. Rowling``), after a list number at the start (``1. Paris``),
+after a dotted abbreviation followed by a name (``the U.S. Census Bureau``), nor when the next
+word starts with a lowercase letter. Thai, Lao and Khmer mark sentences with a
 space, not a sign, so text in those scripts is split only at line breaks and the signs above.
 """
 
@@ -13,16 +14,28 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from groundwire.emulator.engine.lexicon import TITLE_ABBREVIATIONS
+from groundwire.emulator.engine.lexicon import STOPWORDS, TITLE_ABBREVIATIONS
 
-_BOUNDARY = re.compile(r"""[.!?…]+["'”’)\]»」』]*(?=\s|$)|[。！？]+["'”’)\]」』]*|\n\s*""")
+_CLOSERS = "\"'”’)\\]»」』"
+_LATIN_END = re.compile(rf"[.!?…]++[{_CLOSERS}]*+")
+_CJK_END = re.compile(r"[。！？]++[\"'”’)\]」』]*+")
+_LINE_END = re.compile(r"\n\s*+")
 _SENTENCE_SIGN = re.compile(r"[.!?…。！？\n]")
-_NEXT_VISIBLE = re.compile(r"\s*(\S)")
+_NEXT_VISIBLE = re.compile(r"\s*+(\S)")
+_WORD_SEPARATORS = " \t\u00a0"
+_DOTTED_ABBREVIATION = re.compile(r"(?:[A-Za-z]\.){1,4}[A-Za-z]")
+_WORD = re.compile(r"\w{1,40}")
 _LONGEST_ABBREVIATION = max(len(abbreviation) for abbreviation in TITLE_ABBREVIATIONS)
+_WORD_LOOKBACK = _LONGEST_ABBREVIATION + 8
+"""How far back from a period the word before it is looked for; a longer word is no
+abbreviation, and looking no further keeps splitting linear in the text's length."""
 
 
 def split_sentences(text: str) -> list[tuple[int, int]]:
     """Split text into sentences, as (start, end) str indices, whitespace trimmed, in order.
+
+    Runs in time linear in the length of the text, whatever it holds (a run of 20,000 dots
+    included): every character is looked at a bounded number of times.
 
     Example:
         >>> text = "Dr. Chen arrived in the U.S. in 1997. She stayed!"
@@ -31,29 +44,47 @@ def split_sentences(text: str) -> list[tuple[int, int]]:
     """
     spans: list[tuple[int, int]] = []
     start = 0
-    for boundary in _boundaries(text):
-        if boundary.group().strip() == "":
-            end = boundary.start()
-        elif _ends_sentence(text, start, boundary.start(), boundary.end()):
-            end = boundary.end()
+    first_visible = _first_visible(text, start)
+    for mark_start, mark_end, line_break in _boundaries(text):
+        if line_break:
+            end = mark_start
+        elif _ends_sentence(text, first_visible, mark_start, mark_end):
+            end = mark_end
         else:
             continue
         _append_trimmed(text, start, end, spans)
-        start = boundary.end()
+        start = mark_end
+        first_visible = _first_visible(text, start)
     _append_trimmed(text, start, len(text), spans)
     return spans
 
 
-def _boundaries(text: str) -> Iterator[re.Match[str]]:
-    """Every place that may end a sentence; a cheap scan for the signs finds where to look."""
+def _boundaries(text: str) -> Iterator[tuple[int, int, bool]]:
+    """Every place that may end a sentence: (start, end, is a line break).
+
+    A run of ``.!?…`` (and closing quotes) that is not followed by a space is skipped whole,
+    so no character is scanned twice.
+    """
     position = 0
     while (sign := _SENTENCE_SIGN.search(text, position)) is not None:
-        boundary = _BOUNDARY.match(text, sign.start())
-        if boundary is None:
-            position = sign.end()
+        character = sign.group()
+        if character == "\n":
+            line = _LINE_END.match(text, sign.start())
+            assert line is not None
+            yield sign.start(), line.end(), True
+            position = line.end()
             continue
-        yield boundary
-        position = boundary.end()
+        pattern = _CJK_END if character in "。！？" else _LATIN_END
+        run = pattern.match(text, sign.start())
+        assert run is not None
+        position = run.end()
+        if pattern is _CJK_END or position == len(text) or text[position].isspace():
+            yield sign.start(), position, False
+
+
+def _first_visible(text: str, start: int) -> int:
+    visible = _NEXT_VISIBLE.match(text, start)
+    return visible.start(1) if visible is not None else len(text)
 
 
 def split_claims(answer: str) -> list[tuple[int, int]]:
@@ -87,31 +118,57 @@ def _append_trimmed(text: str, start: int, end: int, spans: list[tuple[int, int]
         spans.append((start, end))
 
 
-def _ends_sentence(text: str, sentence_start: int, mark_start: int, mark_end: int) -> bool:
+def _ends_sentence(text: str, first_visible: int, mark_start: int, mark_end: int) -> bool:
     following = _NEXT_VISIBLE.match(text, mark_end)
     if following is not None and following.group(1).islower():
         return False
     if text[mark_start] != "." or text.startswith("..", mark_start):
         return True
-    word_start = max(
-        sentence_start,
-        *(text.rfind(space, sentence_start, mark_start) + 1 for space in " \t\u00a0"),
-    )
+    lookback = max(first_visible, mark_start - _WORD_LOOKBACK)
+    space = max(text.rfind(separator, lookback, mark_start) for separator in _WORD_SEPARATORS)
+    if space < 0 and lookback > first_visible:
+        return True
+    word_start = space + 1 if space >= 0 else lookback
     written = text[word_start:mark_start].lstrip("([\"'“‘")
     if not written or len(written) > _LONGEST_ABBREVIATION:
         return True
     word = written.casefold()
-    before = text[sentence_start:word_start]
+    if _DOTTED_ABBREVIATION.fullmatch(written):
+        return (
+            following is None
+            or following.group(1) in "\"'“‘("
+            or _next_word_is_function(text, following.start(1))
+        )
+    at_sentence_start = word_start <= first_visible
     is_abbreviation = word in TITLE_ABBREVIATIONS and not written.isupper()
-    if is_abbreviation or _is_initial(written, before):
+    if is_abbreviation or _is_initial(
+        written, _previous_word_opening(text, first_visible, word_start)
+    ):
         return False
-    is_list_number = word.isdigit() and not before.strip()
+    is_list_number = word.isdigit() and at_sentence_start
     return not is_list_number
 
 
-def _is_initial(written: str, before: str) -> bool:
+def _next_word_is_function(text: str, start: int) -> bool:
+    """Whether the word at ``start`` is a function word (``The``, ``In``): after ``U.S.`` such
+    a word opens a sentence, a name (``U.S. Census Bureau``) continues one."""
+    word = _WORD.match(text, start)
+    return word is not None and word.group().casefold() in STOPWORDS
+
+
+def _previous_word_opening(text: str, first_visible: int, word_start: int) -> str:
+    """The first character of the word before ``word_start`` in the sentence ("" if none)."""
+    end = word_start
+    while end > first_visible and text[end - 1].isspace():
+        end -= 1
+    begin = end
+    while begin > first_visible and not text[begin - 1].isspace():
+        begin -= 1
+    return text[begin] if begin < end else ""
+
+
+def _is_initial(written: str, previous_opening: str) -> bool:
     """A lone capital after a name or another initial (``J. K. Rowling``), not ``vitamin C.``"""
     if len(written) != 1 or not written.isupper():
         return False
-    previous = before.split()[-1:] or [""]
-    return not previous[0][:1].islower()
+    return not previous_opening.islower()

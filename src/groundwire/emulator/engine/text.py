@@ -20,6 +20,9 @@ What a term is:
   inside such runs are still numbers, and the character after a number (a counter such as
   ``年`` or ``米``) is a term of its own too (``1958年建成`` gives ``1958 年 年建 建成``).
   Chinese numerals are not converted.
+* Identifiers, as records write keys, are their words: ``RestaurantsPriceRange2`` is
+  ``restaurant price range 2``, ``review_count`` is ``review count``; a state's postal code is
+  its name (``AZ`` = ``Arizona``).
 * Function words (``the``, ``is``, ``according``) are kept apart from content terms: they never
   carry a claim, but negation cues and passive ``by`` are read from them.
 """
@@ -27,9 +30,9 @@ What a term is:
 from __future__ import annotations
 
 import re
-from functools import lru_cache
 from itertools import chain
 
+from groundwire.emulator.engine.caches import text_cache, word_cache
 from groundwire.emulator.engine.lexicon import (
     MONTHS,
     MULTIPLIERS,
@@ -38,6 +41,7 @@ from groundwire.emulator.engine.lexicon import (
     SYNONYMS,
     UNIT_WORDS,
     UNITS,
+    US_STATES,
 )
 from groundwire.emulator.engine.numbers import (
     NUMBER_WORD_MARK,
@@ -54,6 +58,11 @@ from groundwire.emulator.engine.scripts import (
 )
 from groundwire.emulator.engine.stemming import english_stem, stem
 
+MAX_CACHED_WORD = 64
+"""Longer words are read afresh each time: real words are shorter, and long keys cost memory."""
+MAX_CACHED_TEXT = 10_000
+"""Longer texts (no legal fact is) are read afresh each time."""
+
 FUNCTION_WORD_MARK = "~"
 """Prefix of a function word's term (``~the``); such terms never enter a term set."""
 
@@ -63,10 +72,12 @@ _MARKS = (
     "\u1ab0-\u1aff\u1dc0-\u1dff\u200c\u200d\u20d0-\u20ff\u3099-\u309c\ufe00-\ufe0f\ufe20-\ufe2f"
 )
 TOKEN_PATTERN = re.compile(
-    r"\d{4}-\d{1,2}-\d{1,2}(?!\d)"
+    r"\d{1,2}:\d{1,2}(?![\d:])(?:\s?[AaPp]\.?[Mm]\b\.?)?"
+    r"|\d{1,2}\s?[AaPp]\.?[Mm]\b\.?"
+    r"|\d{4}-\d{1,2}-\d{1,2}(?!\d)"
     r"|\d{1,2}/\d{1,2}/\d{4}(?!\d)"
     r"|°\s?[CFcf]\b|[℃℉$€£%]"
-    r"|[A-Za-z](?:\.[A-Za-z])+\.?(?!\w)"
+    r"|[A-Za-z]{1,2}(?:\.[A-Za-z]{1,2}){1,8}\.?(?!\w)"
     rf"|\d+(?:[.,]\d+)*[\w{_MARKS}]*"
     rf"|[\w{_MARKS}]+(?:['’][\w{_MARKS}]+)*"
 )
@@ -77,6 +88,10 @@ NUMBER_WORD_FORMS: frozenset[str] = frozenset(
 )
 """Written forms of number words; a text containing none needs no number-word joining."""
 
+_CAMEL_CASE = re.compile(r"[a-z][A-Z]")
+_CAMEL_PART = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+")
+_CLOCK_TIME = re.compile(r"\d{1,2}(?::\d{1,2}(?:\s?[ap]\.?m\.?)?|\s?[ap]\.?m\.?)", re.IGNORECASE)
+_CLOCK_WORDS = {"noon": "12:00", "midday": "12:00", "midnight": "0:00"}
 _ELISIONS = re.compile(r"^(?:l|d|j|qu|n|s|c|m|t|dell|all|nell|sull)'")
 _LEADING_DIGITS = re.compile(r"\d+(?:[.,]\d+)*")
 _PLURAL_QUANTITIES = frozenset({"hundreds", "thousands", "millions", "billions", "dozens"})
@@ -85,7 +100,7 @@ _CONTRACTED_NEGATIONS = {"ca": "can", "wo": "will", "sha": "shall"}
 _DOTTED_FUNCTION_WORDS = frozenset({"eg", "ie", "cf", "vs", "am"})
 
 
-@lru_cache(maxsize=131072)
+@word_cache(max_entries=131072, max_key_characters=MAX_CACHED_WORD)
 def word_terms(word: str) -> tuple[str, ...]:
     """Give the terms of one written word, number, date or sign (as matched by TOKEN_PATTERN).
 
@@ -100,6 +115,12 @@ def word_terms(word: str) -> tuple[str, ...]:
         return _number_terms(word)
     if has_spaceless(word):
         return _spaceless_terms(word)
+    if "_" in word or (word.isascii() and _CAMEL_CASE.search(word)):
+        parts = _identifier_parts(word)
+        if parts != [word]:
+            return tuple(chain.from_iterable(map(word_terms, parts)))
+    if len(word) == 2 and word in US_STATES:
+        return tuple(stem(part) for part in US_STATES[word].split() if part not in STOPWORDS)
     lowered = word.replace("’", "'").casefold()
     sign = lowered.replace(" ", "")
     if sign in SYNONYMS and not sign[0].isalpha():
@@ -117,11 +138,26 @@ def word_terms(word: str) -> tuple[str, ...]:
     return (_plain_word_term(word, lowered),) if lowered else ()
 
 
+def _identifier_parts(word: str) -> list[str]:
+    """``review_count``: ``review``, ``count``; ``PriceRange22``: ``Price``, ``Range``, ``22``;
+    a one-letter piece keeps the word whole (``PhD``, ``iPhone``)."""
+    parts: list[str] = []
+    for part in word.split("_"):
+        pieces = _CAMEL_PART.findall(part) if part.isascii() and _CAMEL_CASE.search(part) else []
+        if pieces and all(len(piece) > 1 for piece in pieces):
+            parts.extend(pieces)
+        elif part:
+            parts.append(part)
+    return parts
+
+
 def _plain_word_term(word: str, lowered: str) -> str:
     if lowered in UNITS:
         return f"{NUMBER_WORD_MARK}u:{UNITS[lowered]}"
     if lowered in MULTIPLIERS:
         return f"{NUMBER_WORD_MARK}m:{MULTIPLIERS[lowered]}"
+    if lowered in _CLOCK_WORDS:
+        return _CLOCK_WORDS[lowered]
     if lowered in MONTHS and (word[0].isupper() or lowered not in _AMBIGUOUS_MONTHS):
         return f"month:{MONTHS[lowered]}"
     if lowered in STOPWORDS or lowered in _PLURAL_QUANTITIES:
@@ -130,6 +166,8 @@ def _plain_word_term(word: str, lowered: str) -> str:
 
 
 def _number_terms(word: str) -> tuple[str, ...]:
+    if _CLOCK_TIME.fullmatch(word):
+        return (_clock_time(word),)
     if "-" in word:
         year_text, month_text, day_text = word.split("-")
         return (decimal_text(year_text), f"month:{int(month_text)}", decimal_text(day_text))
@@ -154,6 +192,20 @@ def _number_terms(word: str) -> tuple[str, ...]:
     if lowered in UNIT_WORDS:
         return numbers + word_terms(suffix)
     return (word.casefold(),)
+
+
+def _clock_time(word: str) -> str:
+    """``5pm``, ``5 p.m.``, ``17:00`` and ``17:0`` are all ``17:00``."""
+    digits, _, rest = word.partition(":")
+    minutes_text = "".join(c for c in rest if c.isdigit()) or "0"
+    hour_text = "".join(c for c in digits if c.isdigit())
+    hour, minutes = int(hour_text), int(minutes_text)
+    meridiem = "".join(c for c in word.casefold() if c.isalpha())
+    if meridiem == "pm" and hour < 12:
+        hour += 12
+    elif meridiem == "am" and hour == 12:
+        hour = 0
+    return f"{hour}:{minutes:02d}"
 
 
 def _spaceless_terms(word: str) -> tuple[str, ...]:
@@ -182,7 +234,7 @@ def join_number_words(terms: list[str]) -> list[str]:
     return [term for term, _ in join_number_tokens([(term, None) for term in terms])]
 
 
-@lru_cache(maxsize=65536)
+@text_cache(max_characters=4_000_000, max_key_characters=MAX_CACHED_TEXT)
 def content_terms(text: str) -> frozenset[str]:
     """Give the set of content terms of a text: what a claim or a fact sentence is about.
 
@@ -197,7 +249,7 @@ def content_terms(text: str) -> frozenset[str]:
     return frozenset(term for term in terms if term[0] != FUNCTION_WORD_MARK)
 
 
-@lru_cache(maxsize=131072)
+@word_cache(max_entries=131072, max_key_characters=MAX_CACHED_WORD)
 def _content_word_terms(word: str) -> tuple[str, ...]:
     return tuple(term for term in word_terms(word) if term[0] != FUNCTION_WORD_MARK)
 

@@ -1,0 +1,58 @@
+"""Strips what formats a sentence but says nothing: list markers, bullets, headings, source notes.
+
+An answer written as a list (``1. Connect your phone``, ``- Name: Casa Luna``, ``Step 2:``)
+or with notes on where it read things (``(Passage 3)``, ``[2]``, ``according to passage 1``)
+means the same as the bare sentence; read with them, ``1`` is a number the facts must hold
+and ``passage`` a word they lack. Scraped facts carry list numbers too (``4  Serve hot.``).
+The patterns run once per sentence, anchored or with bounded repetition, in linear time.
+"""
+
+from __future__ import annotations
+
+import re
+
+_LEADING_LAYOUT = re.compile(
+    r"""\s*+
+    (?:(?:[-*•·‣◦▪●○■□➢➤→–—+>]|\#{1,6})\s*+)*+
+    (?:
+        (?:step|part|phase|tip|stage|item)\s++\d{1,3}\s*+[:.)\-–—]?
+      | \(?(?:\d{1,3}|[a-zA-Z]|[ivxIVX]{1,4})[.)](?![\d\w])
+      | \d{1,3}(?=\s{2})
+    )?+
+    (?:\s*+\*{1,3})?+""",
+    re.IGNORECASE | re.VERBOSE,
+)
+_SOURCE_NUMBERS = r"\d{1,3}(?:\s*+(?:,|and|&|-|–)\s*+\d{1,3}){0,10}"
+_SOURCE_NOTE = re.compile(
+    rf"""\[{_SOURCE_NUMBERS}\]
+    | \(\s*+(?:see\s++|from\s++|according\s++to\s++)?(?:the\s++)?
+        (?:passage|source|document|doc|reference|ref|context|article|result)s?\s*+
+        {_SOURCE_NUMBERS}\s*+\)
+    | \b(?:in|from|by|of)\s++(?:the\s++)?(?:passage|source|document)s?\s++{_SOURCE_NUMBERS}\b
+    | \b(?:passage|source|document)s?\s++{_SOURCE_NUMBERS}\b
+    | \b(?:(?:the|these|this|those|both)\s++)?(?:(?:given|provided|above|retrieved)\s++)?
+        (?:passages?|sources?|documents?|context)\b
+        (?:\s++(?:provided|given|above))?""",
+    re.IGNORECASE | re.VERBOSE,
+)
+_DIGIT = re.compile(r"\d")
+_EMPHASIS = re.compile(r"\*{1,3}|_{2,3}|`+")
+
+
+def strip_layout(sentence: str) -> str:
+    """The sentence without its list marker, Markdown emphasis and notes on its sources.
+
+    Example:
+        >>> strip_layout("1. Connect your phone (Passage 2).")
+        'Connect your phone  .'
+        >>> strip_layout("- **Name:** Casa Luna"), strip_layout("Step 3: Stir.")
+        ('Name: Casa Luna', 'Stir.')
+        >>> strip_layout("Passage 1 suggests that it rains."), strip_layout("It has 2 wheels.")
+        ('suggests that it rains.', 'It has 2 wheels.')
+    """
+    marker = _LEADING_LAYOUT.match(sentence)
+    text = sentence[marker.end() :] if marker is not None else sentence
+    if "*" in text or "_" in text or "`" in text:
+        text = _EMPHASIS.sub("", text)
+    text = _SOURCE_NOTE.sub(" ", text)
+    return text.strip()

@@ -1,0 +1,148 @@
+"""Checks what connects a claim's names, not only that each name is somewhere in the evidence.
+
+Every entity of an invented relation is usually in the source ("X is similar to Y, where the
+court ruled..."); what is missing is a sentence that relates them. Two checks:
+
+* roles: two names around the same relation word in the other order (``Alice defeated Bob`` /
+  ``Bob defeated Alice``), unless one of the two is passive (``Bob was defeated by Alice``);
+* separated names: a name of the claim that no passage of the evidence (a window of up to
+  three consecutive sentences) mentions together with any other of the claim's names: the
+  evidence never relates it to them. (A fact's
+  attributes count as said in each of its sentences; records are exempt, since each line of
+  a record is about the entity it describes.)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from groundwire.emulator.engine.analysis import Analysis, Token
+from groundwire.emulator.engine.lexicon import PASSIVE_MARKERS
+from groundwire.emulator.engine.text import FUNCTION_WORD_MARK
+
+_PASSIVE_TERMS = frozenset(FUNCTION_WORD_MARK + marker for marker in PASSIVE_MARKERS)
+_NAMES_PAIRED_AHEAD = 6
+
+
+def separated_names(
+    keys: Sequence[Token], sentences: Sequence[frozenset[str]], everywhere: frozenset[str]
+) -> bool:
+    """Say whether a name of the claim shares no sentence of the evidence with another of them.
+
+    Only names the evidence holds are compared: a missing name is the missing-key check's.
+
+    ``sentences`` are the terms of the evidence's passages (as indexed: a pronoun's names
+    included). A
+    name of several words (``New England Patriots``) is one name; ``everywhere`` holds terms
+    that count as said in every sentence (attributes, a record's title).
+
+    Example:
+        >>> from groundwire.emulator.engine.analysis import analyse
+        >>> claim = analyse("Smith coached Jones at Harvard.")
+        >>> keys = [t for t in claim.tokens if t.name_like]
+        >>> facts = [analyse("Smith coached at Harvard."), analyse("Jones went to Yale.")]
+        >>> separated_names(keys, [fact.terms for fact in facts], frozenset())
+        True
+        >>> separated_names(keys, [analyse("At Harvard, Smith coached Jones.").terms], frozenset())
+        False
+    """
+    found = [name for name in _names(keys) if any(name & terms for terms in sentences)]
+    if len(found) < 2:
+        return False
+    names = found
+    for name in names:
+        if name & everywhere:
+            continue
+        others = frozenset().union(*(other for other in names if other is not name))
+        if others & everywhere:
+            continue
+        if not any(name & terms and others & terms for terms in sentences):
+            return True
+    return False
+
+
+def _names(keys: Sequence[Token]) -> list[frozenset[str]]:
+    """The claim's names, a run of name words (adjacent words) being one name."""
+    names: list[set[str]] = []
+    last_word = -2
+    for token in keys:
+        if token.numeric:
+            continue
+        if token.word_index == last_word + 1 and names:
+            names[-1].add(token.term)
+        elif token.word_index != last_word:
+            names.append({token.term})
+        last_word = token.word_index
+    return [frozenset(name) for name in names]
+
+
+def roles_swapped(claim: Analysis, evidence: Sequence[Analysis]) -> bool:
+    """Say whether two names stand around the same relation word in the other order.
+
+    Every capitalised word counts as a name here, the first of the sentence too: the order and
+    the shared relation word are what make a swap, and paraphrases rarely have both reversed.
+
+    Example:
+        >>> from groundwire.emulator.engine.analysis import analyse
+        >>> claim = analyse("Alice defeated Bob in 2017.")
+        >>> roles_swapped(claim, [analyse("In 2017, Bob defeated Alice.")])
+        True
+        >>> roles_swapped(claim, [analyse("Bob was defeated by Alice in 2017.")])
+        False
+    """
+    positions = {id(token): index for index, token in enumerate(claim.tokens)}
+    names = [token for token in claim.tokens if token.name_like]
+    key_terms = {token.term for token in names}
+    for first_index, first in enumerate(names):
+        for second in names[first_index + 1 : first_index + 1 + _NAMES_PAIRED_AHEAD]:
+            if first.term == second.term or first.word_index == second.word_index:
+                continue
+            between = claim.tokens[positions[id(first)] + 1 : positions[id(second)]]
+            relation = _relation_terms(between, key_terms)
+            if relation and any(
+                _reversed_in(reading, first.term, second.term, relation, _is_passive(between))
+                for reading in evidence
+            ):
+                return True
+    return False
+
+
+def _relation_terms(between: Sequence[Token], key_terms: set[str]) -> frozenset[str]:
+    return frozenset(
+        t.term for t in between if t.content and not t.numeric and t.term not in key_terms
+    )
+
+
+def _is_passive(between: Sequence[Token]) -> bool:
+    return any(token.term in _PASSIVE_TERMS for token in between)
+
+
+def _reversed_in(
+    reading: Analysis, first: str, second: str, relation: frozenset[str], claim_passive: bool
+) -> bool:
+    tokens = reading.tokens
+    first_places = [index for index, token in enumerate(tokens) if token.term == first]
+    second_places = [index for index, token in enumerate(tokens) if token.term == second]
+    if not first_places or not second_places:
+        return False
+    first_place, second_place = _closest_pair(first_places, second_places)
+    low, high = sorted((first_place, second_place))
+    between = tokens[low + 1 : high]
+    if not relation & frozenset(t.term for t in between if t.content):
+        return False
+    order_reversed = first_place > second_place
+    return order_reversed != (claim_passive != _is_passive(between))
+
+
+def _closest_pair(firsts: Sequence[int], seconds: Sequence[int]) -> tuple[int, int]:
+    """The two places, one from each ascending list, nearest each other (earliest on ties), in
+    one merge-like pass rather than by trying every pair."""
+    best = (firsts[0], seconds[0])
+    other = 0
+    for place in firsts:
+        while other + 1 < len(seconds) and seconds[other + 1] <= place:
+            other += 1
+        for candidate in seconds[other : other + 2]:
+            if abs(place - candidate) < abs(best[0] - best[1]):
+                best = (place, candidate)
+    return best

@@ -1,0 +1,130 @@
+"""Hostile but legal text costs the engine time linear in its length, and bounded memory.
+
+Work is compared as CPU time at n and 16n characters (the best of a few runs): linear work
+grows about 16 times, quadratic about 256 times; the bound is 64. No wall-clock limit.
+"""
+
+from __future__ import annotations
+
+import gc
+import time
+from collections.abc import Callable
+
+import pytest
+
+from groundwire.emulator.engine import Fact, check_grounding, split_claims
+from groundwire.emulator.engine.analysis import analyse, may_negate
+from groundwire.emulator.engine.caches import TextCache
+from groundwire.emulator.engine.check_required import needs_check
+from groundwire.emulator.engine.index import clear_caches
+from groundwire.emulator.engine.sentences import split_sentences
+from groundwire.emulator.engine.text import content_terms
+
+GROWTH = 16
+LINEAR_BOUND = 64
+REPEATS = 3
+
+HOSTILE_UNITS = {
+    "dots": ".",
+    "bangs": "!",
+    "ellipses": "…",
+    "mixed signs": ".!?",
+    "closers after a sign": '.")',
+    "initials": "J. ",
+    "dotted abbreviations": "a.",
+    "lowercase after a period": "a. ",
+    "digit groups": "1.",
+    "apostrophes": "a'",
+    "wide spaces": ".\u2003",
+    "line breaks": "\n \n",
+    "names": "Bob Alice ",
+    "negations": "not ",
+    "hyphens": "- ",
+    "source notes": "(passage 1, ",
+    "the given passages": "the given ",
+    "list markers": "1. - ",
+    "pronouns": "He said. ",
+    "record lines": "key: value\n",
+    "camel case": "aB",
+    "clock times": "1:1 ",
+    "underscores": "a_",
+}
+"""One repeated unit per kind of text a pattern could backtrack on."""
+
+READERS: dict[str, Callable[[str], object]] = {
+    "split_sentences": split_sentences,
+    "split_claims": split_claims,
+    "content_terms": content_terms,
+    "analyse": analyse,
+    "may_negate": may_negate,
+    "needs_check": needs_check,
+    "check_grounding as answer": lambda text: check_grounding("x" + text + "y", [Fact("x y.")]),
+    "check_grounding as fact": lambda text: check_grounding("Bob met Alice.", [Fact(text)]),
+}
+
+
+def _cpu_seconds(read: Callable[[str], object], text: str) -> float:
+    """The least CPU time of a few runs, caches cleared and the collector paused (its pauses
+    are not the reader's work)."""
+    best = float("inf")
+    for _ in range(REPEATS):
+        clear_caches()
+        gc.disable()
+        try:
+            started = time.process_time()
+            read(text)
+            best = min(best, time.process_time() - started)
+        finally:
+            gc.enable()
+    return best
+
+
+def _growth(read: Callable[[str], object], unit: str, characters: int) -> float:
+    small = unit * (characters // len(unit))
+    large = unit * (characters * GROWTH // len(unit))
+    return _cpu_seconds(read, large) / max(_cpu_seconds(read, small), 1e-4)
+
+
+@pytest.mark.parametrize("unit", list(HOSTILE_UNITS.values()), ids=list(HOSTILE_UNITS))
+@pytest.mark.parametrize("reader", list(READERS.values()), ids=list(READERS))
+def test_reading_hostile_text_takes_time_linear_in_its_length(
+    reader: Callable[[str], object], unit: str
+) -> None:
+    assert _growth(reader, unit, 600) <= LINEAR_BOUND
+
+
+@pytest.mark.parametrize("reader", list(READERS.values()), ids=list(READERS))
+def test_reading_one_long_word_takes_time_linear_in_its_length(
+    reader: Callable[[str], object],
+) -> None:
+    assert _growth(reader, "a", 6_000) <= LINEAR_BOUND
+
+
+def test_a_run_of_dots_inside_a_word_is_one_sentence() -> None:
+    text = "x" + "." * 20_000 + "y"
+    assert split_sentences(text) == [(0, len(text))]
+
+
+def test_a_run_of_dots_before_a_space_still_ends_the_sentence() -> None:
+    text = "Wait..... Then it rained."
+    assert [text[s:e] for s, e in split_sentences(text)] == ["Wait.....", "Then it rained."]
+
+
+def test_text_caches_hold_at_most_their_budget_of_characters() -> None:
+    cache = TextCache(len, max_characters=1_000, max_key_characters=400)
+    for size in range(100, 10_000, 37):
+        cache("w" * size)
+    assert cache.cached_characters <= 1_000
+
+
+def test_text_caches_keep_nothing_of_a_key_longer_than_their_bound() -> None:
+    cache = TextCache(len, max_characters=10_000, max_key_characters=400)
+    assert cache("w" * 5_000) == 5_000
+    assert cache.cached_characters == 0
+
+
+def test_distinct_huge_single_word_answers_are_not_kept_in_the_caches() -> None:
+    clear_caches()
+    for letter in "abcdef":
+        check_grounding(letter * 200_000, [Fact("Rome is old.")])
+    assert content_terms.cached_characters + analyse.cached_characters < 200_000
