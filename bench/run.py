@@ -38,8 +38,11 @@ PACKAGES = (
 
 
 def quality() -> dict[str, Any]:
-    """Precision, recall and balanced accuracy on the dev and held-out labelled sets, and the
-    outside figures (engine-dev data when found, the data-to-text set) beside the overlap."""
+    """The engine's quality on every labelled set there is, beside the overlap scorer.
+
+    Precision, recall and balanced accuracy on the dev and held-out labelled sets, and the
+    outside figures (engine-dev data when found, the data-to-text set).
+    """
     from bench.quality import evaluate, outside, responses
 
     found: dict[str, Any] = {

@@ -87,9 +87,11 @@ def test_a_sentence_that_states_no_fact_needs_no_check(sentence: str) -> None:
 
 def test_a_fact_after_an_agreement_word_still_needs_a_check() -> None:
     (claim,) = check_grounding("Sure, the Eiffel Tower is 330 metres tall.", FACTS).claims
-    assert claim.check_required and claim.grounded
+    assert claim.check_required
+    assert claim.grounded
 
 
 def test_an_empty_answer_has_no_claims_and_no_support_score() -> None:
     result = check_grounding("  \n ", FACTS)
-    assert result.claims == () and result.support_score is None
+    assert result.claims == ()
+    assert result.support_score is None

@@ -27,7 +27,8 @@ def test_a_numbered_step_scores_as_the_bare_step() -> None:
     fact = "Connect your phone to the charger and wait for the light to turn green."
     (numbered,) = check("1. Connect your phone to the charger and wait for the light.", fact)
     (bare,) = check("Connect your phone to the charger and wait for the light.", fact)
-    assert numbered.score == bare.score and numbered.grounded
+    assert numbered.score == bare.score
+    assert numbered.grounded
 
 
 def test_bullets_headings_and_bold_are_not_content() -> None:
@@ -114,7 +115,8 @@ def test_a_name_is_found_in_a_sentence_whose_pronoun_stands_for_it() -> None:
     fact = "In 1955 the club hired Smith. He led the team from 1958 to 1963."
     named = check("Smith led the team from 1958 to 1963.", fact)[0]
     pronoun = check("He led the team from 1958 to 1963.", fact)[0]
-    assert named.grounded and named.score == pronoun.score
+    assert named.grounded
+    assert named.score == pronoun.score
 
 
 def test_a_possessive_does_not_stand_for_the_earlier_name() -> None:
@@ -146,7 +148,8 @@ def test_a_claim_joining_distant_sentences_of_one_fact_is_grounded_and_cites_it(
         "Hernandez, a former New England Patriots player, was found guilty and sentenced to life.",
         article,
     )
-    assert claim.grounded and [c.fact_index for c in claim.citations] == [0]
+    assert claim.grounded
+    assert [c.fact_index for c in claim.citations] == [0]
 
 
 def test_a_claim_joining_two_facts_cites_both() -> None:
@@ -155,7 +158,8 @@ def test_a_claim_joining_two_facts_cites_both() -> None:
         "The Golden Gate Bridge opened in 1937.",
         "The bridge spans 1,280 metres between its towers.",
     )
-    assert claim.grounded and sorted(c.fact_index for c in claim.citations) == [0, 1]
+    assert claim.grounded
+    assert sorted(c.fact_index for c in claim.citations) == [0, 1]
 
 
 def test_composed_evidence_keeps_every_veto() -> None:

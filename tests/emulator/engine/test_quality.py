@@ -16,7 +16,8 @@ QUALITY = Path(__file__).resolve().parents[3] / "bench" / "quality"
 
 def load_evaluate() -> ModuleType:
     spec = importlib.util.spec_from_file_location("evaluate", QUALITY / "evaluate.py")
-    assert spec is not None and spec.loader is not None
+    assert spec is not None
+    assert spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module

@@ -64,8 +64,10 @@ READERS: dict[str, Callable[[str], object]] = {
 
 
 def _cpu_seconds(read: Callable[[str], object], text: str) -> float:
-    """The least CPU time of a few runs, caches cleared and the collector paused (its pauses
-    are not the reader's work)."""
+    """The least CPU time of a few runs, caches cleared and the collector paused.
+
+    The collector's pauses are not the reader's work.
+    """
     best = float("inf")
     for _ in range(REPEATS):
         clear_caches()

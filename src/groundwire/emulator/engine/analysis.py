@@ -199,8 +199,10 @@ def _starts_clause(gap: str, lowered: str) -> bool:
 
 @word_cache(max_entries=65536, max_key_characters=MAX_CACHED_WORD)
 def _word_shape(raw: str) -> tuple[str, bool, bool, bool]:
-    """A written word's casefolded form, whether it looks like a name, is unmistakably one,
-    and is a negation cue (before looking at its neighbours).
+    """What a written word is on its own, before looking at its neighbours.
+
+    Its casefolded form, whether it looks like a name, is unmistakably one, and is a
+    negation cue.
     """
     return raw.casefold(), _looks_like_name(raw), _is_unmistakable_name(raw), _is_cue(raw)
 
@@ -229,14 +231,20 @@ def _is_cue(raw: str) -> bool:
 
 
 def _starts_predicate(previous: str, lowered: str) -> bool:
-    """``and``/``or`` before an auxiliary starts a second predicate of the same subject
-    (``they aren't swayed and will seek...``), so a negation does not reach into it."""
+    """Whether ``and``/``or`` before an auxiliary starts a second predicate.
+
+    Such a predicate has the same subject (``they aren't swayed and will seek...``), so a
+    negation does not reach into it.
+    """
     return previous in _COORDINATORS and lowered in AUXILIARIES
 
 
 def _cue_cancelled(lowered: str, next_character: str, following: str, after: str) -> bool:
-    """``No. 9`` and ``No 9`` are numbers, ``not only`` (``not just``) is no negation, nor is
-    a bound such as ``no more than`` or an idiom (``no wonder``, ``no doubt``)."""
+    """Whether a ``no`` or ``not`` is no negation at all.
+
+    ``No. 9`` and ``No 9`` are numbers, ``not only`` (``not just``) is no negation, nor is
+    a bound such as ``no more than`` or an idiom (``no wonder``, ``no doubt``).
+    """
     if lowered == "no" and (next_character == "." or following[:1].isdigit()):
         return True
     if lowered == "no" and following.casefold() in _BOUNDS and after.casefold() == "than":

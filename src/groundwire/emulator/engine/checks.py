@@ -133,8 +133,11 @@ def unbound_numbers(claim: Analysis, evidence: Sequence[Analysis]) -> list[str]:
 
 
 def _counted_nouns(tokens: Sequence[Token], position: int) -> frozenset[str]:
-    """What the number at ``position`` may count: the next content word, and the one after it
-    in the same clause (``892,000 award tickets`` counts tickets)."""
+    """What the number at ``position`` may count.
+
+    The next content word, and the one after it in the same clause (``892,000 award
+    tickets`` counts tickets).
+    """
     found: list[str] = []
     for later in range(position + 1, min(len(tokens), position + 4)):
         token = tokens[later]
@@ -146,8 +149,11 @@ def _counted_nouns(tokens: Sequence[Token], position: int) -> frozenset[str]:
 
 
 def _counts(tokens: Sequence[Token], place: int, number: str) -> bool:
-    """Whether the number stands shortly before the noun at ``place``, or is the value of a
-    record's key ending in that noun (``review_count: 356``, the next clause's first word)."""
+    """Whether the number counts the noun at ``place``.
+
+    It does when it stands shortly before it, or is the value of a record's key ending in
+    that noun (``review_count: 356``, the next clause's first word).
+    """
     if any(t.term == number for t in tokens[max(0, place - _QUANTITY_REACH) : place]):
         return True
     key_clause = tokens[place].clause
@@ -198,8 +204,11 @@ def _said_only_negatively(
     evidence_clauses: Sequence[tuple[frozenset[str], bool]],
     valued: Sequence[frozenset[str]],
 ) -> bool:
-    """A word of a positive claim that the evidence has only as a record's key whose value
-    negates it (``Delivery: False`` against ``offers delivery``)."""
+    """A word of a positive claim that the evidence's record denies.
+
+    The evidence has it only as a record's key whose value negates it (``Delivery: False``
+    against ``offers delivery``).
+    """
     negated = frozenset().union(*valued)
     if terms.isdisjoint(negated):
         return False

@@ -131,9 +131,10 @@ class FactIndex:
         return windows
 
     def related_terms(self, term: str) -> tuple[str, ...]:
-        """Other indexed terms that are the same word with another ending (``invent``,
-        ``inventor``): they share a prefix of five letters or more that is all of the shorter
-        term, give or take its last letter.
+        """Other indexed terms that are the same word with another ending.
+
+        ``invent`` and ``inventor`` are: they share a prefix of five letters or more that is
+        all of the shorter term, give or take its last letter.
 
         Example:
             >>> build_index([Fact("The inventor was Bell.")]).related_terms("invent")
@@ -212,8 +213,11 @@ def build_index(facts: Sequence[Fact]) -> FactIndex:
 def _fact_sentences(
     text: str,
 ) -> tuple[tuple[tuple[int, int], ...], tuple[frozenset[str], ...], frozenset[str]]:
-    """A fact's sentences, each one's terms (with the names its pronoun stands for), and the
-    terms of the record's title when the fact is a record."""
+    """A fact's sentences and what each is about.
+
+    Each sentence's terms (with the names its pronoun stands for), and the terms of the
+    record's title when the fact is a record.
+    """
     spans = tuple(split_sentences(text))
     terms = [content_terms(strip_layout(text[start:end])) for start, end in spans]
     for number, names in enumerate(antecedents(text, spans)):

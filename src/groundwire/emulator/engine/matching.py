@@ -23,8 +23,11 @@ _COMMON_TERM_SHARE = 100
 
 @dataclass(frozen=True, slots=True)
 class ScoredWindow:
-    """A window, the claim terms it holds (exactly, and only with another ending) as bits, and
-    the share of the claim's weight they cover."""
+    """A window and how much of the claim it holds.
+
+    The claim terms it holds (exactly, and only with another ending) as bits, and the share
+    of the claim's weight they cover.
+    """
 
     window: Window
     exact: int
@@ -72,13 +75,18 @@ class ClaimMatcher:
         return exact, related & ~exact
 
     def needs_readings(self, evidence_texts: Sequence[str]) -> bool:
-        """Whether the checks that read sentences closely could object: the claim has a
-        negation, names, a quantity or a word with an opposite, or the evidence may negate."""
+        """Whether the checks that read sentences closely could object.
+
+        They could when the claim has a negation, names, a quantity or a word with an
+        opposite, or when the evidence may negate.
+        """
         return self._claim_needs_readings or any(may_negate(text) for text in evidence_texts)
 
     def has_idle_edge(self, window: Window) -> bool:
-        """Whether the first or last sentence adds none of the claim's terms to the rest (then
-        the smaller window covers as much, and is the better citation)."""
+        """Whether the first or last sentence adds none of the claim's terms to the rest.
+
+        Then the smaller window covers as much, and is the better citation.
+        """
         masks = [self.sentence_masks(s) for s in range(window.first, window.last + 1)]
         merged = [exact | related for exact, related in masks]
         inner_first = _union(merged[1:])
@@ -110,8 +118,11 @@ class ClaimMatcher:
         return ScoredWindow(window, exact, related, self.coverage(exact, related))
 
     def candidate_sentences(self) -> list[int]:
-        """Sentences sharing the claim's rarer terms, best first: a term found in more than a
-        small share of sentences only gathers candidates when no rarer term has any."""
+        """Sentences sharing the claim's rarer terms, best first.
+
+        A term found in more than a small share of sentences only gathers candidates when no
+        rarer term has any.
+        """
         postings = self.index.postings
         common = max(_COMMON_TERM_MIN, self.index.sentence_count // _COMMON_TERM_SHARE)
         scores: dict[int, float] = {}

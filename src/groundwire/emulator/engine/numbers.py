@@ -77,8 +77,9 @@ def _format_decimal(value: Decimal) -> str:
 
 
 def join_number_tokens(items: Sequence[tuple[str, Payload]]) -> list[tuple[str, Payload]]:
-    """Join runs of number-word terms (and a number followed by a multiplier) into one number;
-    a joined number keeps the payload of its first word.
+    """Join runs of number-word terms (and a number and its multiplier) into one number.
+
+    A joined number keeps the payload of its first word.
 
     Example:
         >>> fifty, thousand = NUMBER_WORD_MARK + "u:50", NUMBER_WORD_MARK + "m:1000"

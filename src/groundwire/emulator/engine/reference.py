@@ -57,10 +57,10 @@ def antecedents(text: str, spans: Sequence[tuple[int, int]]) -> list[list[str]]:
 
 
 def record_title(text: str, spans: Sequence[tuple[int, int]]) -> str:
-    """The value of a record's first ``key: value`` line, when most lines are such; else "".
+    r"""The value of a record's first ``key: value`` line, when most lines are such; else "".
 
     Example:
-        >>> record = "name: Casa Luna\\ncity: Tucson\\nstars: 4.0"
+        >>> record = "name: Casa Luna\ncity: Tucson\nstars: 4.0"
         >>> record_title(record, [(0, 15), (16, 28), (29, 39)])
         'Casa Luna'
     """

@@ -135,8 +135,10 @@ def _reversed_in(
 
 
 def _closest_pair(firsts: Sequence[int], seconds: Sequence[int]) -> tuple[int, int]:
-    """The two places, one from each ascending list, nearest each other (earliest on ties), in
-    one merge-like pass rather than by trying every pair."""
+    """The two places, one from each ascending list, nearest each other (earliest on ties).
+
+    Found in one merge-like pass rather than by trying every pair.
+    """
     best = (firsts[0], seconds[0])
     other = 0
     for place in firsts:

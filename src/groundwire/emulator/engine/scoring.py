@@ -229,8 +229,11 @@ def _best_composition(
     keys: Sequence[Token],
     best_single: float,
 ) -> tuple[float, tuple[Window, ...]] | None:
-    """The best union of up to ``MAX_COMPOSED`` windows, grown greedily from the strongest
-    few, each window joined only when it adds ``PAIR_MIN_GAIN`` coverage."""
+    """The best union of up to ``MAX_COMPOSED`` windows.
+
+    It is grown greedily from the strongest few, each window joined only when it adds
+    ``PAIR_MIN_GAIN`` coverage.
+    """
     best: tuple[float, tuple[Window, ...]] | None = None
     tried: set[tuple[Window, ...]] = set()
     names = matcher.bits([token.term for token in keys if not token.numeric])
@@ -267,8 +270,11 @@ def _best_addition(
     matcher: ClaimMatcher,
     names: int,
 ) -> tuple[ScoredWindow, tuple[int, int], float] | None:
-    """The piece that adds most coverage and is about the same thing: it holds one of the
-    claim's names (when the claim has names), else a claim term the chosen pieces hold."""
+    """The piece that adds most coverage and is about the same thing.
+
+    It holds one of the claim's names (when the claim has names), else a claim term the
+    chosen pieces hold.
+    """
     best: tuple[ScoredWindow, tuple[int, int], float] | None = None
     anchor = names or exact | related
     for piece in pieces:

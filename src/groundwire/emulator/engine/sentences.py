@@ -150,8 +150,11 @@ def _ends_sentence(text: str, first_visible: int, mark_start: int, mark_end: int
 
 
 def _next_word_is_function(text: str, start: int) -> bool:
-    """Whether the word at ``start`` is a function word (``The``, ``In``): after ``U.S.`` such
-    a word opens a sentence, a name (``U.S. Census Bureau``) continues one."""
+    """Whether the word at ``start`` is a function word (``The``, ``In``).
+
+    After ``U.S.`` such a word opens a sentence, a name (``U.S. Census Bureau``) continues
+    one.
+    """
     word = _WORD.match(text, start)
     return word is not None and word.group().casefold() in STOPWORDS
 
@@ -168,7 +171,10 @@ def _previous_word_opening(text: str, first_visible: int, word_start: int) -> st
 
 
 def _is_initial(written: str, previous_opening: str) -> bool:
-    """A lone capital after a name or another initial (``J. K. Rowling``), not ``vitamin C.``"""
+    """Whether a lone capital is an initial: after a name or another (``J. K. Rowling``).
+
+    ``vitamin C.`` ends a sentence.
+    """
     if len(written) != 1 or not written.isupper():
         return False
     return not previous_opening.islower()

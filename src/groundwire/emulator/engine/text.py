@@ -139,8 +139,11 @@ def word_terms(word: str) -> tuple[str, ...]:
 
 
 def _identifier_parts(word: str) -> list[str]:
-    """``review_count``: ``review``, ``count``; ``PriceRange22``: ``Price``, ``Range``, ``22``;
-    a one-letter piece keeps the word whole (``PhD``, ``iPhone``)."""
+    """The words inside a key or a joined-up identifier.
+
+    ``review_count``: ``review``, ``count``; ``PriceRange22``: ``Price``, ``Range``, ``22``;
+    a one-letter piece keeps the word whole (``PhD``, ``iPhone``).
+    """
     parts: list[str] = []
     for part in word.split("_"):
         pieces = _CAMEL_PART.findall(part) if part.isascii() and _CAMEL_CASE.search(part) else []
