@@ -2,20 +2,25 @@
 
 from __future__ import annotations
 
+import contextlib
 import gzip
 import logging
 import socket
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager
+from pathlib import Path
+from typing import Any
 from urllib.parse import urlsplit
 
 import httpx
 import pytest
+from google.protobuf.message import Message
 
-from groundwire.emulator import Emulator, emulator
+from groundwire.core.apis import Method
+from groundwire.emulator import Emulator, emulator, service
 from groundwire.emulator.limits import Limits
-from tests.emulator.support import CHECK_BODY, CHECK_PATH
+from tests.emulator.support import CHECK_BODY, CHECK_PATH, STREAM_PATH, generate_json
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -55,8 +60,9 @@ def opened(count: int, open_one: object) -> Iterator[list[socket.socket]]:
 def read_until_closed(connection: socket.socket) -> bytes:
     """Everything the server sends until it closes the connection (bounded by the timeout)."""
     received = b""
-    while chunk := connection.recv(65536):
-        received += chunk
+    with contextlib.suppress(ConnectionResetError):
+        while chunk := connection.recv(65536):
+            received += chunk
     return received
 
 
@@ -190,3 +196,88 @@ def test_expect_100_continue_is_answered(emu: Emulator) -> None:
         connection.sendall(body)
         answer = connection.recv(65536)
     assert answer.startswith(b"HTTP/1.1 200 "), answer
+
+
+def test_bodies_beyond_the_shared_buffer_are_refused_with_503_not_held() -> None:
+    limits = Limits(max_body_bytes=1000, max_buffered_body_bytes=1500)
+    with emulator(limits=limits) as emu, connect(emu) as first, connect(emu) as second:
+        for connection in (first, second):
+            connection.sendall(
+                f"POST {CHECK_PATH} HTTP/1.1\r\nHost: emulator\r\n"
+                "Content-Type: application/json\r\nContent-Length: 1000\r\n\r\n".encode()
+                + b" " * 900
+            )
+            time.sleep(0.2)
+        answer = read_until_closed(second).decode()
+        assert answer.startswith("HTTP/1.1 503 "), answer
+        assert '"status":"UNAVAILABLE"' in answer
+        first.sendall(b" " * 80 + json_body(CHECK_BODY)[:20])  # still being read
+
+
+def within(bound: float, condition: Callable[[], bool]) -> bool:
+    """Whether `condition` holds, polled until `bound` seconds have passed."""
+    deadline = time.monotonic() + bound
+    while not condition():
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.05)
+    return True
+
+
+def server_holds_socket(server_port: int, client_port: int) -> bool:
+    """Whether the server's end of a loopback connection is still an open socket (has an inode).
+
+    A socket the process has closed lingers in /proc/net/tcp while the kernel flushes it, but
+    with inode 0: it no longer belongs to anyone.
+    """
+    for line in Path("/proc/net/tcp").read_text().splitlines()[1:]:
+        fields = line.split()
+        local, remote, inode = fields[1], fields[2], fields[9]
+        if int(local.split(":")[1], 16) == server_port and int(remote.split(":")[1], 16) == (
+            client_port
+        ):
+            return inode != "0"
+    return False
+
+
+def json_body(document: object) -> bytes:
+    return httpx.Request("POST", "/", json=document).read()
+
+
+def test_a_keep_alive_connection_idle_past_its_timeout_is_closed() -> None:
+    body = json_body(CHECK_BODY)
+    with emulator(limits=Limits(idle_timeout=0.5)) as emu, connect(emu) as connection:
+        connection.sendall(
+            f"POST {CHECK_PATH} HTTP/1.1\r\nHost: emulator\r\nContent-Type: application/json\r\n"
+            f"Content-Length: {len(body)}\r\n\r\n".encode()
+            + body
+        )
+        answer = read_until_closed(connection)
+    assert answer.startswith(b"HTTP/1.1 200 ")
+
+
+def test_a_stream_the_client_never_reads_is_abandoned_after_the_write_timeout(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    def endless(method: Method, _: object) -> Iterator[Message]:
+        response: Any = method.response_class()
+        response.candidates.add(index=0).content.parts.add(text="x" * 100_000)
+        for _ in range(1000):  # 100 MB: more than any socket buffers
+            yield response
+
+    monkeypatch.setattr(service, "handle_stream", endless)
+    body = json_body(generate_json())
+    with emulator(limits=Limits(write_timeout=0.5)) as emu, connect(emu) as connection:
+        connection.sendall(
+            f"POST {STREAM_PATH} HTTP/1.1\r\nHost: emulator\r\nContent-Type: application/json\r\n"
+            f"Content-Length: {len(body)}\r\n\r\n".encode()
+            + body
+        )
+        server_port, client_port = connection.getpeername()[1], connection.getsockname()[1]
+        assert within(HANG_BOUND, lambda: server_holds_socket(server_port, client_port))
+        time.sleep(2)  # the server fills the socket's buffers, then gives up on the client
+        assert not server_holds_socket(server_port, client_port), "left to flush for ever"
+        assert connection.recv(16).startswith(b"HTTP/1.1 200 ")
+        monkeypatch.undo()
+        response = httpx.post(emu.http_url + CHECK_PATH, json=CHECK_BODY, timeout=HANG_BOUND)
+    assert response.status_code == 200

@@ -111,9 +111,10 @@ def test_the_in_process_emulator_names_its_addresses_and_environment() -> None:
         httpx.post(emu.http_url + CHECK_PATH, json=CHECK_BODY, timeout=5)
 
 
-def test_importing_the_emulator_package_does_not_load_grpc_or_aiohttp() -> None:
+def test_importing_the_emulator_package_does_not_load_grpc_or_the_http_server() -> None:
     script = (
-        "import sys, groundwire.emulator; print(sorted({'grpc', 'aiohttp'} & set(sys.modules)))"
+        "import sys, groundwire.emulator; "
+        "print(sorted({'grpc', 'h11', 'aiohttp', 'asyncio'} & set(sys.modules)))"
     )
     output = subprocess.run(
         [sys.executable, "-c", script], capture_output=True, text=True, timeout=9, check=True

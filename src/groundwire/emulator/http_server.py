@@ -197,6 +197,7 @@ class HttpServer:
             await self._serve_requests(reader, writer, task)
         except (ClientGone, ConnectionError) as error:
             _log.debug("a client left: %s", error)
+            writer.transport.abort()  # close() would wait to flush to a client that reads nothing
         except _Refused as refused:
             _log.debug("refused a request: %s", refused.error.message)
             await self._refuse(reader, writer, refused.error)
