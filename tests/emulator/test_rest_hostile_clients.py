@@ -281,3 +281,15 @@ def test_a_stream_the_client_never_reads_is_abandoned_after_the_write_timeout(
         monkeypatch.undo()
         response = httpx.post(emu.http_url + CHECK_PATH, json=CHECK_BODY, timeout=HANG_BOUND)
     assert response.status_code == 200
+
+
+def test_stopping_with_idle_connections_open_closes_them_and_logs_nothing(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    with caplog.at_level(logging.DEBUG), ExitStack() as stack:
+        with emulator() as emu:
+            sockets = [stack.enter_context(connect(emu)) for _ in range(20)]
+            time.sleep(0.2)  # the server has accepted them all
+        assert all(read_until_closed(connection) == b"" for connection in sockets)
+    problems = [r for r in caplog.records if r.exc_info or r.levelno >= logging.ERROR]
+    assert [r.getMessage() for r in problems] == []

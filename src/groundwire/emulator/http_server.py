@@ -160,27 +160,39 @@ class HttpServer:
         self._slots = asyncio.Semaphore(limits.max_concurrent_requests)
         self._budget = _Budget(limits.max_buffered_body_bytes)
         self._server: asyncio.Server | None = None
-        self._connections: set[asyncio.Task[None]] = set()
+        self._connections: dict[asyncio.Task[None], asyncio.StreamWriter] = {}
         self._idle: set[asyncio.Task[None]] = set()
         self._closing = False
 
-    async def start(self, sock: socket.socket) -> None:
-        """Starts accepting connections on `sock`, which is bound and listening."""
-        self._server = await asyncio.start_server(self._serve, sock=sock, limit=_READ_BYTES)
+    async def start(self, sock: socket.socket, backlog: int = 1024) -> None:
+        """Starts accepting connections on `sock`, which is bound."""
+        self._server = await asyncio.start_server(self._serve, sock=sock, backlog=backlog)
 
     async def close(self, grace: float) -> None:
-        """Stops accepting, closes idle connections, and gives running requests `grace` s."""
+        """Stops accepting, closes idle connections, and gives running requests `grace` s.
+
+        Connections are ended by closing their sockets, so each task finishes on its own
+        (a cancelled connection task would make asyncio's stream machinery log an error).
+        """
         self._closing = True
         if self._server is not None:
             self._server.close()
-        for task in list(self._idle):
-            task.cancel()
-        busy = [task for task in self._connections if not task.done()]
-        if busy:
-            _, pending = await asyncio.wait(busy, timeout=grace)
-            for task in pending:
+        self._drop([task for task in self._connections if task in self._idle])
+        busy = list(self._connections)
+        if not busy:
+            return
+        _, pending = await asyncio.wait(busy, timeout=grace)
+        self._drop(list(pending))
+        if pending:
+            _, stuck = await asyncio.wait(pending, timeout=1.0)
+            for task in stuck:
                 task.cancel()
-            await asyncio.gather(*pending, return_exceptions=True)
+
+    def _drop(self, tasks: list[asyncio.Task[None]]) -> None:
+        for task in tasks:
+            writer = self._connections.get(task)
+            if writer is not None:
+                writer.transport.abort()
 
     async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         task = asyncio.current_task()
@@ -191,8 +203,9 @@ class HttpServer:
                 f"the emulator has {limit:,} connections open, its limit; retry shortly"
             )
             await self._refuse(reader, writer, error)
+            writer.close()
             return
-        self._connections.add(task)
+        self._connections[task] = writer
         try:
             await self._serve_requests(reader, writer, task)
         except (ClientGone, ConnectionError) as error:
@@ -203,8 +216,10 @@ class HttpServer:
             await self._refuse(reader, writer, refused.error)
         except Exception:  # an emulator bug ends this connection, never the server
             _log.exception("emulator bug while serving an HTTP connection")
+        except asyncio.CancelledError:  # only `close` cancels, after its grace: the end
+            writer.transport.abort()
         finally:
-            self._connections.discard(task)
+            self._connections.pop(task, None)
             self._idle.discard(task)
             writer.close()
 

@@ -141,7 +141,7 @@ async def _start(
     http = HttpServer(gateway, limits)
     try:
         sock = _listening_socket(host, http_port, reuse_port)
-        await http.start(sock)
+        await http.start(sock, backlog=_BACKLOG)
     except BaseException:
         gateway.close()
         await grpc_server.stop(None)
