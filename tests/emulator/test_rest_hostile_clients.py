@@ -293,3 +293,18 @@ def test_stopping_with_idle_connections_open_closes_them_and_logs_nothing(
         assert all(read_until_closed(connection) == b"" for connection in sockets)
     problems = [r for r in caplog.records if r.exc_info or r.levelno >= logging.ERROR]
     assert [r.getMessage() for r in problems] == []
+
+
+def test_pipelined_requests_are_all_answered_in_order(emu: Emulator) -> None:
+    body = json_body(CHECK_BODY)
+    request = (
+        f"POST {CHECK_PATH} HTTP/1.1\r\nHost: emulator\r\nContent-Type: application/json\r\n"
+        f"Content-Length: {len(body)}\r\n\r\n".encode()
+        + body
+    )
+    closing = f"GET {CHECK_PATH} HTTP/1.1\r\nHost: emulator\r\nConnection: close\r\n\r\n"
+    with connect(emu) as connection:
+        connection.sendall(request * 2 + closing.encode())
+        answers = read_until_closed(connection)
+    assert answers.count(b"HTTP/1.1 200 ") == 2
+    assert answers.rfind(b"HTTP/1.1 405 ") > answers.rfind(b"HTTP/1.1 200 ")

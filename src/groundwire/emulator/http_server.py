@@ -259,19 +259,20 @@ class HttpServer:
 
         The whole head must arrive within `header_timeout` of the connection's opening (its
         first request) or of its first byte (a keep-alive connection, idle until then for at
-        most `idle_timeout`).
+        most `idle_timeout`). A pipelined head h11 already holds needs no wait.
         """
         loop = asyncio.get_running_loop()
         opened = loop.time()
-        wait = self._limits.header_timeout if first else self._limits.idle_timeout
         data = b""
-        try:
-            async with asyncio.timeout(wait):
-                data = await reader.read(_READ_BYTES)
-        except TimeoutError:
-            return None
-        if not data:
-            return None
+        if not connection.trailing_data[0]:
+            wait = self._limits.header_timeout if first else self._limits.idle_timeout
+            try:
+                async with asyncio.timeout(wait):
+                    data = await reader.read(_READ_BYTES)
+            except TimeoutError:
+                return None
+            if not data:
+                return None
         first_byte = opened if first else loop.time()
         try:
             async with asyncio.timeout_at(first_byte + self._limits.header_timeout):
