@@ -4,13 +4,17 @@ from __future__ import annotations
 
 import re
 import signal
+import socket
 import subprocess
+import time
 from collections.abc import Iterator
+from pathlib import Path
 
+import httpx
 import pytest
 
 from groundwire.cli import main
-from tests.cli.running import cli_command, cli_env
+from tests.cli.running import cli_command, cli_env, run_cli
 
 pytestmark = pytest.mark.timeout(20)
 
@@ -18,14 +22,16 @@ ANNOUNCEMENT = re.compile(r"gRPC (?P<grpc>\S+), REST (?P<rest>\S+) ")
 
 
 @pytest.fixture
-def server(request: pytest.FixtureRequest) -> Iterator[tuple[subprocess.Popen[str], str, str]]:
+def server(
+    request: pytest.FixtureRequest, tmp_path: Path
+) -> Iterator[tuple[subprocess.Popen[str], str, str]]:
     """A `groundwire serve` subprocess on free ports, with extra flags from `request.param`."""
     extra: list[str] = getattr(request, "param", [])
     process = subprocess.Popen(
         cli_command("serve", "--grpc-port", "0", "--http-port", "0", *extra),
         env=cli_env(),
         stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
+        stderr=(tmp_path / "stderr").open("w"),  # a file: a chatty server never blocks on it
         text=True,
     )
     try:
@@ -96,3 +102,90 @@ def test_injected_faults_reach_the_client_as_one_line(
 def test_unknown_fault_codes_are_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["serve", "--fault-rate", "0.5", "--fault-codes", "UNAVAILABLE,NOPE"]) == 2
     assert "'NOPE' is not a failure status code" in capsys.readouterr().err
+
+
+def test_serve_prints_the_export_line_for_the_ports_it_bound(
+    server: tuple[subprocess.Popen[str], str, str],
+) -> None:
+    process, grpc_address, rest_url = server
+    assert process.stdout is not None
+    assert process.stdout.readline() == (
+        f"export GROUNDWIRE_EMULATOR_HOST={grpc_address} GROUNDWIRE_EMULATOR_REST={rest_url}\n"
+    )
+
+
+@pytest.mark.parametrize("server", [["--log-level", "info"]], indirect=True)
+def test_log_level_info_logs_one_line_per_request_without_the_body(
+    server: tuple[subprocess.Popen[str], str, str], tmp_path: Path
+) -> None:
+    _, _, rest_url = server
+    path = "/v1/projects/p/locations/global/groundingConfigs/default_grounding_config:check"
+    body = {"answerCandidate": "secret-answer-text", "facts": [{"factText": "secret-fact"}]}
+    for _ in range(3):
+        assert httpx.post(rest_url + path, json=body, timeout=10).status_code == 200
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        logged = (tmp_path / "stderr").read_text()
+        if logged.count(path) >= 3:
+            break
+        time.sleep(0.1)
+    lines = [line for line in logged.splitlines() if path in line]
+    assert len(lines) == 3, logged
+    assert all('" 200 ' in line for line in lines)
+    assert "secret" not in logged
+
+
+def test_the_default_log_level_logs_no_requests(
+    server: tuple[subprocess.Popen[str], str, str], tmp_path: Path
+) -> None:
+    process, _, rest_url = server
+    assert httpx.post(rest_url + "/v1/nowhere", json={}, timeout=10).status_code == 404
+    process.send_signal(signal.SIGTERM)
+    assert process.wait(timeout=10) == 0
+    assert (tmp_path / "stderr").read_text() == ""
+
+
+@pytest.mark.parametrize("flag", ["--grpc-port", "--http-port"])
+def test_a_port_in_use_is_one_line_naming_it(flag: str) -> None:
+    with socket.create_server(("127.0.0.1", 0)) as taken:
+        port = str(taken.getsockname()[1])
+        other = "--http-port" if flag == "--grpc-port" else "--grpc-port"
+        result = run_cli(["serve", flag, port, other, "0"])
+    assert result.returncode == 1
+    assert result.stderr.count("\n") == 1, result.stderr
+    assert f"port {port} is already in use" in result.stderr
+    assert "internal error" not in result.stderr
+
+
+def test_a_worker_that_dies_is_named_with_its_cause() -> None:
+    process = subprocess.Popen(
+        cli_command("serve", "--grpc-port", "0", "--http-port", "0", "--workers", "2"),
+        env=cli_env(),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert process.stdout is not None
+        assert ANNOUNCEMENT.search(process.stdout.readline())
+        children = Path(f"/proc/{process.pid}/task/{process.pid}/children").read_text().split()
+        workers = [pid for pid in children if "spawn_main" in _command_line(pid)]
+        assert len(workers) == 2, children
+        victim = int(workers[0])
+        subprocess.run(["kill", "-KILL", str(victim)], check=True, timeout=5)
+        _, stderr = process.communicate(timeout=15)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.communicate(timeout=10)
+    assert process.returncode == 1
+    assert stderr.count("\n") == 1, stderr
+    assert f"(pid {victim}) died: killed by SIGKILL" in stderr
+    assert "internal error" not in stderr
+
+
+def _command_line(pid: str) -> str:
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes().decode(errors="replace")
+    except OSError:
+        return ""

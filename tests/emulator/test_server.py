@@ -27,7 +27,10 @@ ANNOUNCEMENT = re.compile(
 
 @contextmanager
 def serving(arguments: str) -> Iterator[tuple[subprocess.Popen[str], re.Match[str]]]:
-    """`serve(...)` in a fresh interpreter, until the test signals it; its announcement."""
+    """`serve(...)` in a fresh interpreter, until the test signals it; its announcement.
+
+    The announcement is followed by the shell's `export` line for the same addresses.
+    """
     script = (
         "from groundwire.emulator.faults import FaultPolicy\n"
         f"from groundwire.emulator.server import serve\nserve({arguments})"
@@ -40,9 +43,14 @@ def serving(arguments: str) -> Iterator[tuple[subprocess.Popen[str], re.Match[st
         timer.start()
         assert process.stdout is not None
         line = process.stdout.readline()
+        export = process.stdout.readline()
         timer.cancel()
         found = ANNOUNCEMENT.fullmatch(line.strip())
         assert found is not None, (line, process.stderr.read() if process.stderr else "")
+        assert export == (
+            f"export GROUNDWIRE_EMULATOR_HOST={found['grpc']} "
+            f"GROUNDWIRE_EMULATOR_REST={found['http']}\n"
+        )
         yield process, found
     finally:
         if process.poll() is None:
@@ -67,7 +75,7 @@ def test_two_workers_share_both_ports_and_exit_cleanly_on_sigterm() -> None:
         process.send_signal(signal.SIGTERM)
         stdout, _ = process.communicate(timeout=9)
         assert process.returncode == 0
-        assert stdout == "", "the address line is printed once, by the parent"
+        assert stdout == "", "the address lines are printed once, by the parent"
 
 
 def test_one_worker_finishes_in_flight_calls_when_interrupted() -> None:
@@ -111,9 +119,10 @@ def test_the_in_process_emulator_names_its_addresses_and_environment() -> None:
         httpx.post(emu.http_url + CHECK_PATH, json=CHECK_BODY, timeout=5)
 
 
-def test_importing_the_emulator_package_does_not_load_grpc_or_aiohttp() -> None:
+def test_importing_the_emulator_package_does_not_load_grpc_or_the_http_server() -> None:
     script = (
-        "import sys, groundwire.emulator; print(sorted({'grpc', 'aiohttp'} & set(sys.modules)))"
+        "import sys, groundwire.emulator; "
+        "print(sorted({'grpc', 'h11', 'aiohttp', 'asyncio'} & set(sys.modules)))"
     )
     output = subprocess.run(
         [sys.executable, "-c", script], capture_output=True, text=True, timeout=9, check=True

@@ -3,15 +3,20 @@
 from __future__ import annotations
 
 import argparse
+import logging
 from typing import IO, Any
 
-from groundwire.cli.errors import InputError
+from groundwire.cli.errors import CliError, InputError
 from groundwire.core.errors import StatusCode
 
 DESCRIPTION = """\
-Serve the grounding APIs offline, over gRPC and REST, until Ctrl-C or SIGTERM. Point clients
-at it with --endpoint/--rest-endpoint or $GROUNDWIRE_EMULATOR_HOST/$GROUNDWIRE_EMULATOR_REST.
-Faults (--fault-rate, --fault-codes, --latency) show how your code copes with a failing API."""
+Serve the grounding APIs offline, over gRPC and REST, until Ctrl-C or SIGTERM. The second line
+it prints is an `export GROUNDWIRE_EMULATOR_HOST=… GROUNDWIRE_EMULATOR_REST=…` for a shell;
+clients also take --endpoint/--rest-endpoint. Faults (--fault-rate, --fault-codes, --latency)
+show how your code copes with a failing API. Every client is held to the limits below, so a
+stalled upload or an idle stream cannot stop the emulator answering the others."""
+
+LOG_LEVELS = ("debug", "info", "warning", "error")
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -30,6 +35,18 @@ def configure(parser: argparse.ArgumentParser) -> None:
         metavar="N",
         help="server worker processes or threads (default: 1)",
     )
+    parser.add_argument(
+        "--log-level",
+        choices=LOG_LEVELS,
+        default="warning",
+        help="what to log to stderr; info: a line per request, never a body (default: warning)",
+    )
+    limits = parser.add_argument_group("limits")
+    _limit(limits, "--header-timeout", float, "S", "seconds for a request's head to arrive", 10.0)
+    _limit(limits, "--body-timeout", float, "S", "seconds for a request's body to arrive", 30.0)
+    _limit(limits, "--max-connections", int, "N", "open REST connections at once", 1024)
+    _limit(limits, "--max-streams", int, "N", "open gRPC streams at once", 256)
+    _limit(limits, "--stream-idle-timeout", float, "S", "seconds a gRPC stream may go quiet", 60.0)
     faults = parser.add_argument_group("faults")
     faults.add_argument(
         "--fault-rate",
@@ -53,6 +70,14 @@ def configure(parser: argparse.ArgumentParser) -> None:
     )
     faults.add_argument(
         "--fault-seed", type=int, metavar="N", help="makes the sequence of faults repeatable"
+    )
+
+
+def _limit(
+    group: Any, flag: str, kind: type[float] | type[int], metavar: str, what: str, default: float
+) -> None:
+    group.add_argument(
+        flag, type=kind, default=default, metavar=metavar, help=f"{what} (default: {default:g})"
     )
 
 
@@ -92,13 +117,30 @@ def run(args: argparse.Namespace, stdin: IO[Any] | None, stdout: IO[str]) -> int
         faults = FaultPolicy(
             rate=args.fault_rate, codes=codes, latency_ms=args.latency, seed=args.fault_seed
         )
-    from groundwire.emulator.server import serve
+    from groundwire.emulator.limits import Limits
+    from groundwire.emulator.server import ServeError, serve
 
-    serve(
-        host=args.host,
-        grpc_port=args.grpc_port,
-        http_port=args.http_port,
-        workers=args.workers,
-        faults=faults,
-    )
+    try:
+        limits = Limits(
+            header_timeout=args.header_timeout,
+            body_timeout=args.body_timeout,
+            max_connections=args.max_connections,
+            max_streams=args.max_streams,
+            max_rpcs=max(Limits.max_rpcs, 4 * args.max_streams),
+            stream_idle_timeout=args.stream_idle_timeout,
+        )
+    except ValueError as error:
+        raise InputError(f"serve: {error}") from None
+    try:
+        serve(
+            host=args.host,
+            grpc_port=args.grpc_port,
+            http_port=args.http_port,
+            workers=args.workers,
+            faults=faults,
+            limits=limits,
+            log_level=getattr(logging, args.log_level.upper()),
+        )
+    except ServeError as error:
+        raise CliError(str(error)) from None
     return 0

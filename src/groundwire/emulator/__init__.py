@@ -1,8 +1,9 @@
 """The offline emulator of Google's grounding APIs, in-process for a test or a notebook.
 
 `with emulator() as emu:` starts the gRPC server and the REST gateway on free loopback ports
-and stops them on exit. Importing this package is cheap: gRPC and aiohttp load only when an
-emulator starts. For a standalone server, see `groundwire.emulator.server.serve`.
+and stops them on exit. Importing this package is cheap: gRPC and the HTTP server load only
+when an emulator starts. `Limits` bounds what one client may hold (timeouts, connections,
+streams). For a standalone server, see `groundwire.emulator.server.serve`.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ if TYPE_CHECKING:
     from groundwire.aio import AsyncGroundingClient
     from groundwire.client import GroundingClient
     from groundwire.emulator.faults import FaultPolicy
+    from groundwire.emulator.limits import Limits
 
 EMULATOR_PROJECT = "emulator-project"
 """The project the clients from `Emulator.client` use; the emulator accepts any project."""
@@ -68,7 +70,9 @@ class Emulator:
 
 
 @contextmanager
-def emulator(*, faults: FaultPolicy | None = None) -> Iterator[Emulator]:
+def emulator(
+    *, faults: FaultPolicy | None = None, limits: Limits | None = None
+) -> Iterator[Emulator]:
     """Runs both servers on free loopback ports for the duration of the `with` block.
 
     Example:
@@ -78,7 +82,7 @@ def emulator(*, faults: FaultPolicy | None = None) -> Iterator[Emulator]:
     """
     from groundwire.emulator.server import start_servers
 
-    servers = start_servers("127.0.0.1", 0, 0, faults=faults)
+    servers = start_servers("127.0.0.1", 0, 0, faults=faults, limits=limits)
     try:
         yield Emulator(servers.grpc_address, servers.http_url)
     finally:

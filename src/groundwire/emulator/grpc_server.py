@@ -1,5 +1,12 @@
 """The emulator's gRPC side: every method through generic handlers, plus health and reflection.
 
+The server is asynchronous (grpc.aio): a call waiting on its client holds no thread, so idle
+or unread streams cannot starve unary calls and health checks. The engine's work runs in a
+thread pool. Streams of every service (ours, health's Watch, reflection) share `max_streams`,
+below `max_rpcs`, and are refused with RESOURCE_EXHAUSTED at once beyond it; our stream also
+ends when its client sends nothing for `stream_idle_timeout` or reads nothing for
+`write_timeout`.
+
 Handlers are thin: parse the bytes, draw a fault, call `service`, send the response or the
 error as a rich status (google.rpc.Status in grpc-status-details-bin). An unexpected exception
 becomes INTERNAL; the server keeps serving. A client that leaves a stream is no error.
@@ -7,80 +14,111 @@ becomes INTERNAL; the server keeps serving. A client that leaves a stream is no 
 
 from __future__ import annotations
 
+import asyncio
+import inspect
 import logging
 import time
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from concurrent import futures
 from functools import cache
-from typing import NoReturn
+from typing import Any, NoReturn, TypeVar
 
 import grpc
 from google.protobuf import descriptor, descriptor_pool
 from google.protobuf.message import DecodeError, Message
 
 from groundwire.core.apis import Method, all_methods
-from groundwire.core.errors import GroundwireError, Internal, InvalidArgument, error_to_status_proto
+from groundwire.core.errors import (
+    DeadlineExceeded,
+    GroundwireError,
+    Internal,
+    InvalidArgument,
+    ResourceExhausted,
+    error_to_status_proto,
+)
 from groundwire.emulator import service
 from groundwire.emulator.faults import FaultInjector, FaultPolicy
+from groundwire.emulator.limits import Limits
 
 MAX_MESSAGE_BYTES = 64 * 1024 * 1024
 """Room for the largest legal request: 200 facts of 10,000 four-byte characters, with margin."""
 
 DEFAULT_THREADS = 16
-MAX_CONCURRENT_RPCS = 64
-"""Calls beyond this are refused with RESOURCE_EXHAUSTED instead of queueing without bound."""
-
 _log = logging.getLogger(__name__)
+_access = logging.getLogger("groundwire.emulator.access")
+_T = TypeVar("_T")
+_Context = grpc.aio.ServicerContext[Any, Any]
 
 
-def create_server(
+class GrpcServer:
+    """A running gRPC server, its port, and the thread pool its engine calls run in."""
+
+    def __init__(self, server: grpc.aio.Server, port: int, executor: futures.Executor) -> None:
+        self.port = port
+        self._server = server
+        self._executor = executor
+
+    async def stop(self, grace: float | None) -> None:
+        """Refuses new calls, gives running ones `grace` seconds, then ends them."""
+        await self._server.stop(grace)
+        self._executor.shutdown(wait=False)
+
+
+async def create_server(
     host: str = "127.0.0.1",
     port: int = 0,
     *,
     faults: FaultPolicy | None = None,
+    limits: Limits | None = None,
     reuse_port: bool = False,
     threads: int = DEFAULT_THREADS,
-) -> tuple[grpc.Server, int]:
-    """A started gRPC server on `host:port` and the port it got (`port=0` picks a free one).
+) -> GrpcServer:
+    """A started gRPC server on `host:port` (`port=0` picks a free one), on the running loop.
 
     `reuse_port` lets several processes serve one port (SO_REUSEPORT); it is off otherwise,
     so a second emulator on a taken port fails instead of silently sharing it.
 
     Example:
-        >>> server, port = create_server(port=0)
-        >>> port > 0
-        True
-        >>> server.stop(grace=None).wait()
-        True
+        >>> server = await create_server(port=0)  # doctest: +SKIP
+        >>> await server.stop(grace=None)  # doctest: +SKIP
     """
-    server = grpc.server(
-        futures.ThreadPoolExecutor(max_workers=threads, thread_name_prefix="groundwire-grpc"),
+    limits = limits or Limits()
+    executor = futures.ThreadPoolExecutor(threads, thread_name_prefix="groundwire-grpc")
+    server = grpc.aio.server(
         options=[
             ("grpc.max_receive_message_length", MAX_MESSAGE_BYTES),
             ("grpc.max_send_message_length", MAX_MESSAGE_BYTES),
             ("grpc.so_reuseport", 1 if reuse_port else 0),
         ],
-        maximum_concurrent_rpcs=MAX_CONCURRENT_RPCS,
+        maximum_concurrent_rpcs=limits.max_rpcs,
+        interceptors=[_StreamCap(limits.max_streams)],
     )
     injector = FaultInjector(faults) if faults is not None else None
-    server.add_generic_rpc_handlers(tuple(generic_handlers(injector)))
-    _add_health(server)
+    server.add_generic_rpc_handlers(tuple(generic_handlers(injector, executor, limits)))
+    await _add_health(server)
     _add_reflection(server)
-    bound = server.add_insecure_port(_address(host, port))
+    try:
+        bound = server.add_insecure_port(_address(host, port))
+    except RuntimeError:
+        bound = 0
     if bound == 0:
-        raise OSError(f"cannot listen for gRPC on {_address(host, port)}")
-    server.start()
-    return server, bound
+        executor.shutdown(wait=False)
+        from groundwire.emulator.server import PortInUse
+
+        raise PortInUse("gRPC", host, port)
+    await server.start()
+    return GrpcServer(server, bound, executor)
 
 
 def generic_handlers(
-    injector: FaultInjector | None = None,
+    injector: FaultInjector | None, executor: futures.Executor, limits: Limits
 ) -> list[grpc.GenericRpcHandler[bytes, Message]]:
     """One generic handler per service, serving every method of `apis.all_methods()`."""
     by_service: dict[str, dict[str, grpc.RpcMethodHandler[bytes, Message]]] = {}
     for method in all_methods():
         service_name = method.grpc_path.split("/")[1]
-        by_service.setdefault(service_name, {})[method.name] = _method_handler(method, injector)
+        handler = _method_handler(method, _Calls(injector, executor, limits))
+        by_service.setdefault(service_name, {})[method.name] = handler
     return [
         grpc.method_handlers_generic_handler(name, handlers)
         for name, handlers in by_service.items()
@@ -97,34 +135,148 @@ def service_names() -> list[str]:
     return sorted({method.grpc_path.split("/")[1] for method in all_methods()})
 
 
-def _method_handler(
-    method: Method, injector: FaultInjector | None
-) -> grpc.RpcMethodHandler[bytes, Message]:
+class _Calls:
+    """What every handler shares: faults, the engine's thread pool and the limits."""
+
+    def __init__(
+        self, injector: FaultInjector | None, executor: futures.Executor, limits: Limits
+    ) -> None:
+        self.injector = injector
+        self.executor = executor
+        self.limits = limits
+
+    async def run(self, function: Callable[..., _T], *args: Any) -> _T:
+        return await asyncio.get_running_loop().run_in_executor(self.executor, function, *args)
+
+    async def inject(self) -> None:
+        if self.injector is None:
+            return
+        fault = self.injector.draw()
+        if fault.delay_seconds:
+            await asyncio.sleep(fault.delay_seconds)
+        if fault.error is not None:
+            raise fault.error
+
+
+def _method_handler(method: Method, calls: _Calls) -> grpc.RpcMethodHandler[bytes, Message]:
     """Requests arrive as bytes, so a malformed one is INVALID_ARGUMENT rather than INTERNAL."""
     if method.client_streaming and method.server_streaming:
 
-        def stream(requests: Iterator[bytes], context: grpc.ServicerContext) -> Iterator[Message]:
+        async def stream(_: AsyncIterator[bytes], context: _Context) -> None:
+            started = time.perf_counter()
             try:
-                _inject(injector)
-                parsed = (_parse(method, raw) for raw in requests)
-                yield from service.handle_stream(method, parsed)
+                await calls.inject()
+                await _answer_stream(method, calls, context)
+                _log_call(context, method, "OK", started)
             except Exception as error:  # every failure becomes a status
-                if isinstance(error, grpc.RpcError) or not context.is_active():
-                    # Reading requests fails once the client has cancelled or gone.
+                if context.done() or context.cancelled():
                     _log.debug("the client left a %s stream: %r", method.name, error)
                     return
-                _abort(context, error)
+                await _abort(context, method, error, started)
 
         return grpc.stream_stream_rpc_method_handler(stream, response_serializer=_serialize)
 
-    def unary(raw: bytes, context: grpc.ServicerContext) -> Message:
+    async def unary(raw: bytes, context: _Context) -> Message:
+        started = time.perf_counter()
         try:
-            _inject(injector)
-            return service.handle_unary(method, _parse(method, raw))
+            await calls.inject()
+            response = await calls.run(_handle_unary, method, raw)
         except Exception as error:  # every failure becomes a status
-            _abort(context, error)
+            await _abort(context, method, error, started)
+        _log_call(context, method, "OK", started)
+        return response
 
     return grpc.unary_unary_rpc_method_handler(unary, response_serializer=_serialize)
+
+
+async def _answer_stream(method: Method, calls: _Calls, context: _Context) -> None:
+    """Answers each request as it arrives, holding no thread while the client is quiet."""
+    limits = calls.limits
+    while True:
+        try:
+            async with asyncio.timeout(limits.stream_idle_timeout):
+                raw = await context.read()
+        except TimeoutError:
+            raise DeadlineExceeded(
+                f"the stream was idle for {limits.stream_idle_timeout:g} s with no request; "
+                "the emulator ended it"
+            ) from None
+        if not isinstance(raw, bytes):  # grpc.aio.EOF: the client has sent its last request
+            return
+        responses = service.handle_stream(method, [_parse(method, raw)])
+        while (response := await calls.run(next, responses, None)) is not None:
+            try:
+                async with asyncio.timeout(limits.write_timeout):
+                    await context.write(response)
+            except TimeoutError:
+                raise DeadlineExceeded(
+                    f"the client read no response for {limits.write_timeout:g} s; "
+                    "the emulator ended the stream"
+                ) from None
+
+
+class _StreamCap(grpc.aio.ServerInterceptor):  # type: ignore[type-arg]
+    """Refuses a stream of any service with RESOURCE_EXHAUSTED once `capacity` are open."""
+
+    def __init__(self, capacity: int) -> None:
+        self.capacity = capacity
+        self.open = 0
+
+    async def intercept_service(
+        self,
+        continuation: Callable[
+            [grpc.HandlerCallDetails], Awaitable[grpc.RpcMethodHandler[Any, Any]]
+        ],
+        handler_call_details: grpc.HandlerCallDetails,
+    ) -> grpc.RpcMethodHandler[Any, Any]:
+        handler = await continuation(handler_call_details)
+        if handler is None or not (handler.request_streaming or handler.response_streaming):
+            return handler
+        if handler.request_streaming and handler.response_streaming:
+            behaviour, wrap = handler.stream_stream, grpc.stream_stream_rpc_method_handler
+        elif handler.request_streaming:
+            behaviour, wrap = handler.stream_unary, grpc.stream_unary_rpc_method_handler
+        else:
+            behaviour, wrap = handler.unary_stream, grpc.unary_stream_rpc_method_handler
+        return wrap(
+            self._capped(behaviour),
+            request_deserializer=handler.request_deserializer,
+            response_serializer=handler.response_serializer,
+        )
+
+    def _capped(self, behaviour: Any) -> Any:
+        if inspect.isasyncgenfunction(behaviour):
+
+            async def generator(request: Any, context: _Context) -> Any:
+                await self._enter(context)
+                try:
+                    async for response in behaviour(request, context):
+                        yield response
+                finally:
+                    self.open -= 1
+
+            return generator
+
+        async def coroutine(request: Any, context: _Context) -> Any:
+            await self._enter(context)
+            try:
+                return await behaviour(request, context)
+            finally:
+                self.open -= 1
+
+        return coroutine
+
+    async def _enter(self, context: _Context) -> None:
+        if self.open >= self.capacity:
+            error = ResourceExhausted(
+                f"the emulator has {self.capacity} streams open, its limit; retry shortly"
+            )
+            await _abort_with(context, error)
+        self.open += 1
+
+
+def _handle_unary(method: Method, raw: bytes) -> Message:
+    return service.handle_unary(method, _parse(method, raw))
 
 
 def _serialize(response: Message) -> bytes:
@@ -140,35 +292,43 @@ def _parse(method: Method, raw: bytes) -> Message:
         ) from None
 
 
-def _inject(injector: FaultInjector | None) -> None:
-    if injector is None:
-        return
-    fault = injector.draw()
-    if fault.delay_seconds:
-        time.sleep(fault.delay_seconds)
-    if fault.error is not None:
-        raise fault.error
-
-
-def _abort(context: grpc.ServicerContext, error: Exception) -> NoReturn:
+def _status(error: GroundwireError) -> grpc.Status:
     from grpc_status import rpc_status
 
+    return rpc_status.to_status(error_to_status_proto(error))
+
+
+async def _abort(context: _Context, method: Method, error: Exception, started: float) -> NoReturn:
     if not isinstance(error, GroundwireError):
         _log.exception("emulator bug while serving a gRPC call", exc_info=error)
         error = Internal(f"the emulator failed unexpectedly: {type(error).__name__}")
-    context.abort_with_status(rpc_status.to_status(error_to_status_proto(error)))
+    _log_call(context, method, error.code.name, started)
+    await _abort_with(context, error)
 
 
-def _add_health(server: grpc.Server) -> None:
+async def _abort_with(context: _Context, error: GroundwireError) -> NoReturn:
+    """Ends the call with `error` as a rich status (google.rpc.Status with its details)."""
+    status = _status(error)
+    await context.abort(status.code, status.details, status.trailing_metadata)
+    raise AssertionError("abort returns only by raising")
+
+
+def _log_call(context: _Context, method: Method, code: str, started: float) -> None:
+    if _access.isEnabledFor(logging.INFO):
+        elapsed = 1e3 * (time.perf_counter() - started)
+        _access.info("%s gRPC %s %s %.1fms", context.peer(), method.grpc_path, code, elapsed)
+
+
+async def _add_health(server: grpc.aio.Server) -> None:
     from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 
-    servicer = health.HealthServicer()
+    servicer = health.aio.HealthServicer()  # type: ignore[attr-defined]  # not in the stubs
     for name in ("", *service_names()):
-        servicer.set(name, health_pb2.HealthCheckResponse.SERVING)
+        await servicer.set(name, health_pb2.HealthCheckResponse.SERVING)
     health_pb2_grpc.add_HealthServicer_to_server(servicer, server)
 
 
-def _add_reflection(server: grpc.Server) -> None:
+def _add_reflection(server: grpc.aio.Server) -> None:
     from grpc_health.v1 import health_pb2
     from grpc_reflection.v1alpha import reflection
 

@@ -1,17 +1,23 @@
 """Runs the gRPC server and the REST gateway together: in-process, as a command, or as N workers.
 
-`start_servers` starts both in the background of the current process (the REST gateway's event
-loop on its own thread) and returns a handle that stops them. `serve` is the blocking command:
-it announces both addresses on one line and shuts down cleanly on SIGINT or SIGTERM, letting
-in-flight calls finish. With `workers > 1` it spawns that many processes that all listen on the
-same two ports (SO_REUSEPORT), so the CPU-bound engine can use more cores.
+`start_servers` starts both in the background of the current process, on one event loop
+thread shared by every emulator of the process, and returns a handle that stops them.
+`serve` is the blocking command: it announces both addresses on one line, then the
+`export GROUNDWIRE_EMULATOR_HOST=… GROUNDWIRE_EMULATOR_REST=…` line for a shell, and shuts
+down cleanly on SIGINT or SIGTERM, letting in-flight calls finish. With `workers > 1` it
+spawns that many processes that all listen on the same two ports (SO_REUSEPORT), so the
+CPU-bound engine can use more cores; when one dies, the others are stopped and the error
+names it and why.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import errno
+import logging
 import multiprocessing
+import shlex
 import signal
 import socket
 import sys
@@ -21,10 +27,12 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from groundwire.emulator.faults import FaultPolicy
+from groundwire.emulator.limits import Limits
 
 if TYPE_CHECKING:
-    import grpc
-    from aiohttp import web
+    from groundwire.emulator.grpc_server import GrpcServer
+    from groundwire.emulator.http_server import HttpServer
+    from groundwire.emulator.rest_gateway import RestGateway
 
 ReadyCallback = Callable[[str, str], None]
 """Called once both protocols listen, with the gRPC address and the REST URL."""
@@ -32,6 +40,24 @@ ReadyCallback = Callable[[str, str], None]
 SHUTDOWN_GRACE_SECONDS = 5.0
 STARTUP_TIMEOUT_SECONDS = 60.0
 _POLL_SECONDS = 0.2
+_BACKLOG = 1024
+_loop_lock = threading.Lock()
+_loop: asyncio.AbstractEventLoop | None = None
+
+
+class ServeError(RuntimeError):
+    """The emulator could not start, or stopped on its own; the message says which part and why."""
+
+
+class PortInUse(ServeError):
+    """A port the emulator was told to listen on is taken."""
+
+    def __init__(self, protocol: str, host: str, port: int) -> None:
+        super().__init__(
+            f"cannot listen for {protocol} on {_host_port(host, port)}: port {port} is already "
+            "in use (pick another port, or stop what listens there)"
+        )
+        self.port = port
 
 
 @dataclass
@@ -40,33 +66,19 @@ class Servers:
 
     grpc_address: str
     http_url: str
-    _grpc_server: grpc.Server
+    _grpc: GrpcServer
+    _http: HttpServer
+    _gateway: RestGateway
     _loop: asyncio.AbstractEventLoop
-    _loop_thread: threading.Thread
-    _runner: web.AppRunner
 
     def stop(self, grace: float = SHUTDOWN_GRACE_SECONDS) -> None:
         """Stops accepting calls, waits up to `grace` seconds for running ones, then returns."""
-        grpc_stopped = self._grpc_server.stop(grace)
-        cleanup = asyncio.run_coroutine_threadsafe(_cleanup(self._runner), self._loop)
-        try:
-            cleanup.result(timeout=grace + 5)
-        finally:
-            self._loop.call_soon_threadsafe(self._loop.stop)
-            self._loop_thread.join(timeout=grace + 5)
-            if not self._loop.is_running():
-                self._loop.close()
-            grpc_stopped.wait(grace + 1)
+        stopping = asyncio.run_coroutine_threadsafe(self._stop(grace), self._loop)
+        stopping.result(timeout=grace + 10)
 
-
-async def _cleanup(runner: web.AppRunner) -> None:
-    """Runs the REST gateway's graceful shutdown, then ends idle keep-alive connections."""
-    await runner.cleanup()
-    current = asyncio.current_task()
-    remaining = [task for task in asyncio.all_tasks() if task is not current]
-    for task in remaining:
-        task.cancel()
-    await asyncio.gather(*remaining, return_exceptions=True)
+    async def _stop(self, grace: float) -> None:
+        await asyncio.gather(self._grpc.stop(grace), self._http.close(grace))
+        await asyncio.get_running_loop().run_in_executor(None, self._gateway.close)
 
 
 def start_servers(
@@ -75,10 +87,12 @@ def start_servers(
     http_port: int = 0,
     *,
     faults: FaultPolicy | None = None,
+    limits: Limits | None = None,
     reuse_port: bool = False,
-    grace: float = SHUTDOWN_GRACE_SECONDS,
 ) -> Servers:
     """Starts both servers in the background; port 0 picks a free port.
+
+    A port that is taken raises `PortInUse`, naming it.
 
     Example:
         >>> servers = start_servers()
@@ -86,67 +100,86 @@ def start_servers(
         True
         >>> servers.stop(grace=0)
     """
-    from groundwire.emulator.grpc_server import create_server
-
-    grpc_server, bound_grpc_port = create_server(
-        host, grpc_port, faults=faults, reuse_port=reuse_port
-    )
-    loop = asyncio.new_event_loop()
-    thread = threading.Thread(target=loop.run_forever, name="groundwire-rest", daemon=True)
-    thread.start()
+    if not reuse_port:
+        for protocol, port in (("gRPC", grpc_port), ("REST", http_port)):
+            _check_free(protocol, host, port)
+    loop = _event_loop()
     starting = asyncio.run_coroutine_threadsafe(
-        _start_rest(host, http_port, faults, reuse_port, grace), loop
+        _start(host, grpc_port, http_port, faults, limits or Limits(), reuse_port), loop
     )
+    return starting.result(timeout=STARTUP_TIMEOUT_SECONDS)
+
+
+def _event_loop() -> asyncio.AbstractEventLoop:
+    """The process's emulator loop, on a daemon thread of its own, started on first use."""
+    global _loop
+    with _loop_lock:
+        if _loop is None:
+            _loop = asyncio.new_event_loop()
+            threading.Thread(
+                target=_loop.run_forever, name="groundwire-emulator", daemon=True
+            ).start()
+        return _loop
+
+
+async def _start(
+    host: str,
+    grpc_port: int,
+    http_port: int,
+    faults: FaultPolicy | None,
+    limits: Limits,
+    reuse_port: bool,
+) -> Servers:
+    from groundwire.emulator.grpc_server import create_server
+    from groundwire.emulator.http_server import HttpServer
+    from groundwire.emulator.rest_gateway import RestGateway
+
+    grpc_server = await create_server(
+        host, grpc_port, faults=faults, limits=limits, reuse_port=reuse_port
+    )
+    gateway = RestGateway(faults=faults)
+    http = HttpServer(gateway, limits)
     try:
-        runner, bound_http_port = starting.result(timeout=STARTUP_TIMEOUT_SECONDS)
+        sock = _listening_socket(host, http_port, reuse_port)
+        await http.start(sock, backlog=_BACKLOG)
     except BaseException:
-        grpc_server.stop(None)
-        loop.call_soon_threadsafe(loop.stop)
-        thread.join()
-        loop.close()
+        gateway.close()
+        await grpc_server.stop(None)
         raise
     return Servers(
-        grpc_address=_host_port(host, bound_grpc_port),
-        http_url=f"http://{_host_port(host, bound_http_port)}",
-        _grpc_server=grpc_server,
-        _loop=loop,
-        _loop_thread=thread,
-        _runner=runner,
+        grpc_address=_host_port(host, grpc_server.port),
+        http_url=f"http://{_host_port(host, sock.getsockname()[1])}",
+        _grpc=grpc_server,
+        _http=http,
+        _gateway=gateway,
+        _loop=asyncio.get_running_loop(),
     )
 
 
-async def _start_rest(
-    host: str, port: int, faults: FaultPolicy | None, reuse_port: bool, grace: float
-) -> tuple[web.AppRunner, int]:
-    from aiohttp import web
-
-    from groundwire.emulator.rest_gateway import create_app
-
-    runner = web.AppRunner(create_app(faults=faults), shutdown_timeout=grace, access_log=None)
-    await runner.setup()
-    try:
-        sock = _listening_socket(host, port, reuse_port)
-        await web.SockSite(runner, sock).start()
-    except BaseException:
-        await runner.cleanup()
-        raise
-    return runner, sock.getsockname()[1]
+def _check_free(protocol: str, host: str, port: int) -> None:
+    """Raises `PortInUse` when `port` is taken, before a server tries it (gRPC would log)."""
+    if port:
+        _listening_socket(host, port, reuse_port=False, protocol=protocol).close()
 
 
-def _listening_socket(host: str, port: int, reuse_port: bool) -> socket.socket:
-    family, kind, protocol, _, address = socket.getaddrinfo(
+def _listening_socket(
+    host: str, port: int, reuse_port: bool, protocol: str = "REST"
+) -> socket.socket:
+    family, kind, proto, _, address = socket.getaddrinfo(
         host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE
     )[0]
-    sock = socket.socket(family, kind, protocol)
+    sock = socket.socket(family, kind, proto)
     try:
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         if reuse_port:
             sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
         sock.bind(address)
-        sock.listen(128)
+        sock.listen(_BACKLOG)
         sock.setblocking(False)
-    except OSError:
+    except OSError as error:
         sock.close()
+        if error.errno == errno.EADDRINUSE:
+            raise PortInUse(protocol, host, port) from None
         raise
     return sock
 
@@ -158,29 +191,47 @@ def serve(
     workers: int = 1,
     faults: FaultPolicy | None = None,
     ready: ReadyCallback | None = None,
+    *,
+    limits: Limits | None = None,
+    log_level: int | None = None,
 ) -> None:
     """Serves both protocols until SIGINT or SIGTERM; call it from the main thread.
 
-    Prints one line naming both addresses once they listen, then calls
-    `ready(grpc_address, http_url)` if given. With `workers > 1`, port 0 picks a free port
-    before the workers start, and they all share it.
+    Prints one line naming both addresses once they listen, and one `export` line for a
+    shell, then calls `ready(grpc_address, http_url)` if given. With `workers > 1`, port 0
+    picks a free port before the workers start, and they all share it. `log_level` (e.g.
+    `logging.INFO`: one line per request) also applies in the workers. A taken port raises
+    `PortInUse`; a worker that dies raises `ServeError` naming it.
 
     Example:
         >>> serve(grpc_port=50051, http_port=8080)  # doctest: +SKIP
         groundwire emulator: gRPC 127.0.0.1:50051, REST http://127.0.0.1:8080 (1 worker)
+        export GROUNDWIRE_EMULATOR_HOST=127.0.0.1:50051 GROUNDWIRE_EMULATOR_REST=http://127.0.0.1:8080
     """
     if workers < 1:
         raise ValueError(f"workers must be at least 1, not {workers}")
+    _configure_logging(log_level)
     with _stop_on_signals() as stop:
         if workers == 1:
-            servers = start_servers(host, grpc_port, http_port, faults=faults)
+            servers = start_servers(host, grpc_port, http_port, faults=faults, limits=limits)
             try:
                 _announce(servers.grpc_address, servers.http_url, workers, ready)
                 stop.wait()
             finally:
                 servers.stop()
             return
-        _serve_workers(host, grpc_port, http_port, workers, faults, ready, stop)
+        _serve_workers(
+            host, grpc_port, http_port, workers, _Options(faults, limits, log_level), ready, stop
+        )
+
+
+@dataclass(frozen=True)
+class _Options:
+    """What every worker is started with, besides the ports."""
+
+    faults: FaultPolicy | None
+    limits: Limits | None
+    log_level: int | None
 
 
 def _serve_workers(
@@ -188,29 +239,38 @@ def _serve_workers(
     grpc_port: int,
     http_port: int,
     workers: int,
-    faults: FaultPolicy | None,
+    options: _Options,
     ready: ReadyCallback | None,
     stop: threading.Event,
 ) -> None:
+    for protocol, port in (("gRPC", grpc_port), ("REST", http_port)):
+        _check_free(protocol, host, port)
     context = multiprocessing.get_context("spawn")
     ports = (grpc_port or _free_port(host), http_port or _free_port(host))
     reports = context.Queue()
     processes = [
         context.Process(
-            target=_worker, args=(host, *ports, faults, reports), name=f"groundwire-worker-{number}"
+            target=_worker,
+            args=(number, host, *ports, options, reports),
+            name=f"groundwire-worker-{number}",
         )
-        for number in range(workers)
+        for number in range(1, workers + 1)
     ]
     for process in processes:
         process.start()
+    errors: dict[int, str] = {}
+    died: str | None = None
     try:
-        _wait_until_ready(processes, reports, stop)
+        _wait_until_ready(processes, reports, errors, stop)
         if not stop.is_set():
             _announce(
                 _host_port(host, ports[0]), f"http://{_host_port(host, ports[1])}", workers, ready
             )
         while not stop.wait(_POLL_SECONDS):
-            if any(not process.is_alive() for process in processes):
+            dead = [number for number, p in enumerate(processes, 1) if not p.is_alive()]
+            if dead:
+                _drain(reports, errors)
+                died = _death(dead[0], processes[dead[0] - 1], workers, errors)
                 break
     finally:
         for process in processes:
@@ -221,45 +281,100 @@ def _serve_workers(
             if process.is_alive():
                 process.kill()
                 process.join()
-    failed = [p.name for p in processes if p.exitcode not in (0, -signal.SIGTERM)]
-    if failed:
-        raise RuntimeError(f"emulator workers failed: {', '.join(failed)}")
+    if died is not None:
+        raise ServeError(died)
 
 
-def _wait_until_ready(processes: list[Any], reports: Any, stop: threading.Event) -> None:
+def _death(number: int, process: Any, workers: int, errors: dict[int, str]) -> str:
+    """Which worker died and why, in one line: its error, its signal or its exit status."""
+    code = process.exitcode
+    if number in errors:
+        why = errors[number]
+    elif code is not None and code < 0:
+        why = f"killed by {signal.Signals(-code).name}"
+    else:
+        why = f"exited with status {code}"
+    return (
+        f"emulator worker {number} of {workers} (pid {process.pid}) died: {why}; "
+        "the other workers were stopped"
+    )
+
+
+def _drain(reports: Any, errors: dict[int, str]) -> None:
+    import queue
+
+    with contextlib.suppress(queue.Empty, OSError, ValueError):
+        for _ in range(1000):
+            number, report = reports.get(timeout=_POLL_SECONDS)
+            if report != "ready":
+                errors[number] = report
+
+
+def _wait_until_ready(
+    processes: list[Any], reports: Any, errors: dict[int, str], stop: threading.Event
+) -> None:
     import queue
 
     waiting = len(processes)
-    deadline = STARTUP_TIMEOUT_SECONDS / _POLL_SECONDS
-    while waiting and not stop.is_set() and deadline > 0:
-        deadline -= 1
+    polls = STARTUP_TIMEOUT_SECONDS / _POLL_SECONDS
+    while waiting and not stop.is_set() and polls > 0:
+        polls -= 1
         try:
-            report = reports.get(timeout=_POLL_SECONDS)
+            number, report = reports.get(timeout=_POLL_SECONDS)
         except queue.Empty:
-            if any(not process.is_alive() for process in processes):
-                raise RuntimeError("an emulator worker exited while starting") from None
+            dead = [number for number, p in enumerate(processes, 1) if not p.is_alive()]
+            if dead:
+                _drain(reports, errors)
+                raise ServeError(
+                    _death(dead[0], processes[dead[0] - 1], len(processes), errors)
+                ) from None
             continue
         if report != "ready":
-            raise RuntimeError(f"an emulator worker could not start: {report}")
+            raise ServeError(f"emulator worker {number} could not start: {report}")
         waiting -= 1
     if waiting and not stop.is_set():
-        raise RuntimeError("emulator workers did not start in time")
+        raise ServeError(
+            f"{waiting} emulator workers did not start within {STARTUP_TIMEOUT_SECONDS:g} s"
+        )
 
 
 def _worker(
-    host: str, grpc_port: int, http_port: int, faults: FaultPolicy | None, reports: Any
+    number: int, host: str, grpc_port: int, http_port: int, options: _Options, reports: Any
 ) -> None:
+    _configure_logging(options.log_level)
     with _stop_on_signals() as stop:
         try:
-            servers = start_servers(host, grpc_port, http_port, faults=faults, reuse_port=True)
+            servers = start_servers(
+                host,
+                grpc_port,
+                http_port,
+                faults=options.faults,
+                limits=options.limits,
+                reuse_port=True,
+            )
         except Exception as error:
-            reports.put(f"{type(error).__name__}: {error}")
+            reports.put((number, f"{type(error).__name__}: {error}"))
             raise SystemExit(1) from None
-        reports.put("ready")
+        reports.put((number, "ready"))
         try:
             stop.wait()
+        except BaseException as error:
+            reports.put((number, f"{type(error).__name__}: {error}"))
+            raise
         finally:
             servers.stop()
+
+
+def _configure_logging(level: int | None) -> None:
+    """Logs to stderr at `level`, one line per record (per request at INFO)."""
+    if level is None:
+        return
+    logging.basicConfig(
+        level=level,
+        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
+        stream=sys.stderr,
+        force=True,
+    )
 
 
 class _Stop(threading.Event):
@@ -288,11 +403,26 @@ def _announce(grpc_address: str, http_url: str, workers: int, ready: ReadyCallba
     plural = "worker" if workers == 1 else "workers"
     print(
         f"groundwire emulator: gRPC {grpc_address}, REST {http_url} ({workers} {plural})",
+        export_line(grpc_address, http_url),
+        sep="\n",
         flush=True,
         file=sys.stdout,
     )
     if ready is not None:
         ready(grpc_address, http_url)
+
+
+def export_line(grpc_address: str, http_url: str) -> str:
+    """The shell line that points clients at the emulator, as `gcloud … env-init` prints it.
+
+    Example:
+        >>> export_line("[::1]:50051", "http://[::1]:8080")
+        "export GROUNDWIRE_EMULATOR_HOST='[::1]:50051' GROUNDWIRE_EMULATOR_REST='http://[::1]:8080'"
+    """
+    return (
+        f"export GROUNDWIRE_EMULATOR_HOST={shlex.quote(grpc_address)} "
+        f"GROUNDWIRE_EMULATOR_REST={shlex.quote(http_url)}"
+    )
 
 
 def _free_port(host: str) -> int:
