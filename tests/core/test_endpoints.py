@@ -260,3 +260,19 @@ def test_describes_emulator_tells_emulators_from_services() -> None:
     assert describes_emulator("localhost:50051", None, {})
     assert not describes_emulator(None, None, {})
     assert not describes_emulator("discoveryengine.googleapis.com", None, {})
+
+
+def test_a_refused_endpoint_is_a_groundwire_error_and_a_value_error() -> None:
+    from groundwire.core.errors import GroundwireError, StatusCode
+
+    with pytest.raises(GroundwireError, match="GROUNDWIRE_EMULATOR_HOST") as caught:
+        resolve_endpoints(
+            "discoveryengine",
+            "global",
+            endpoint=None,
+            rest_endpoint=None,
+            environ={"GROUNDWIRE_EMULATOR_HOST": "some-host:1"},
+        )
+    assert caught.value.code == StatusCode.INVALID_ARGUMENT
+    assert not caught.value.retryable
+    assert isinstance(caught.value, ValueError)

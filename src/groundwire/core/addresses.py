@@ -11,6 +11,8 @@ import re
 import urllib.parse
 from dataclasses import dataclass
 
+from groundwire.core.errors import InvalidArgument
+
 _HOST_NAME = re.compile(
     r"[A-Za-z0-9_](?:[A-Za-z0-9_-]{0,62})(?:\.[A-Za-z0-9_][A-Za-z0-9_-]{0,62})*\.?"
 )
@@ -22,11 +24,12 @@ GRPC_EXAMPLES = (
 """The accepted forms of a gRPC address, as error messages show them."""
 
 
-class EndpointError(ValueError):
+class EndpointError(InvalidArgument, ValueError):
     """An endpoint, emulator variable or switch that is malformed or unsafe.
 
-    A `ValueError`, as every configuration error of the clients is; the message names
-    the argument or variable and gives a correct example.
+    A `GroundwireError` (INVALID_ARGUMENT, never retried) like every failure users see, and
+    also a `ValueError`, as configuration errors were before; the message names the
+    argument or variable and gives a correct example.
     """
 
 
