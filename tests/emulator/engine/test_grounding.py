@@ -8,6 +8,7 @@ from itertools import pairwise
 import pytest
 
 from groundwire.emulator.engine import Claim, Fact, check_grounding
+from groundwire.emulator.engine.grounding import WEAKEST_CLAIM_WEIGHT
 
 
 def check(claim: str, *facts: str | Fact, threshold: float = 0.6) -> Claim:
@@ -272,14 +273,36 @@ def test_a_lower_threshold_gives_more_but_weaker_citations() -> None:
     assert min(c.score for c in lenient.citations) < 0.9
 
 
-def test_support_score_is_the_mean_over_checked_claims_counting_ungrounded_as_zero() -> None:
+def test_support_score_blends_the_mean_with_the_weakest_claim() -> None:
     facts = [Fact("The Eiffel Tower is 330 metres tall.")]
     result = check_grounding(
         "Hi! The Eiffel Tower is 330 metres tall. It is made of cheese.", facts
     )
     checked = [claim for claim in result.claims if claim.check_required]
     assert [claim.grounded for claim in checked] == [True, False]
-    assert result.support_score == pytest.approx(checked[0].score / 2)
+    mean = checked[0].score / 2
+    weakest = checked[1].score
+    assert result.support_score == pytest.approx(
+        (1 - WEAKEST_CLAIM_WEIGHT) * mean + WEAKEST_CLAIM_WEIGHT * weakest, abs=1e-4
+    )
+
+
+def test_one_invented_sentence_pulls_a_long_answer_below_half_support() -> None:
+    facts = [
+        Fact(
+            "The Lindqvist bridge opened in 1931. It spans the Orel river. "
+            "It carries two railway tracks."
+        )
+    ]
+    faithful = (
+        "The Lindqvist bridge opened in 1931. It spans the Orel river. "
+        "It carries two railway tracks."
+    )
+    invented = faithful + " Its designer, Marta Kowal, later won the Pritzker Prize."
+    assert check_grounding(faithful, facts).support_score == 1.0
+    with_invention = check_grounding(invented, facts).support_score
+    assert with_invention is not None
+    assert with_invention < 0.5
 
 
 def test_support_score_is_none_when_no_claim_needs_a_check() -> None:

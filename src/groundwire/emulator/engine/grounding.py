@@ -10,6 +10,14 @@ from groundwire.emulator.engine.results import Claim, Fact, GroundingResult
 from groundwire.emulator.engine.scoring import DEFAULT_BAR, support_claim
 from groundwire.emulator.engine.sentences import split_claims
 
+WEAKEST_CLAIM_WEIGHT = 0.4
+"""The share of the support score that the answer's least supported claim decides.
+
+One unsupported sentence makes an answer unfaithful however well the rest is grounded, so the
+mean over claims alone lets a long answer hide an invented detail; tuned on the tune part of
+the engine-dev data only.
+"""
+
 
 def check_grounding(
     answer: str, facts: Sequence[Fact], *, citation_threshold: float = DEFAULT_BAR
@@ -45,7 +53,29 @@ def check_grounding(
             Claim(text, start_byte, end_byte, True, support.score, bool(citations), citations)
         )
     checked = [claim for claim in claims if claim.check_required]
-    support_score = (
-        round(sum(c.score for c in checked if c.grounded) / len(checked), 4) if checked else None
-    )
-    return GroundingResult(claims=tuple(claims), support_score=support_score)
+    return GroundingResult(claims=tuple(claims), support_score=answer_support(checked))
+
+
+def answer_support(checked: Sequence[Claim]) -> float | None:
+    """How well the answer as a whole is supported, from the claims that need a check.
+
+    A blend: the mean of the claims' scores (a claim that is not grounded counts 0) and, with
+    weight ``WEAKEST_CLAIM_WEIGHT``, the least supported claim's score; an answer is only as
+    faithful as its weakest sentence lets it be.
+    None when no claim needs a check.
+
+    Example:
+        >>> grounded = Claim("Rome is old.", 0, 12, True, 1.0, True, ())
+        >>> invented = Claim("Rome has 9 moons.", 13, 30, True, 0.3, False, ())
+        >>> answer_support([grounded, grounded, grounded])
+        1.0
+        >>> answer_support([grounded, grounded, grounded, invented])
+        0.57
+        >>> answer_support([]) is None
+        True
+    """
+    if not checked:
+        return None
+    mean = sum(c.score for c in checked if c.grounded) / len(checked)
+    weakest = min(c.score for c in checked)
+    return round((1.0 - WEAKEST_CLAIM_WEIGHT) * mean + WEAKEST_CLAIM_WEIGHT * weakest, 4)

@@ -62,8 +62,9 @@ class Claim:
 class GroundingResult:
     """Every claim of an answer candidate, and how well the answer as a whole is supported.
 
-    ``support_score`` is the mean, over claims that need a check, of the claim's score when it
-    is grounded and 0 when it is not; None when no claim needs a check.
+    ``support_score`` blends the mean, over claims that need a check, of the claim's score when
+    it is grounded and 0 when it is not, with the least supported claim's score (weight 0.4);
+    None when no claim needs a check.
 
     Example:
         >>> GroundingResult(claims=(), support_score=None).support_score is None
