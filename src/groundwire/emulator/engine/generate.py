@@ -11,8 +11,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from groundwire.emulator.engine.index import FactIndex, build_index
+from groundwire.emulator.engine.matching import RELATED_TERM_CREDIT
 from groundwire.emulator.engine.results import AnswerSupport, Fact, GeneratedAnswer
-from groundwire.emulator.engine.scoring import DEFAULT_BAR, RELATED_TERM_CREDIT, support_claim
+from groundwire.emulator.engine.scoring import DEFAULT_BAR, support_claim
 from groundwire.emulator.engine.text import content_terms
 
 NO_ANSWER = "I could not find an answer to that in the provided facts."

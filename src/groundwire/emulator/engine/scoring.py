@@ -46,7 +46,6 @@ DEFAULT_BAR = 0.6
 """The default citation threshold (Google's), and the score a just-supported claim gets."""
 COVERAGE_AT_DEFAULT_BAR = 0.65
 """Coverage that scores :data:`DEFAULT_BAR`; tuned on the development cases only."""
-RELATED_TERM_CREDIT = 0.8
 PAIR_MIN_GAIN = 0.06
 MAX_COMPOSED = 3
 """The most windows one piece of composed evidence joins."""
@@ -62,9 +61,6 @@ OPPOSITE_MEANING_FACTOR = 0.35
 SWAPPED_ROLES_FACTOR = 0.35
 SEPARATED_NAMES_FACTOR = 0.55
 
-_CANDIDATE_SENTENCES = 16
-_COMMON_TERM_MIN = 50
-_COMMON_TERM_SHARE = 100
 _WINDOWS_TRIED_PER_FACT = 4
 _FACTS_TRIED = 8
 _FACTS_COMPOSED = 6
