@@ -16,7 +16,6 @@ import asyncio
 import contextlib
 import errno
 import logging
-import multiprocessing
 import shlex
 import signal
 import socket
@@ -24,7 +23,7 @@ import sys
 import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from groundwire.emulator.faults import FaultPolicy
 from groundwire.emulator.limits import Limits
@@ -39,7 +38,8 @@ ReadyCallback = Callable[[str, str], None]
 
 SHUTDOWN_GRACE_SECONDS = 5.0
 STARTUP_TIMEOUT_SECONDS = 60.0
-_POLL_SECONDS = 0.2
+POLL_SECONDS = 0.2
+"""How often waiting loops look up (signals, dead workers, queues)."""
 _BACKLOG = 1024
 _loop_lock = threading.Lock()
 _loop: asyncio.AbstractEventLoop | None = None
@@ -54,7 +54,7 @@ class PortInUse(ServeError):
 
     def __init__(self, protocol: str, host: str, port: int) -> None:
         super().__init__(
-            f"cannot listen for {protocol} on {_host_port(host, port)}: port {port} is already "
+            f"cannot listen for {protocol} on {host_port(host, port)}: port {port} is already "
             "in use (pick another port, or stop what listens there)"
         )
         self.port = port
@@ -102,7 +102,7 @@ def start_servers(
     """
     if not reuse_port:
         for protocol, port in (("gRPC", grpc_port), ("REST", http_port)):
-            _check_free(protocol, host, port)
+            check_free(protocol, host, port)
     loop = _event_loop()
     starting = asyncio.run_coroutine_threadsafe(
         _start(host, grpc_port, http_port, faults, limits or Limits(), reuse_port), loop
@@ -147,8 +147,8 @@ async def _start(
         await grpc_server.stop(None)
         raise
     return Servers(
-        grpc_address=_host_port(host, grpc_server.port),
-        http_url=f"http://{_host_port(host, sock.getsockname()[1])}",
+        grpc_address=host_port(host, grpc_server.port),
+        http_url=f"http://{host_port(host, sock.getsockname()[1])}",
         _grpc=grpc_server,
         _http=http,
         _gateway=gateway,
@@ -156,7 +156,7 @@ async def _start(
     )
 
 
-def _check_free(protocol: str, host: str, port: int) -> None:
+def check_free(protocol: str, host: str, port: int) -> None:
     """Raises `PortInUse` when `port` is taken, before a server tries it (gRPC would log)."""
     if port:
         _listening_socket(host, port, reuse_port=False, protocol=protocol).close()
@@ -210,162 +210,30 @@ def serve(
     """
     if workers < 1:
         raise ValueError(f"workers must be at least 1, not {workers}")
-    _configure_logging(log_level)
-    with _stop_on_signals() as stop:
+    configure_logging(log_level)
+    with stop_on_signals() as stop:
         if workers == 1:
             servers = start_servers(host, grpc_port, http_port, faults=faults, limits=limits)
             try:
-                _announce(servers.grpc_address, servers.http_url, workers, ready)
+                announce(servers.grpc_address, servers.http_url, workers, ready)
                 stop.wait()
             finally:
                 servers.stop()
             return
-        _serve_workers(
-            host, grpc_port, http_port, workers, _Options(faults, limits, log_level), ready, stop
+        from groundwire.emulator.workers import WorkerOptions, serve_workers
+
+        serve_workers(
+            host,
+            grpc_port,
+            http_port,
+            workers,
+            WorkerOptions(faults, limits, log_level),
+            ready,
+            stop,
         )
 
 
-@dataclass(frozen=True)
-class _Options:
-    """What every worker is started with, besides the ports."""
-
-    faults: FaultPolicy | None
-    limits: Limits | None
-    log_level: int | None
-
-
-def _serve_workers(
-    host: str,
-    grpc_port: int,
-    http_port: int,
-    workers: int,
-    options: _Options,
-    ready: ReadyCallback | None,
-    stop: threading.Event,
-) -> None:
-    for protocol, port in (("gRPC", grpc_port), ("REST", http_port)):
-        _check_free(protocol, host, port)
-    context = multiprocessing.get_context("spawn")
-    ports = (grpc_port or _free_port(host), http_port or _free_port(host))
-    reports = context.Queue()
-    processes = [
-        context.Process(
-            target=_worker,
-            args=(number, host, *ports, options, reports),
-            name=f"groundwire-worker-{number}",
-        )
-        for number in range(1, workers + 1)
-    ]
-    for process in processes:
-        process.start()
-    errors: dict[int, str] = {}
-    died: str | None = None
-    try:
-        _wait_until_ready(processes, reports, errors, stop)
-        if not stop.is_set():
-            _announce(
-                _host_port(host, ports[0]), f"http://{_host_port(host, ports[1])}", workers, ready
-            )
-        while not stop.wait(_POLL_SECONDS):
-            dead = [number for number, p in enumerate(processes, 1) if not p.is_alive()]
-            if dead:
-                _drain(reports, errors)
-                died = _death(dead[0], processes[dead[0] - 1], workers, errors)
-                break
-    finally:
-        for process in processes:
-            if process.is_alive():
-                process.terminate()  # SIGTERM: the worker finishes its in-flight calls
-        for process in processes:
-            process.join(SHUTDOWN_GRACE_SECONDS + 10)
-            if process.is_alive():
-                process.kill()
-                process.join()
-    if died is not None:
-        raise ServeError(died)
-
-
-def _death(number: int, process: Any, workers: int, errors: dict[int, str]) -> str:
-    """Which worker died and why, in one line: its error, its signal or its exit status."""
-    code = process.exitcode
-    if number in errors:
-        why = errors[number]
-    elif code is not None and code < 0:
-        why = f"killed by {signal.Signals(-code).name}"
-    else:
-        why = f"exited with status {code}"
-    return (
-        f"emulator worker {number} of {workers} (pid {process.pid}) died: {why}; "
-        "the other workers were stopped"
-    )
-
-
-def _drain(reports: Any, errors: dict[int, str]) -> None:
-    import queue
-
-    with contextlib.suppress(queue.Empty, OSError, ValueError):
-        for _ in range(1000):
-            number, report = reports.get(timeout=_POLL_SECONDS)
-            if report != "ready":
-                errors[number] = report
-
-
-def _wait_until_ready(
-    processes: list[Any], reports: Any, errors: dict[int, str], stop: threading.Event
-) -> None:
-    import queue
-
-    waiting = len(processes)
-    polls = STARTUP_TIMEOUT_SECONDS / _POLL_SECONDS
-    while waiting and not stop.is_set() and polls > 0:
-        polls -= 1
-        try:
-            number, report = reports.get(timeout=_POLL_SECONDS)
-        except queue.Empty:
-            dead = [number for number, p in enumerate(processes, 1) if not p.is_alive()]
-            if dead:
-                _drain(reports, errors)
-                raise ServeError(
-                    _death(dead[0], processes[dead[0] - 1], len(processes), errors)
-                ) from None
-            continue
-        if report != "ready":
-            raise ServeError(f"emulator worker {number} could not start: {report}")
-        waiting -= 1
-    if waiting and not stop.is_set():
-        raise ServeError(
-            f"{waiting} emulator workers did not start within {STARTUP_TIMEOUT_SECONDS:g} s"
-        )
-
-
-def _worker(
-    number: int, host: str, grpc_port: int, http_port: int, options: _Options, reports: Any
-) -> None:
-    _configure_logging(options.log_level)
-    with _stop_on_signals() as stop:
-        try:
-            servers = start_servers(
-                host,
-                grpc_port,
-                http_port,
-                faults=options.faults,
-                limits=options.limits,
-                reuse_port=True,
-            )
-        except Exception as error:
-            reports.put((number, f"{type(error).__name__}: {error}"))
-            raise SystemExit(1) from None
-        reports.put((number, "ready"))
-        try:
-            stop.wait()
-        except BaseException as error:
-            reports.put((number, f"{type(error).__name__}: {error}"))
-            raise
-        finally:
-            servers.stop()
-
-
-def _configure_logging(level: int | None) -> None:
+def configure_logging(level: int | None) -> None:
     """Logs to stderr at `level`, one line per record (per request at INFO)."""
     if level is None:
         return
@@ -382,13 +250,14 @@ class _Stop(threading.Event):
         """Waits in short slices, so signal handlers run promptly in the main thread."""
         if timeout is not None:
             return super().wait(timeout)
-        while not super().wait(_POLL_SECONDS):
+        while not super().wait(POLL_SECONDS):
             pass
         return True
 
 
 @contextlib.contextmanager
-def _stop_on_signals() -> Iterator[_Stop]:
+def stop_on_signals() -> Iterator[_Stop]:
+    """An event that SIGINT and SIGTERM set while the block runs (main thread only)."""
     stop = _Stop()
     signals = (signal.SIGINT, signal.SIGTERM)
     previous = {number: signal.signal(number, lambda *_: stop.set()) for number in signals}
@@ -399,7 +268,8 @@ def _stop_on_signals() -> Iterator[_Stop]:
             signal.signal(number, handler)
 
 
-def _announce(grpc_address: str, http_url: str, workers: int, ready: ReadyCallback | None) -> None:
+def announce(grpc_address: str, http_url: str, workers: int, ready: ReadyCallback | None) -> None:
+    """Prints the listening line and the `export` line, then calls `ready` if given."""
     plural = "worker" if workers == 1 else "workers"
     print(
         f"groundwire emulator: gRPC {grpc_address}, REST {http_url} ({workers} {plural})",
@@ -425,12 +295,14 @@ def export_line(grpc_address: str, http_url: str) -> str:
     )
 
 
-def _free_port(host: str) -> int:
+def free_port(host: str) -> int:
+    """A port that is free on `host` now, for workers that must all bind the same one."""
     with socket.socket(socket.getaddrinfo(host, 0, type=socket.SOCK_STREAM)[0][0]) as probe:
         probe.bind((host, 0))
         port: int = probe.getsockname()[1]
         return port
 
 
-def _host_port(host: str, port: int) -> str:
+def host_port(host: str, port: int) -> str:
+    """`host:port`, with an IPv6 host in brackets."""
     return f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
