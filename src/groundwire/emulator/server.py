@@ -6,8 +6,8 @@ thread shared by every emulator of the process, and returns a handle that stops 
 `export GROUNDWIRE_EMULATOR_HOST=… GROUNDWIRE_EMULATOR_REST=…` line for a shell, and shuts
 down cleanly on SIGINT or SIGTERM, letting in-flight calls finish. With `workers > 1` it
 spawns that many processes that all listen on the same two ports (SO_REUSEPORT), so the
-CPU-bound engine can use more cores; when one dies, the others are stopped and the error
-names it and why.
+CPU-bound engine can use more cores (`groundwire.emulator.workers`); when one dies, the others
+are stopped and the error names it and why.
 """
 
 from __future__ import annotations
