@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from google.protobuf import message
 
-from groundwire.client import _ClientBase
+from groundwire._base import ClientBase
 from groundwire.core import calls
 from groundwire.core.errors import ClientClosed, GroundwireError
 from groundwire.core.requests import FactLike, TurnLike
@@ -18,7 +18,7 @@ if TYPE_CHECKING:
     from groundwire.transports.base import AsyncTransport
 
 
-class AsyncGroundingClient(_ClientBase):
+class AsyncGroundingClient(ClientBase):
     """The asyncio twin of `GroundingClient`: same arguments, same results, awaitable.
 
     >>> async with AsyncGroundingClient("my-project") as client:    # doctest: +SKIP

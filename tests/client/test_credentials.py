@@ -21,7 +21,7 @@ import pytest
 from google.oauth2.credentials import Credentials
 
 from groundwire import AsyncGroundingClient, GroundingClient
-from groundwire import client as client_module
+from groundwire import _base as base_module
 from groundwire.core import apis
 from tests.support.canned import CannedServers
 from tests.transports import servers as transport_servers
@@ -104,7 +104,7 @@ class Recorder:
 @pytest.fixture
 def recorder(monkeypatch: pytest.MonkeyPatch) -> Recorder:
     recording = Recorder()
-    monkeypatch.setattr(client_module, "_transport_class", recording.transport_class)
+    monkeypatch.setattr(base_module, "_transport_class", recording.transport_class)
     return recording
 
 

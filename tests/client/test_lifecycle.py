@@ -42,7 +42,7 @@ def test_a_rest_emulator_alone_serves_the_default_auto_client(
 
 
 def test_the_client_timeout_is_the_deadline_unless_the_retry_policy_sets_a_smaller_one() -> None:
-    from groundwire.client import _Settings
+    from groundwire._base import _Settings
 
     def settings(timeout: float, retry: RetryPolicy | None) -> _Settings:
         return _Settings(
