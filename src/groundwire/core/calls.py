@@ -7,6 +7,7 @@ response) is decided here, without I/O.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import (
     AsyncIterable,
     AsyncIterator,
@@ -81,6 +82,27 @@ def _ready_request(method: apis.Method, value: Any) -> message.Message | None:
     return requests._as_message(value, method.request_class)
 
 
+def refuse_options_beside(method: apis.Method, given: Iterable[str]) -> None:
+    """Refuses options given beside a ready request: they would be silently dropped.
+
+    One rule for every method: a ready request says everything it means, so an option given
+    with it (facts, a threshold, a source) is an `InvalidArgument` naming each option.
+
+    Example:
+        >>> refuse_options_beside(apis.method("discoveryengine", "v1", "CheckGrounding"), [])
+    """
+    names = sorted(set(given))
+    if names:
+        raise bad_request(
+            [
+                (name, "cannot be given beside a ready request: set it on the request")
+                for name in names
+            ],
+            f"{', '.join(names)} cannot be given beside a ready "
+            f"{method.request_class.DESCRIPTOR.name}; set them on the request instead",
+        )
+
+
 def _prepare(
     config: ClientConfig, method: apis.Method, request: message.Message
 ) -> tuple[tuple[str, str], ...]:
@@ -98,7 +120,12 @@ def check_grounding(
     """Plans a CheckGrounding call (see `GroundingClient.check_grounding`)."""
     method = apis.method("discoveryengine", config.api_version, "CheckGrounding")
     request = _ready_request(method, answer_candidate)
-    if request is None:
+    if request is not None:
+        given = [name for name, value in options.items() if value is not None]
+        if options.get("grounding_config") == requests.DEFAULT_GROUNDING_CONFIG:
+            given.remove("grounding_config")
+        refuse_options_beside(method, [*given, *(["facts"] if list(facts) else [])])
+    else:
         if not isinstance(answer_candidate, str):
             raise bad_request(
                 [("answer_candidate", "expected text or a CheckGroundingRequest")],
@@ -131,7 +158,10 @@ def corroborate_content(
     """Plans a CorroborateContent call (aiplatform v1, whatever `api_version` says)."""
     method = apis.method("aiplatform", "v1", "CorroborateContent")
     request = _ready_request(method, content)
-    if request is None:
+    if request is not None:
+        given = ["citation_threshold"] if citation_threshold is not None else []
+        refuse_options_beside(method, [*given, *(["facts"] if list(facts) else [])])
+    else:
         request = requests.corroborate_content_request(
             method,
             project=config.project,
@@ -157,9 +187,13 @@ def generate_grounded_content(
 ) -> Call[results.GenerateResult]:
     """Plans a GenerateGroundedContent call from a prompt, turns, or a ready request."""
     method = apis.method("discoveryengine", config.api_version, "GenerateGroundedContent")
-    request = _ready_request(method, prompt) or requests.generate_grounded_content_request(
-        method, project=config.project, location=config.location, prompt=prompt, **options
-    )
+    request = _ready_request(method, prompt)
+    if request is not None:
+        refuse_options_beside(method, options)
+    else:
+        request = requests.generate_grounded_content_request(
+            method, project=config.project, location=config.location, prompt=prompt, **options
+        )
     return Call(method, request, _prepare(config, method, request), results.generate_result)
 
 
@@ -172,26 +206,35 @@ def stream_generate_grounded_content(
     request, or an iterable of requests — a list for a fixed exchange, an iterator or
     generator for a live one that sends while it reads (gRPC only).
     """
-    method, metadata = _stream_target(config)
+    method = _stream_method(config)
     single = _ready_request(method, prompt)
-    if single is None and _is_prompt(prompt):
+    if single is not None:
+        refuse_options_beside(method, options)
+    elif _is_prompt(prompt):
         single = requests.generate_grounded_content_request(
             method, project=config.project, location=config.location, prompt=prompt, **options
         )
     if single is not None:
         if config.validate:
             requests.validate(method, single)
-        return StreamCall(method, (single,), metadata, interactive=False)
-    if options:
-        raise TypeError(f"options {sorted(options)} apply to a prompt, not to ready requests")
+        return StreamCall(method, (single,), _stream_metadata(config, method, single), False)
+    refuse_options_beside(method, options)
     converted = _checked_requests(config, method, prompt)
-    interactive = not isinstance(prompt, Sequence)
-    return StreamCall(method, converted if interactive else list(converted), metadata, interactive)
+    if isinstance(prompt, Sequence):
+        fixed = list(converted)
+        first = fixed[0] if fixed else None
+        return StreamCall(method, fixed, _stream_metadata(config, method, first), False)
+    # A live exchange: its first request is read now (gRPC would read it at once anyway), so
+    # that the routing header names the location the requests really name.
+    first = next(converted, None)
+    live = converted if first is None else itertools.chain((first,), converted)
+    return StreamCall(method, live, _stream_metadata(config, method, first), True)
 
 
 def live_stream(config: ClientConfig, requests_: AsyncIterable[Any]) -> StreamCall:
     """Plans a live StreamGenerateGroundedContent call fed by an async iterator (gRPC only)."""
-    method, metadata = _stream_target(config)
+    method = _stream_method(config)
+    metadata = _stream_metadata(config, method, None)
 
     async def checked() -> AsyncIterator[message.Message]:
         index = 0
@@ -202,13 +245,18 @@ def live_stream(config: ClientConfig, requests_: AsyncIterable[Any]) -> StreamCa
     return StreamCall(method, checked(), metadata, interactive=True)  # type: ignore[arg-type]
 
 
-def _stream_target(config: ClientConfig) -> tuple[apis.Method, tuple[tuple[str, str], ...]]:
-    method = apis.method("discoveryengine", config.api_version, "StreamGenerateGroundedContent")
-    location = requests.resource_name(config.project, config.location)
-    metadata = endpoints.request_metadata(
-        method, method.request_class(location=location), quota_project=config.quota_project
-    )
-    return method, metadata
+def _stream_method(config: ClientConfig) -> apis.Method:
+    return apis.method("discoveryengine", config.api_version, "StreamGenerateGroundedContent")
+
+
+def _stream_metadata(
+    config: ClientConfig, method: apis.Method, first: message.Message | None
+) -> tuple[tuple[str, str], ...]:
+    """The stream's headers, routed by its first request (the client's location without one)."""
+    if first is None:
+        location = requests.resource_name(config.project, config.location)
+        first = method.request_class(location=location)
+    return endpoints.request_metadata(method, first, quota_project=config.quota_project)
 
 
 def _is_prompt(value: Any) -> bool:

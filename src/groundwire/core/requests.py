@@ -153,6 +153,10 @@ def grounding_facts(
     return built
 
 
+DEFAULT_GROUNDING_CONFIG = "default_grounding_config"
+"""The grounding config a CheckGrounding request names unless the caller gives another."""
+
+
 def check_grounding_request(
     method: Method,
     *,
@@ -163,7 +167,7 @@ def check_grounding_request(
     citation_threshold: float | None = None,
     enable_claim_level_score: bool | None = None,
     user_labels: Mapping[str, str] | None = None,
-    grounding_config: str = "default_grounding_config",
+    grounding_config: str = DEFAULT_GROUNDING_CONFIG,
 ) -> message.Message:
     """A CheckGroundingRequest for `method`'s API version."""
     request: Any = method.request_class()
