@@ -46,6 +46,7 @@ class _Settings:
         allow_remote_emulator: bool = False,
         root_certificates: bytes | None = None,
         client_certificate: tuple[bytes, bytes] | None = None,
+        max_response_bytes: int = MAX_RESPONSE_BYTES,
     ) -> None:
         if transport not in ("auto", "grpc", "rest"):
             raise ValueError(f"transport must be 'auto', 'grpc' or 'rest', got {transport!r}")
@@ -63,7 +64,7 @@ class _Settings:
         self.client_certificate = client_certificate
         self.random = random.Random()
         self.closed = False
-        self.max_response_bytes = MAX_RESPONSE_BYTES
+        self.max_response_bytes = max_response_bytes
 
     def retrying(self, timeout: float | None) -> Retrying:
         """The retry state of one call, whose deadline is its own `timeout`, else the client's.
@@ -232,8 +233,8 @@ class ClientBase:
             allow_remote_emulator=allow_remote_emulator,
             root_certificates=root_certificates,
             client_certificate=client_certificate,
+            max_response_bytes=max_response_bytes,
         )
-        self._settings.max_response_bytes = max_response_bytes
         self._transports: dict[str, Any] = {}
         self._lock = self._new_lock()
 
