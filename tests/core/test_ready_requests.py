@@ -34,7 +34,13 @@ def test_facts_and_a_threshold_beside_a_ready_check_request_are_refused() -> Non
 
 
 def test_a_ready_check_request_alone_is_sent_as_it_is() -> None:
-    request = ready("discoveryengine", "v1", "CheckGrounding", answer_candidate="Rome.")
+    request = ready(
+        "discoveryengine",
+        "v1",
+        "CheckGrounding",
+        grounding_config="projects/p/locations/global/groundingConfigs/default_grounding_config",
+        answer_candidate="Rome.",
+    )
     call = calls.check_grounding(
         CONFIG,
         request,

@@ -3,20 +3,18 @@
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import pytest
 from google.rpc import error_details_pb2
 from hypothesis import given
 from hypothesis import strategies as st
 
+from groundwire.core import apis
 from groundwire.core.errors import InvalidArgument
-from groundwire.core.validation import (
-    count_tokens,
-    validate_check_grounding,
-    validate_corroborate,
-    validate_generate,
-    validate_user_labels,
-)
+from groundwire.core.spec import SPECS
+from groundwire.core.validation import count_tokens, validate_user_labels
+from tests.support.limits import check, corroborate, generate
 
 
 def violations_of(error: InvalidArgument) -> list[tuple[str, str]]:
@@ -27,23 +25,6 @@ def violations_of(error: InvalidArgument) -> list[tuple[str, str]]:
 
 def fields_of(error: InvalidArgument) -> list[str]:
     return [field for field, _ in violations_of(error)]
-
-
-def check(
-    *,
-    api_version: str = "v1",
-    answer_candidate: str = "Paris is the capital of France.",
-    fact_texts: list[str] | None = None,
-    citation_threshold: float | None = 0.6,
-    user_labels: dict[str, str] | None = None,
-) -> None:
-    validate_check_grounding(
-        api_version=api_version,
-        answer_candidate=answer_candidate,
-        fact_texts=["Paris is the capital of France."] if fact_texts is None else fact_texts,
-        citation_threshold=citation_threshold,
-        user_labels={} if user_labels is None else user_labels,
-    )
 
 
 def check_fields(**request: object) -> list[str]:
@@ -152,32 +133,56 @@ def test_the_message_says_what_is_wrong() -> None:
 
 def test_corroborate_names_its_own_fields() -> None:
     with pytest.raises(InvalidArgument) as raised:
-        validate_corroborate(
-            content_text="Paris is in France.",
-            fact_texts=["x" * 10_001],
-            citation_threshold=-1.0,
-        )
+        corroborate("Paris is in France.", ["x" * 10_001], -1.0)
     assert fields_of(raised.value) == ["facts[0].summary", "parameters.citation_threshold"]
 
 
+def test_a_corroborate_fact_given_as_a_chunk_is_named_by_its_chunk_text() -> None:
+    with pytest.raises(InvalidArgument) as raised:
+        corroborate("Paris is in France.", ["x" * 10_001], None, chunks=True)
+    assert fields_of(raised.value) == ["facts[0].chunk.text"]
+
+
 def test_corroborate_accepts_valid_input() -> None:
-    validate_corroborate(content_text="word " * 9000, fact_texts=["f"] * 200, citation_threshold=1)
+    corroborate("word " * 9000, ["f"] * 200, 1)
 
 
 def test_generate_checks_inline_facts_and_labels() -> None:
     with pytest.raises(InvalidArgument) as raised:
-        validate_generate(fact_texts=["x" * 10_001], user_labels={"": "x"})
+        generate([["x" * 10_001]], {"": "x"})
     assert fields_of(raised.value) == [
         "grounding_spec.grounding_sources[0].inline_source.grounding_facts[0].fact_text",
         "user_labels",
     ]
 
 
-def test_generate_can_name_another_inline_source() -> None:
-    field = "grounding_spec.grounding_sources[2].inline_source.grounding_facts"
+def test_generate_names_the_inline_source_over_the_limit() -> None:
     with pytest.raises(InvalidArgument) as raised:
-        validate_generate(fact_texts=["f"] * 201, user_labels={}, facts_field=field)
-    assert fields_of(raised.value) == [field]
+        generate([["f"], ["f"], ["f"] * 201], {})
+    assert fields_of(raised.value) == [
+        "grounding_spec.grounding_sources[2].inline_source.grounding_facts"
+    ]
+
+
+def test_each_inline_source_may_hold_200_facts() -> None:
+    generate([["f"] * 150, ["f"] * 150], {})
+
+
+def test_a_source_that_names_nothing_is_refused() -> None:
+    method = apis.method("discoveryengine", "v1", "GenerateGroundedContent")
+    request: Any = method.request_class(location="projects/p/locations/global")
+    request.grounding_spec.grounding_sources.add()
+    with pytest.raises(InvalidArgument) as raised:
+        SPECS["GenerateGroundedContent"].check(method, request)
+    assert fields_of(raised.value) == ["grounding_spec.grounding_sources[0]"]
+
+
+def test_a_malformed_resource_name_is_named() -> None:
+    method = apis.method("discoveryengine", "v1", "CheckGrounding")
+    request: Any = method.request_class(grounding_config="nowhere", answer_candidate="Hi.")
+    with pytest.raises(InvalidArgument) as raised:
+        SPECS["CheckGrounding"].check(method, request)
+    assert fields_of(raised.value) == ["grounding_config"]
 
 
 @pytest.mark.parametrize(
@@ -251,7 +256,7 @@ FORBIDDEN = st.one_of(
 @given(VALID_LABELS)
 def test_valid_labels_never_raise(labels: dict[str, str]) -> None:
     assert validate_user_labels(labels) == []
-    validate_generate(fact_texts=[], user_labels=labels)
+    generate([], labels)
 
 
 @given(VALID_LABELS, LABEL_KEYS, LABEL_VALUES, FORBIDDEN, st.booleans(), st.data())

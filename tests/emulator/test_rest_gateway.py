@@ -86,11 +86,18 @@ def test_unknown_fields_are_a_400(http: httpx.Client) -> None:
     assert "answer" in error["message"]
 
 
-def test_a_malformed_resource_name_is_a_400_naming_the_field(http: httpx.Client) -> None:
-    path = "/v1/projects/p/groundingConfigs/default_grounding_config:check"
-    assert violated_fields(error_of(http.post(path, json=CHECK_BODY), 400)) == ["grounding_config"]
-    corroborate = "/v1/projects/p/locations:corroborateContent"
-    assert violated_fields(error_of(http.post(corroborate, json={}), 400)) == ["parent"]
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/v1/nowhere:check",
+        "/v1/projects/p/groundingConfigs/default_grounding_config:check",
+        "/v1/projects/p/locations:corroborateContent",
+    ],
+)
+def test_a_path_that_no_http_rule_matches_is_a_404(http: httpx.Client, path: str) -> None:
+    # Google's front end routes by the rules' patterns: a malformed resource name in the
+    # path matches no rule, so it is NOT_FOUND before any method sees it.
+    assert error_of(http.post(path, json={}), 404)["status"] == "NOT_FOUND"
 
 
 def test_an_unknown_grounding_config_is_a_404(http: httpx.Client) -> None:

@@ -21,6 +21,7 @@ from groundwire.core.offsets import resolve_byte_spans
 from groundwire.core.results import check_grounding_result
 from groundwire.core.transcoding import decode_message
 from groundwire.transports.rest import decode_element, decode_response
+from tests.support import limits
 
 FUZZ = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 CHECK = apis.method("discoveryengine", "v1", "CheckGrounding")
@@ -185,7 +186,7 @@ def test_the_check_grounding_validator_accepts_or_names_the_fields(
 ) -> None:
     refusal: InvalidArgument | None = None
     try:
-        validation.validate_check_grounding(
+        limits.check(
             api_version=version,
             answer_candidate=answer,
             fact_texts=facts,
@@ -210,11 +211,9 @@ def test_the_corroborate_and_generate_validators_accept_or_raise_invalid_argumen
     content: str, facts: list[str], threshold: float | None, user_labels: dict[str, str]
 ) -> None:
     with contextlib.suppress(InvalidArgument):
-        validation.validate_corroborate(
-            content_text=content, fact_texts=facts, citation_threshold=threshold
-        )
+        limits.corroborate(content, facts, threshold)
     with contextlib.suppress(InvalidArgument):
-        validation.validate_generate(fact_texts=facts, user_labels=user_labels)
+        limits.generate([facts], user_labels)
 
 
 @FUZZ

@@ -9,6 +9,8 @@ from typing import Literal
 
 from google.protobuf import descriptor, message, message_factory
 
+from groundwire.core.paths import PathTemplate, parse_template
+
 DISCOVERY_VERSIONS = ("v1", "v1beta", "v1alpha")
 Api = Literal["discoveryengine", "aiplatform"]
 
@@ -31,6 +33,8 @@ class HttpRule:
     verb: str
     template: str
     body: str
+    path: PathTemplate
+    """The template, parsed."""
 
 
 @dataclass(frozen=True)
@@ -47,12 +51,8 @@ class Method:
     server_streaming: bool
     http: HttpRule
     default_host: str
-
-    @property
-    def routing_field(self) -> str:
-        """The request field bound in the URL path (`grounding_config`, `location`, `parent`)."""
-        start = self.http.template.index("{") + 1
-        return self.http.template[start : self.http.template.index("=", start)]
+    routing_field: str
+    """The request field bound in the URL path (`grounding_config`, `location`, `parent`)."""
 
 
 def _http_rule(method_descriptor: descriptor.MethodDescriptor) -> HttpRule:
@@ -62,7 +62,8 @@ def _http_rule(method_descriptor: descriptor.MethodDescriptor) -> HttpRule:
     verb = rule.WhichOneof("pattern")
     if verb is None or verb == "custom":
         raise ValueError(f"{method_descriptor.full_name} has no plain google.api.http rule")
-    return HttpRule(verb=verb.upper(), template=getattr(rule, verb), body=rule.body)
+    template = getattr(rule, verb)
+    return HttpRule(verb.upper(), template, rule.body, parse_template(template))
 
 
 def _default_host(service: descriptor.ServiceDescriptor) -> str:
@@ -101,6 +102,7 @@ def method(api: str, version: str, name: str) -> Method:
     found = service.methods_by_name.get(name)
     if found is None:
         raise ValueError(f"{service.full_name} has no method {name}")
+    http = _http_rule(found)
     return Method(
         api=api,
         version=version,
@@ -110,8 +112,9 @@ def method(api: str, version: str, name: str) -> Method:
         response_class=message_factory.GetMessageClass(found.output_type),
         client_streaming=found.client_streaming,
         server_streaming=found.server_streaming,
-        http=_http_rule(found),
+        http=http,
         default_host=_default_host(service),
+        routing_field=http.path.fields[0],
     )
 
 

@@ -1,8 +1,8 @@
-"""Turns a user's call into (method, request, headers, result builder), for every client.
+"""Turns a user's call into (method, request, headers, result reader), for every client.
 
 The sync and async clients differ only in how they wait; everything they decide about a
 call (which RPC, the request message, validation, routing headers, how to read the
-response) is decided here, without I/O.
+response) is decided here, without I/O, by the RPC's spec (`groundwire.core.spec`).
 """
 
 from __future__ import annotations
@@ -11,7 +11,6 @@ import itertools
 from collections.abc import (
     AsyncIterable,
     AsyncIterator,
-    Callable,
     Iterable,
     Iterator,
     Mapping,
@@ -22,9 +21,10 @@ from typing import Any, Generic, Literal, TypeVar
 
 from google.protobuf import message
 
-from groundwire.core import apis, endpoints, requests, results
+from groundwire.core import apis, requests, results
 from groundwire.core.errors import bad_request
 from groundwire.core.offsets import OffsetUnit
+from groundwire.core.spec import SPECS, Spec, route, spec_for
 
 ResultT = TypeVar("ResultT")
 TransportName = Literal["auto", "grpc", "rest"]
@@ -50,14 +50,20 @@ class ClientConfig:
             raise ValueError("project is required (the Google Cloud project id or number)")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Call(Generic[ResultT]):
-    """One unary call, ready for any transport."""
+    """One unary call, ready for any transport: the request as sent, and how to read it."""
 
+    spec: Spec
     method: apis.Method
     request: message.Message
     metadata: tuple[tuple[str, str], ...]
-    finish: Callable[[message.Message], ResultT]
+    offset_unit: OffsetUnit = "utf8"
+
+    def finish(self, response: message.Message) -> ResultT:
+        """The user's result for the call's response (read by the RPC's spec)."""
+        result: ResultT = self.spec.read(self.request, response, self.offset_unit)
+        return result
 
 
 @dataclass(frozen=True)
@@ -69,10 +75,10 @@ class StreamCall:
     metadata: tuple[tuple[str, str], ...]
     interactive: bool  # True when requests is an open iterator rather than a fixed sequence
 
-    @staticmethod
-    def finish(response: message.Message) -> results.GenerateResult:
-        """Reads one streamed response."""
-        return results.generate_result(response)
+    def finish(self, response: message.Message) -> results.GenerateResult:
+        """Reads one streamed response (read by the RPC's spec)."""
+        result: results.GenerateResult = spec_for(self.method).read(None, response, "utf8")
+        return result
 
 
 def _ready_request(method: apis.Method, value: Any) -> message.Message | None:
@@ -103,12 +109,37 @@ def refuse_options_beside(method: apis.Method, given: Iterable[str]) -> None:
         )
 
 
-def _prepare(
-    config: ClientConfig, method: apis.Method, request: message.Message
-) -> tuple[tuple[str, str], ...]:
+def _request(
+    config: ClientConfig, spec: Spec, method: apis.Method, subject: Any, options: dict[str, Any]
+) -> message.Message:
+    """The request to send: the user's ready one (alone), or one built by the spec."""
+    request = _ready_request(method, subject)
+    if request is not None:
+        refuse_options_beside(method, spec.given(options))
+        return request
+    return spec.build(method, config.project, config.location, subject, **options)
+
+
+def unary(config: ClientConfig, rpc: str, subject: Any, **options: Any) -> Call[Any]:
+    """Plans one unary call of `rpc`: build (or take) the request, check it, route it.
+
+    Example:
+        >>> call = unary(ClientConfig("p"), "CheckGrounding", "Hi.", facts=["Hello."])
+        >>> call.method.name, call.request.facts[0].fact_text, call.metadata[0][0]
+        ('CheckGrounding', 'Hello.', 'x-goog-request-params')
+    """
+    spec = SPECS[rpc]
+    method = spec.method(config.api_version)
+    request = _request(config, spec, method, subject, options)
     if config.validate:
-        requests.validate(method, request)
-    return endpoints.request_metadata(method, request, quota_project=config.quota_project)
+        spec.check(method, request)
+    return Call(
+        spec,
+        method,
+        request,
+        route(method, request, config.quota_project),
+        config.corroborate_offset_unit,
+    )
 
 
 def check_grounding(
@@ -118,34 +149,7 @@ def check_grounding(
     **options: Any,
 ) -> Call[results.CheckGroundingResult]:
     """Plans a CheckGrounding call (see `GroundingClient.check_grounding`)."""
-    method = apis.method("discoveryengine", config.api_version, "CheckGrounding")
-    request = _ready_request(method, answer_candidate)
-    if request is not None:
-        given = [name for name, value in options.items() if value is not None]
-        if options.get("grounding_config") == requests.DEFAULT_GROUNDING_CONFIG:
-            given.remove("grounding_config")
-        refuse_options_beside(method, [*given, *(["facts"] if list(facts) else [])])
-    else:
-        if not isinstance(answer_candidate, str):
-            raise bad_request(
-                [("answer_candidate", "expected text or a CheckGroundingRequest")],
-                "answer_candidate is not text",
-            )
-        request = requests.check_grounding_request(
-            method,
-            project=config.project,
-            location=config.location,
-            answer_candidate=answer_candidate,
-            facts=facts,
-            **options,
-        )
-    answer = request.answer_candidate  # type: ignore[attr-defined]
-    return Call(
-        method,
-        request,
-        _prepare(config, method, request),
-        lambda response: results.check_grounding_result(answer, response),
-    )
+    return unary(config, "CheckGrounding", answer_candidate, facts=facts, **options)
 
 
 def corroborate_content(
@@ -156,29 +160,8 @@ def corroborate_content(
     citation_threshold: float | None = None,
 ) -> Call[results.CorroborationResult]:
     """Plans a CorroborateContent call (aiplatform v1, whatever `api_version` says)."""
-    method = apis.method("aiplatform", "v1", "CorroborateContent")
-    request = _ready_request(method, content)
-    if request is not None:
-        given = ["citation_threshold"] if citation_threshold is not None else []
-        refuse_options_beside(method, [*given, *(["facts"] if list(facts) else [])])
-    else:
-        request = requests.corroborate_content_request(
-            method,
-            project=config.project,
-            location=config.location,
-            content=content,
-            facts=facts,
-            citation_threshold=citation_threshold,
-        )
-    raw: Any = request
-    text = "".join(part.text for part in raw.content.parts)
-    facts_sent = tuple(raw.facts)
-    unit = config.corroborate_offset_unit
-    return Call(
-        method,
-        request,
-        _prepare(config, method, request),
-        lambda response: results.corroboration_result(text, facts_sent, response, unit),
+    return unary(
+        config, "CorroborateContent", content, facts=facts, citation_threshold=citation_threshold
     )
 
 
@@ -186,15 +169,7 @@ def generate_grounded_content(
     config: ClientConfig, prompt: Any, **options: Any
 ) -> Call[results.GenerateResult]:
     """Plans a GenerateGroundedContent call from a prompt, turns, or a ready request."""
-    method = apis.method("discoveryengine", config.api_version, "GenerateGroundedContent")
-    request = _ready_request(method, prompt)
-    if request is not None:
-        refuse_options_beside(method, options)
-    else:
-        request = requests.generate_grounded_content_request(
-            method, project=config.project, location=config.location, prompt=prompt, **options
-        )
-    return Call(method, request, _prepare(config, method, request), results.generate_result)
+    return unary(config, "GenerateGroundedContent", prompt, **options)
 
 
 def stream_generate_grounded_content(
@@ -206,19 +181,14 @@ def stream_generate_grounded_content(
     request, or an iterable of requests — a list for a fixed exchange, an iterator or
     generator for a live one that sends while it reads (gRPC only).
     """
-    method = _stream_method(config)
-    single = _ready_request(method, prompt)
-    if single is not None:
-        refuse_options_beside(method, options)
-    elif _is_prompt(prompt):
-        single = requests.generate_grounded_content_request(
-            method, project=config.project, location=config.location, prompt=prompt, **options
-        )
-    if single is not None:
+    spec = SPECS[_STREAM]
+    method = spec.method(config.api_version)
+    if _ready_request(method, prompt) is not None or _is_prompt(prompt):
+        single = _request(config, spec, method, prompt, options)
         if config.validate:
-            requests.validate(method, single)
+            spec.check(method, single)
         return StreamCall(method, (single,), _stream_metadata(config, method, single), False)
-    refuse_options_beside(method, options)
+    refuse_options_beside(method, spec.given(options))
     converted = _checked_requests(config, method, prompt)
     if isinstance(prompt, Sequence):
         fixed = list(converted)
@@ -233,7 +203,7 @@ def stream_generate_grounded_content(
 
 def live_stream(config: ClientConfig, requests_: AsyncIterable[Any]) -> StreamCall:
     """Plans a live StreamGenerateGroundedContent call fed by an async iterator (gRPC only)."""
-    method = _stream_method(config)
+    method = SPECS[_STREAM].method(config.api_version)
     metadata = _stream_metadata(config, method, None)
 
     async def checked() -> AsyncIterator[message.Message]:
@@ -245,8 +215,7 @@ def live_stream(config: ClientConfig, requests_: AsyncIterable[Any]) -> StreamCa
     return StreamCall(method, checked(), metadata, interactive=True)  # type: ignore[arg-type]
 
 
-def _stream_method(config: ClientConfig) -> apis.Method:
-    return apis.method("discoveryengine", config.api_version, "StreamGenerateGroundedContent")
+_STREAM = "StreamGenerateGroundedContent"
 
 
 def _stream_metadata(
@@ -256,7 +225,7 @@ def _stream_metadata(
     if first is None:
         location = requests.resource_name(config.project, config.location)
         first = method.request_class(location=location)
-    return endpoints.request_metadata(method, first, quota_project=config.quota_project)
+    return route(method, first, config.quota_project)
 
 
 def _is_prompt(value: Any) -> bool:
@@ -288,5 +257,5 @@ def _checked_request(
             f"requests[{index}] is not a request",
         )
     if config.validate:
-        requests.validate(method, request)
+        SPECS[_STREAM].check(method, request)
     return request

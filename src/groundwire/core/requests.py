@@ -1,6 +1,8 @@
-"""Builds request messages from what users naturally have (strings, pairs, dicts), and checks them.
+"""Builds request messages from what users naturally have (strings, pairs, dicts).
 
-Pure functions shared by the sync and async clients: no I/O, no transport.
+Pure functions shared by the sync and async clients: no I/O, no transport. Each builder is
+the `build` of its RPC's spec (`groundwire.core.spec`), called as
+`build(method, project, location, subject, **options)`.
 """
 
 from __future__ import annotations
@@ -10,7 +12,6 @@ from typing import Any, TypeAlias
 
 from google.protobuf import message
 
-from groundwire.core import validation
 from groundwire.core.apis import Method
 from groundwire.core.errors import bad_request
 
@@ -21,6 +22,8 @@ TurnLike: TypeAlias = str | tuple[str, str] | Mapping[str, Any] | message.Messag
 """A conversation turn: `"text"` (a user turn), `("model", "text")`, a dict, or a message."""
 
 _TEXT_KEYS = ("fact_text", "factText", "text", "summary")
+GENERATE_FACTS_FIELD = "grounding_spec.grounding_sources[0].inline_source.grounding_facts"
+"""Where the facts given to `generate_grounded_content_request` go: the first source."""
 
 
 def resource_name(
@@ -157,23 +160,84 @@ DEFAULT_GROUNDING_CONFIG = "default_grounding_config"
 """The grounding config a CheckGrounding request names unless the caller gives another."""
 
 
+def _fact_fields(fact: Any) -> Mapping[str, Any] | None:
+    """The constructor fields of a plain fact (text, or a (text, attributes) pair); else None."""
+    kind = type(fact)
+    if kind is str:
+        return {"fact_text": fact}
+    if kind is tuple and len(fact) == 2 and type(fact[0]) is str:
+        return {"fact_text": fact[0], "attributes": fact[1] or {}}
+    return None
+
+
 def check_grounding_request(
     method: Method,
-    *,
     project: str,
     location: str,
     answer_candidate: str,
     facts: Iterable[FactLike] = (),
+    *,
     citation_threshold: float | None = None,
     enable_claim_level_score: bool | None = None,
     user_labels: Mapping[str, str] | None = None,
     grounding_config: str = DEFAULT_GROUNDING_CONFIG,
 ) -> message.Message:
-    """A CheckGroundingRequest for `method`'s API version."""
-    request: Any = method.request_class()
-    request.grounding_config = resource_name(
-        project, location, "groundingConfigs", grounding_config
+    """A CheckGroundingRequest for `method`'s API version.
+
+    Plain facts (strings and pairs) go straight into one constructor call; anything else,
+    or a value of the wrong type, takes the careful path, whose errors name the field.
+
+    >>> from groundwire.core.apis import method
+    >>> request = check_grounding_request(method("discoveryengine", "v1", "CheckGrounding"),
+    ...                                   "p", "global", "Paris is in France.", ["Paris..."])
+    >>> request.grounding_config, request.facts[0].fact_text
+    ('projects/p/locations/global/groundingConfigs/default_grounding_config', 'Paris...')
+    """
+    fields: dict[str, Any] = {
+        "grounding_config": resource_name(project, location, "groundingConfigs", grounding_config),
+        "answer_candidate": answer_candidate,
+    }
+    if not isinstance(facts, (str, bytes)):
+        plain = [_fact_fields(f) for f in facts] if isinstance(facts, (list, tuple)) else None
+        if plain is not None and None not in plain:
+            fields["facts"] = plain
+    grounding_spec: dict[str, Any] = {}
+    if citation_threshold is not None:
+        grounding_spec["citation_threshold"] = citation_threshold
+    if enable_claim_level_score is not None:
+        grounding_spec["enable_claim_level_score"] = enable_claim_level_score
+    if grounding_spec:
+        fields["grounding_spec"] = grounding_spec
+    if user_labels:
+        fields["user_labels"] = user_labels
+    if "facts" in fields or not facts:
+        try:
+            return method.request_class(**fields)
+        except (TypeError, ValueError):
+            pass  # the careful path below names the field at fault
+    return _careful_check_grounding_request(
+        method,
+        fields["grounding_config"],
+        answer_candidate,
+        facts,
+        citation_threshold,
+        enable_claim_level_score,
+        user_labels,
     )
+
+
+def _careful_check_grounding_request(
+    method: Method,
+    grounding_config: str,
+    answer_candidate: str,
+    facts: Iterable[FactLike],
+    citation_threshold: float | None,
+    enable_claim_level_score: bool | None,
+    user_labels: Mapping[str, str] | None,
+) -> message.Message:
+    """Builds field by field, so that a bad value raises an InvalidArgument naming it."""
+    request: Any = method.request_class()
+    request.grounding_config = grounding_config
     assign(request, "answer_candidate", answer_candidate, "answer_candidate")
     request.facts.extend(grounding_facts(facts, field_class(request, "facts")))
     if citation_threshold is not None:
@@ -227,11 +291,11 @@ def _corroboration_fact(
 
 def corroborate_content_request(
     method: Method,
-    *,
     project: str,
     location: str,
     content: str | message.Message,
-    facts: Iterable[FactLike],
+    facts: Iterable[FactLike] = (),
+    *,
     citation_threshold: float | None = None,
 ) -> message.Message:
     """A CorroborateContentRequest: facts are strings (summaries), pairs, dicts or `Fact`s.
@@ -296,10 +360,10 @@ def _turn(turn: Any, content_class: type[message.Message], index: int) -> messag
 
 def generate_grounded_content_request(
     method: Method,
-    *,
     project: str,
     location: str,
     prompt: str | Sequence[TurnLike],
+    *,
     system_instruction: str | None = None,
     facts: Iterable[FactLike] | None = None,
     serving_config: str | None = None,
@@ -345,9 +409,7 @@ def generate_grounded_content_request(
     if facts is not None:
         inline = sources.add().inline_source
         inline.grounding_facts.extend(
-            grounding_facts(
-                facts, field_class(inline, "grounding_facts"), validation.GENERATE_FACTS_FIELD
-            )
+            grounding_facts(facts, field_class(inline, "grounding_facts"), GENERATE_FACTS_FIELD)
         )
     if serving_config is not None:
         search = sources.add().search_source
@@ -366,38 +428,3 @@ def generate_grounded_content_request(
             predictor.threshold = dynamic_retrieval_threshold
     assign(request, "user_labels", user_labels or {}, "user_labels")
     return request
-
-
-def validate(method: Method, request: Any) -> None:
-    """Checks a request against the documented limits before it is sent.
-
-    Raises `InvalidArgument` whose BadRequest violations name every offending field.
-    """
-    if method.name == "CheckGrounding":
-        spec = request.grounding_spec
-        validation.validate_check_grounding(
-            api_version=method.version,
-            answer_candidate=request.answer_candidate,
-            fact_texts=[f.fact_text for f in request.facts],
-            citation_threshold=spec.citation_threshold
-            if spec.HasField("citation_threshold")
-            else None,
-            user_labels=request.user_labels,
-        )
-    elif method.name == "CorroborateContent":
-        facts = request.facts
-        parameters = request.parameters
-        validation.validate_corroborate(
-            content_text="".join(p.text for p in request.content.parts),
-            fact_texts=[f.summary or f.chunk.text for f in facts],
-            citation_threshold=parameters.citation_threshold
-            if request.HasField("parameters")
-            else None,
-        )
-    else:
-        sources = request.grounding_spec.grounding_sources
-        inline = [s.inline_source for s in sources if s.HasField("inline_source")]
-        validation.validate_generate(
-            fact_texts=[f.fact_text for source in inline for f in source.grounding_facts],
-            user_labels=request.user_labels,
-        )

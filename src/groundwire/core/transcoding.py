@@ -2,7 +2,10 @@
 
 The client and the emulator's REST gateway both use this module, so a URL is never
 written by hand per method: paths, path variables and body mapping all come from the
-rules in the descriptors (see `groundwire.core.apis`).
+rules in the descriptors (see `groundwire.core.apis` and `groundwire.core.paths`). Both
+directions of a REST stream live here too: the JSON array of requests a client sends and a
+server reads, and the framing of streamed responses (a JSON array, or server-sent events)
+that a server writes and a client reads (`groundwire.core.jsonstream`).
 """
 
 from __future__ import annotations
@@ -11,70 +14,14 @@ import json
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from functools import cache
 from typing import Any
-from urllib.parse import parse_qsl, quote
+from urllib.parse import parse_qsl
 
 from google.protobuf import json_format, message
 
 from groundwire.core.apis import Method
 from groundwire.core.errors import GroundwireError, bad_request
 from groundwire.core.json_decode import message_from_json
-
-_VARIABLE = re.compile(r"\{(?P<field>[a-z_.]+)(?:=(?P<pattern>[^}]+))?\}")
-
-
-@dataclass(frozen=True)
-class PathTemplate:
-    """A parsed path template such as `/v1/{location=projects/*/locations/*}:verb`."""
-
-    template: str
-    fields: tuple[str, ...]
-    regex: re.Pattern[str]
-
-    def expand(self, values: Mapping[str, str]) -> str:
-        """Fills the variables, checking each value against its pattern."""
-
-        def substitute(match: re.Match[str]) -> str:
-            return quote(values[match.group("field")], safe="/")
-
-        return _VARIABLE.sub(substitute, self.template)
-
-    def match(self, path: str) -> dict[str, str] | None:
-        """The variables bound by `path`, or None when the path does not match."""
-        found = self.regex.fullmatch(path)
-        return None if found is None else {f: found.group(i + 1) for i, f in enumerate(self.fields)}
-
-
-def _segment_pattern(pattern: str) -> str:
-    parts = []
-    for segment in pattern.split("/"):
-        if segment == "**":
-            parts.append(".+")
-        elif segment == "*":
-            parts.append("[^/:]+")
-        else:
-            parts.append(re.escape(segment))
-    return "/".join(parts)
-
-
-@cache
-def parse_template(template: str) -> PathTemplate:
-    """Parses a `google.api.http` path template once; later calls hit a cache.
-
-    >>> parse_template("/v1/{parent=projects/*/locations/*}:corroborateContent").fields
-    ('parent',)
-    """
-    fields: list[str] = []
-    regex_parts: list[str] = []
-    position = 0
-    for variable in _VARIABLE.finditer(template):
-        regex_parts.append(re.escape(template[position : variable.start()]))
-        fields.append(variable.group("field"))
-        regex_parts.append(f"({_segment_pattern(variable.group('pattern') or '*')})")
-        position = variable.end()
-    regex_parts.append(re.escape(template[position:]))
-    return PathTemplate(template, tuple(fields), re.compile("".join(regex_parts)))
 
 
 @dataclass(frozen=True)
@@ -93,21 +40,39 @@ def _field_path_value(request: message.Message, field_path: str) -> str:
     return str(value)
 
 
+def _bound_values(method: Method, request: message.Message) -> dict[str, str]:
+    return {field: _field_path_value(request, field) for field in method.http.path.fields}
+
+
+def _misfits(method: Method, values: Mapping[str, str]) -> list[tuple[str, str]]:
+    return [
+        (variable.field, f"{values[variable.field]!r} is not of the form {variable.pattern}")
+        for variable in method.http.path.variables
+        if not variable.fits(values[variable.field])
+    ]
+
+
+def resource_violations(method: Method, request: message.Message) -> list[tuple[str, str]]:
+    """The fields bound in `method`'s URL whose resource names do not fit the rule's pattern.
+
+    >>> from groundwire.core.apis import method
+    >>> check = method("discoveryengine", "v1", "CheckGrounding")
+    >>> resource_violations(check, check.request_class(grounding_config="nowhere"))
+    [('grounding_config', "'nowhere' is not of the form projects/*/locations/*/groundingConfigs/*")]
+    """
+    return _misfits(method, _bound_values(method, request))
+
+
 def path_for(method: Method, request: message.Message) -> str:
     """The URL path of `request`, its resource name checked against the rule's pattern.
 
     Raises `InvalidArgument` naming the field when the resource name does not fit.
     """
-    template = parse_template(method.http.template)
-    values = {f: _field_path_value(request, f) for f in template.fields}
-    path = template.expand(values)
-    if template.match(path) is None:
-        pattern = method.http.template
-        raise bad_request(
-            [(f, f"{values[f]!r} does not match {pattern}") for f in template.fields],
-            f"resource name does not match {pattern}",
-        )
-    return path
+    values = _bound_values(method, request)
+    violations = _misfits(method, values)
+    if violations:
+        raise bad_request(violations, f"resource name does not match {method.http.template}")
+    return method.http.path.expand(values)
 
 
 def message_to_json_object(request: message.Message) -> dict[str, Any]:
@@ -122,7 +87,7 @@ def encode_request(method: Method, request: message.Message) -> HttpRequest:
     """
     path = path_for(method, request)
     body_object = message_to_json_object(request)
-    for field in parse_template(method.http.template).fields:
+    for field in method.http.path.fields:
         body_object.pop(_json_name(method, field), None)
     return HttpRequest(
         method.http.verb, path, json.dumps(body_object, separators=(",", ":")).encode()
@@ -210,7 +175,7 @@ def match_route(methods: Sequence[Method], verb: str, path: str) -> Route | None
     for candidate in methods:
         if candidate.http.verb != verb.upper():
             continue
-        bindings = parse_template(candidate.http.template).match(path)
+        bindings = candidate.http.path.match(path)
         if bindings is not None:
             return Route(candidate, bindings)
     return None
@@ -224,6 +189,78 @@ def bind_path(request: message.Message, bindings: Mapping[str, str]) -> None:
         for name in parents:
             target = getattr(target, name)
         setattr(target, leaf, value)
+
+
+def decode_body(
+    method: Method, body: bytes, bindings: Mapping[str, str] | None = None
+) -> list[message.Message]:
+    """The requests a REST body carries, read strictly (the emulator's side of the wire).
+
+    A unary method's body is one JSON object; a streaming method's is an array of them, as
+    `encode_stream_request` writes it (one object is taken as a one-request stream). The
+    text must be strict UTF-8 holding no lone surrogate, unknown fields are errors, and
+    `bindings` (the fields bound in the path) are set on every request.
+
+    >>> from groundwire.core.apis import method
+    >>> stream = method("discoveryengine", "v1", "StreamGenerateGroundedContent")
+    >>> [r.location for r in decode_body(stream, b'[{"location": "a"}, {}]', {"location": "b"})]
+    ['b', 'b']
+    """
+    document = _json_document(body)
+    streaming = method.server_streaming and isinstance(document, list)
+    items = document if streaming else [document]
+    if not items:
+        raise bad_request([("body", "the array is empty")], "a stream needs at least one request")
+    requests = []
+    for index, item in enumerate(items):
+        field = f"body[{index}]" if streaming else "body"
+        if not isinstance(item, dict):
+            expected = (
+                "an object or an array of objects" if method.server_streaming else "an object"
+            )
+            raise bad_request([(field, f"must be {expected}")], f"{field} must be {expected}")
+        request = decode_message(item, method.request_class, ignore_unknown_fields=False)
+        bind_path(request, bindings or {})
+        requests.append(request)
+    return requests
+
+
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
+
+
+def _json_document(body: bytes) -> Any:
+    """The body as JSON: strict UTF-8, and no lone surrogate, which is no Unicode character."""
+    try:
+        text = body.decode("utf-8")
+        document = json.loads(text) if text.strip() else {}
+    except (ValueError, RecursionError) as error:
+        reason = str(error).splitlines()[0][:200] if str(error) else type(error).__name__
+        raise bad_request([("body", reason)], f"the body is not valid JSON: {reason}") from None
+    if _SURROGATE_ESCAPE.search(text):  # only an escape makes a surrogate: check only then
+        try:
+            json.dumps(document, ensure_ascii=False).encode("utf-8")
+        except UnicodeEncodeError:
+            reason = "a \\u escape names a lone UTF-16 surrogate, which is not a character"
+            raise bad_request([("body", reason)], f"the body is not valid JSON: {reason}") from None
+    return document
+
+
+STREAM_OPEN = b"["
+STREAM_CLOSE = b"]"
+"""What a streamed JSON array (`alt=json`) starts and ends with; server-sent events have none."""
+
+
+def stream_frame(position: int, data: bytes, *, sse: bool) -> bytes:
+    r"""One streamed response element as it goes on the wire, `position` counting from 0.
+
+    A JSON array separates elements with commas; server-sent events put each on a `data:` line.
+
+    >>> stream_frame(1, b"{}", sse=False), stream_frame(0, b"{}", sse=True)
+    (b',{}', b'data: {}\r\n\r\n')
+    """
+    if sse:
+        return b"data: " + data + b"\r\n\r\n"
+    return data if position == 0 else b"," + data
 
 
 @dataclass(frozen=True)
@@ -263,17 +300,18 @@ def response_to_json(response: message.Message, *, enum_encoding_int: bool = Fal
 __all__ = [
     "GroundwireError",
     "HttpRequest",
-    "PathTemplate",
     "Route",
     "SystemParameters",
     "bind_path",
+    "decode_body",
     "decode_message",
     "encode_request",
     "encode_stream_request",
     "match_route",
     "message_to_json_object",
-    "parse_template",
     "path_for",
+    "resource_violations",
     "response_to_json",
+    "stream_frame",
     "system_parameters",
 ]

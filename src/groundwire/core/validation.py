@@ -1,7 +1,8 @@
 """The documented request limits, checked before sending and by the emulator to reject input.
 
-Each ``validate_*`` request check collects every violation and raises one InvalidArgument
-whose BadRequest field violations name proto field paths (``facts[3].fact_text``).
+Each ``validate_*`` function returns the violations of one limit as (proto field path,
+problem) pairs (``facts[3].fact_text``); `groundwire.core.spec` says which fields of each
+RPC they read, and `raise_if_any` turns what they found into one InvalidArgument.
 
 Label characters follow the Cloud labels rules as documented ("lowercase letters, numeric
 characters, underscores, and dashes ... international characters are allowed"), read as
@@ -13,10 +14,11 @@ digits and numerals (Nd, Nl, No), ``_`` and ``-``. Uppercase and titlecase lette
 from __future__ import annotations
 
 import functools
+import itertools
 import math
 import re
 import unicodedata
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 
 from groundwire.core.errors import bad_request
 
@@ -30,7 +32,6 @@ MAX_ANSWER_CHARACTERS_V1ALPHA = 1_024
 MAX_USER_LABELS = 64
 MAX_LABEL_CHARACTERS = 63
 API_VERSIONS = ("v1", "v1beta", "v1alpha")
-GENERATE_FACTS_FIELD = "grounding_spec.grounding_sources[0].inline_source.grounding_facts"
 
 _LABEL_START_CATEGORIES = frozenset({"Ll", "Lo", "Lm"})
 _LABEL_CATEGORIES = _LABEL_START_CATEGORIES | {"Mn", "Mc", "Nd", "Nl", "No"}
@@ -57,8 +58,12 @@ def _token_pattern() -> re.Pattern[str]:
     )
 
 
-def count_tokens(text: str) -> int:
+def count_tokens(text: str, stop_after: int | None = None) -> int:
     """Count tokens as the limits mean them: words and sentence-ending punctuation marks.
+
+    With ``stop_after``, counting stops once the count passes it (the result is then
+    ``stop_after + 1``), so checking a limit costs no more than the limit, however long
+    the text.
 
     A word is a run of characters between spaces that holds a letter or digit ("3.14",
     "don't" and "e-mail" are one word each); each Chinese or Japanese character counts as a
@@ -68,12 +73,17 @@ def count_tokens(text: str) -> int:
     Example:
         >>> count_tokens("Tokyo is the capital of Japan."), count_tokens("東京は日本の首都です。")
         (7, 11)
+        >>> count_tokens("one two three four", stop_after=2)
+        3
     """
-    return sum(
-        1
+    tokens: Iterator[re.Match[str]] = (
+        match
         for match in _token_pattern().finditer(text)
         if match.lastgroup != "word" or _ALPHANUMERIC.search(match.group())
     )
+    if stop_after is not None:
+        tokens = itertools.islice(tokens, stop_after + 1)
+    return sum(1 for _ in tokens)
 
 
 def validate_facts(
@@ -85,21 +95,38 @@ def validate_facts(
         >>> validate_facts(["ok", "x" * 10_001])
         [('facts[1].fact_text', 'is 10,001 characters long; at most 10,000 are allowed')]
     """
-    violations: list[Violation] = []
-    if len(fact_texts) > MAX_FACTS:
-        violations.append(
-            (field, f"has {len(fact_texts):,} facts; at most {MAX_FACTS:,} are allowed")
-        )
-    for index, fact_text in enumerate(fact_texts):
-        if len(fact_text) > MAX_FACT_CHARACTERS:
-            violations.append(
-                (
-                    f"{field}[{index}].{text_field}",
-                    f"is {len(fact_text):,} characters long;"
-                    f" at most {MAX_FACT_CHARACTERS:,} are allowed",
-                )
-            )
-    return violations
+    return [
+        *validate_fact_count(len(fact_texts), field),
+        *validate_fact_texts(
+            (f"{field}[{index}].{text_field}", text) for index, text in enumerate(fact_texts)
+        ),
+    ]
+
+
+def validate_fact_count(count: int, field: str = "facts") -> list[Violation]:
+    """Violations of the number of facts in one list: at most 200.
+
+    Example:
+        >>> validate_fact_count(201)
+        [('facts', 'has 201 facts; at most 200 are allowed')]
+    """
+    if count <= MAX_FACTS:
+        return []
+    return [(field, f"has {count:,} facts; at most {MAX_FACTS:,} are allowed")]
+
+
+def validate_fact_texts(texts: Iterable[tuple[str, str]]) -> list[Violation]:
+    """Violations of the fact length: each (field path, text) at most 10,000 characters.
+
+    Example:
+        >>> validate_fact_texts([("facts[0].chunk.text", "x" * 10_001)])
+        [('facts[0].chunk.text', 'is 10,001 characters long; at most 10,000 are allowed')]
+    """
+    return [
+        (path, f"is {len(text):,} characters long; at most {MAX_FACT_CHARACTERS:,} are allowed")
+        for path, text in texts
+        if len(text) > MAX_FACT_CHARACTERS
+    ]
 
 
 def validate_answer_candidate(
@@ -125,10 +152,9 @@ def validate_answer_candidate(
         return []
     if len(answer_candidate) <= MAX_ANSWER_TOKENS:
         return []  # every token takes at least one character: no need to count
-    tokens = count_tokens(answer_candidate)
-    if tokens > MAX_ANSWER_TOKENS:
+    if count_tokens(answer_candidate, stop_after=MAX_ANSWER_TOKENS) > MAX_ANSWER_TOKENS:
         limit = f"at most {MAX_ANSWER_TOKENS:,} are allowed in {api_version}"
-        return [(field, f"has {tokens:,} tokens; {limit}")]
+        return [(field, f"has more than {MAX_ANSWER_TOKENS:,} tokens; {limit}")]
     return []
 
 
@@ -159,82 +185,6 @@ def validate_user_labels(labels: Mapping[str, str], field: str = "user_labels") 
     for key, value in labels.items():
         violations.extend((field, problem) for problem in _label_problems(key, value))
     return violations
-
-
-def validate_check_grounding(
-    *,
-    api_version: str,
-    answer_candidate: str,
-    fact_texts: Sequence[str],
-    citation_threshold: float | None,
-    user_labels: Mapping[str, str],
-) -> None:
-    """Raise InvalidArgument naming every field of a CheckGrounding request that breaks a limit.
-
-    Example:
-        >>> validate_check_grounding(
-        ...     api_version="v1", answer_candidate="Paris is in France.",
-        ...     fact_texts=["Paris is the capital of France."], citation_threshold=0.6,
-        ...     user_labels={"team": "search"})
-    """
-    _raise_if_any(
-        "CheckGrounding",
-        [
-            *validate_answer_candidate(answer_candidate, api_version),
-            *validate_facts(fact_texts),
-            *validate_citation_threshold(citation_threshold, "grounding_spec.citation_threshold"),
-            *validate_user_labels(user_labels),
-        ],
-    )
-
-
-def validate_corroborate(
-    *,
-    content_text: str,
-    fact_texts: Sequence[str],
-    citation_threshold: float | None,
-    fact_text_field: str = "summary",
-) -> None:
-    """Raise InvalidArgument naming every field of a CorroborateContent request over a limit.
-
-    Facts follow CheckGrounding's limits; ``fact_text_field`` is the Fact field that carries
-    each fact's text. ``content_text`` has no documented limit and is accepted as it is.
-
-    Example:
-        >>> try:
-        ...     validate_corroborate(content_text="Paris is in France.",
-        ...                          fact_texts=["x" * 10_001], citation_threshold=1.5)
-        ... except Exception as error:
-        ...     print([v.field for v in error.details[0].field_violations])
-        ['facts[0].summary', 'parameters.citation_threshold']
-    """
-    _raise_if_any(
-        "CorroborateContent",
-        [
-            *validate_facts(fact_texts, text_field=fact_text_field),
-            *validate_citation_threshold(citation_threshold, "parameters.citation_threshold"),
-        ],
-    )
-
-
-def validate_generate(
-    *,
-    fact_texts: Sequence[str],
-    user_labels: Mapping[str, str],
-    facts_field: str = GENERATE_FACTS_FIELD,
-) -> None:
-    """Raise InvalidArgument for GenerateGroundedContent inline facts or labels over a limit.
-
-    Inline facts follow CheckGrounding's limits; ``facts_field`` is the path of the
-    ``grounding_facts`` being checked (the first inline source by default).
-
-    Example:
-        >>> validate_generate(fact_texts=["Paris is in France."], user_labels={"app": "demo"})
-    """
-    _raise_if_any(
-        "GenerateGroundedContent",
-        [*validate_facts(fact_texts, facts_field), *validate_user_labels(user_labels)],
-    )
 
 
 def _label_problems(key: str, value: str) -> list[str]:
@@ -273,7 +223,16 @@ def _shown(text: object) -> str:
     return shown
 
 
-def _raise_if_any(request: str, violations: list[Violation]) -> None:
+def raise_if_any(request: str, violations: Sequence[Violation]) -> None:
+    """Raises one InvalidArgument naming every violation of a `request` (an RPC name); else nothing.
+
+    Example:
+        >>> try:
+        ...     raise_if_any("CheckGrounding", validate_fact_count(201))
+        ... except Exception as error:
+        ...     print(error.code.name, error.details[0].field_violations[0].field)
+        INVALID_ARGUMENT facts
+    """
     if not violations:
         return
     summary = "; ".join(f"{field} {problem}" for field, problem in violations[:_SHOWN_VIOLATIONS])

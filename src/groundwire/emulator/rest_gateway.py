@@ -1,23 +1,24 @@
 """The emulator's REST side: Google's paths and proto3 JSON, routed by the `google.api.http` rules.
 
 One handler for `http_server.HttpServer`, which has read the request in full: route with
-`transcoding.match_route`, parse the body strictly (UTF-8, no lone surrogates, unknown fields
-are errors), run `service` in a thread pool so the event loop stays responsive, and answer
-JSON, a streamed JSON array, or server-sent events. Every failure is Google's JSON error
+`transcoding.match_route`, read the body with `transcoding.decode_body` (strict: UTF-8, no
+lone surrogates, unknown fields are errors), run `service` in a thread pool so the event loop
+stays responsive, and answer JSON, a streamed JSON array, or server-sent events, framed by
+`transcoding.stream_frame`. Every failure is Google's JSON error
 body, with the status its code maps to; nothing a client sends can take the server down.
 
 Status decisions: a known path with the wrong HTTP verb gets 405 (NOT_FOUND) with an Allow
-header; unknown paths get 404. (Bodies over the limit, 413, are refused by the HTTP server
-before they are read in full, or at all when Content-Length already says so.)
+header; a path that no rule matches gets 404, as Google's front end answers, even when only
+its resource name is malformed (`POST /v1/nowhere:check`). (Bodies over the limit, 413, are
+refused by the HTTP server before they are read in full, or at all when Content-Length
+already says so.)
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import logging
-import re
 from collections.abc import Callable
 from concurrent import futures
 from typing import Any, TypeVar
@@ -33,12 +34,14 @@ from groundwire.core.errors import (
     error_to_json,
 )
 from groundwire.core.transcoding import (
+    STREAM_CLOSE,
+    STREAM_OPEN,
     Route,
     SystemParameters,
-    bind_path,
-    decode_message,
+    decode_body,
     match_route,
     response_to_json,
+    stream_frame,
     system_parameters,
 )
 from groundwire.emulator import service
@@ -49,7 +52,6 @@ from groundwire.emulator.service import Responses
 DEFAULT_THREADS = 8
 _JSON = "application/json"
 _JSON_REPLY = [("Content-Type", "application/json; charset=utf-8")]
-_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
 _log = logging.getLogger(__name__)
 _T = TypeVar("_T")
 
@@ -122,17 +124,17 @@ class RestGateway:
         sse = parameters.alt == "sse"
         sent = 0
         if not sse:
-            await reply.write(b"[")
+            await reply.write(STREAM_OPEN)
         try:
             while made is not None:
                 data = response_to_json(made, enum_encoding_int=parameters.enum_encoding_int)
-                await reply.write(_frame(sent, data, sse))
+                await reply.write(stream_frame(sent, data, sse=sse))
                 sent += 1
                 made = await self._next_or_error(responses)
         except _StreamFailed as failure:
-            await reply.write(_frame(sent, error_to_json(failure.error), sse))
+            await reply.write(stream_frame(sent, error_to_json(failure.error), sse=sse))
         if not sse:
-            await reply.write(b"]")
+            await reply.write(STREAM_CLOSE)
         await reply.end()
 
     async def _next_or_error(self, responses: Responses) -> Message | None:
@@ -146,7 +148,7 @@ class RestGateway:
 
 
 def _route(methods: list[Method], verb: str, path: str) -> Route:
-    route = match_route(methods, verb, path) or _loose_route(methods, verb, path)
+    route = match_route(methods, verb, path)
     if route is not None:
         return route
     allowed = sorted({m.http.verb for m in methods if match_route([m], m.http.verb, path)})
@@ -157,26 +159,6 @@ def _route(methods: list[Method], verb: str, path: str) -> Route:
             allowed=allowed,
         )
     raise NotFound(f"the emulator has no method at {verb} {path}")
-
-
-def _loose_route(methods: list[Method], verb: str, path: str) -> Route | None:
-    """A path with the right version and verb suffix but a malformed resource name.
-
-    It is routed anyway, so the service answers INVALID_ARGUMENT naming the field (for
-    example `grounding_config`) rather than a bare 404.
-    """
-    for candidate in methods:
-        prefix, _, rest = candidate.http.template.partition("{")
-        suffix = rest.rpartition("}")[2]
-        if (
-            candidate.http.verb == verb.upper()
-            and path.startswith(prefix)
-            and path.endswith(suffix)
-            and len(path) > len(prefix) + len(suffix)
-        ):
-            resource = path[len(prefix) : len(path) - len(suffix)]
-            return Route(candidate, {candidate.routing_field: resource})
-    return None
 
 
 class _MethodNotAllowed(NotFound):
@@ -212,39 +194,7 @@ def _unary(route: Route, body: bytes) -> Message:
 
 
 def _requests(route: Route, body: bytes) -> list[Message]:
-    """The requests of a body: one JSON object, or (streaming methods) an array of them."""
-    document = _json_document(body)
-    streaming = route.method.server_streaming
-    items = document if streaming and isinstance(document, list) else [document]
-    if not items:
-        raise bad_request([("body", "the array is empty")], "a stream needs at least one request")
-    requests = []
-    for index, item in enumerate(items):
-        field = f"body[{index}]" if streaming and isinstance(document, list) else "body"
-        if not isinstance(item, dict):
-            expected = "an object or an array of objects" if streaming else "an object"
-            raise bad_request([(field, f"must be {expected}")], f"{field} must be {expected}")
-        request = decode_message(item, route.method.request_class, ignore_unknown_fields=False)
-        bind_path(request, route.bindings)
-        requests.append(request)
-    return requests
-
-
-def _json_document(body: bytes) -> Any:
-    """The body as JSON: strict UTF-8, and no lone surrogate, which is no Unicode character."""
-    try:
-        text = body.decode("utf-8")
-        document = json.loads(text) if text.strip() else {}
-    except (ValueError, RecursionError) as error:
-        reason = str(error).splitlines()[0][:200] if str(error) else type(error).__name__
-        raise bad_request([("body", reason)], f"the body is not valid JSON: {reason}") from None
-    if _SURROGATE_ESCAPE.search(text):  # only an escape makes a surrogate: check only then
-        try:
-            json.dumps(document, ensure_ascii=False).encode("utf-8")
-        except UnicodeEncodeError:
-            reason = "a \\u escape names a lone UTF-16 surrogate, which is not a character"
-            raise bad_request([("body", reason)], f"the body is not valid JSON: {reason}") from None
-    return document
+    return decode_body(route.method, body, route.bindings)
 
 
 class _StreamFailed(Exception):
@@ -255,12 +205,6 @@ class _StreamFailed(Exception):
 
 def _next(responses: Responses) -> Message | None:
     return next(responses, None)
-
-
-def _frame(position: int, data: bytes, sse: bool) -> bytes:
-    if sse:
-        return b"data: " + data + b"\r\n\r\n"
-    return data if position == 0 else b"," + data
 
 
 async def _send_error(reply: Reply, error: GroundwireError) -> None:

@@ -25,11 +25,7 @@ from google.protobuf.message import Message
 
 from groundwire.core.apis import Method
 from groundwire.core.errors import FailedPrecondition, NotFound, Unimplemented, bad_request
-from groundwire.core.validation import (
-    validate_check_grounding,
-    validate_corroborate,
-    validate_generate,
-)
+from groundwire.core.spec import spec_for
 from groundwire.emulator.engine import Fact, generate_answer
 from groundwire.emulator.engine import check_grounding as check_answer
 
@@ -37,8 +33,6 @@ DEFAULT_CITATION_THRESHOLD = 0.6
 DEFAULT_GROUNDING_CONFIG = "default_grounding_config"
 WORDS_PER_STREAMED_PIECE = 4
 
-_LOCATION = re.compile(r"projects/[^/]+/locations/[^/]+")
-_GROUNDING_CONFIG = re.compile(r"projects/[^/]+/locations/[^/]+/groundingConfigs/(?P<id>[^/]+)")
 _WORD_WITH_SPACE = re.compile(r"\s*\S+\s*")
 _REMOTE_SOURCES = {
     "search_source": "Vertex AI Search",
@@ -52,7 +46,7 @@ _INLINE_CONTENT = 2  # RetrievalMetadata.Source.INLINE_CONTENT
 
 
 def handle_unary(method: Method, request: Message) -> Message:
-    """Answers one call of a unary method.
+    """Answers one call of a unary method, once its spec finds the request within the limits.
 
     Example:
         >>> from groundwire.core.apis import method
@@ -63,17 +57,17 @@ def handle_unary(method: Method, request: Message) -> Message:
         >>> handle_unary(check, request).claims[0].grounding_check_required
         False
     """
-    if method.name == "CheckGrounding":
-        return check_grounding(method, request)
-    if method.name == "CorroborateContent":
-        return corroborate_content(method, request)
-    if method.name == "GenerateGroundedContent":
-        return generate_grounded_content(method, request)
-    raise Unimplemented(f"{method.grpc_path} is not a unary method of the emulator")
+    handler = _UNARY.get(method.name)
+    if handler is None or method.server_streaming:
+        raise Unimplemented(f"{method.grpc_path} is not a unary method of the emulator")
+    spec_for(method).check(method, request)
+    return handler(method, request)
 
 
 def handle_stream(method: Method, requests: Iterable[Message]) -> Responses:
     """Answers a streaming call: the responses to `requests`, lazily, in order.
+
+    Each request is checked by the method's spec when its turn comes.
 
     Example:
         >>> from groundwire.core.apis import method
@@ -83,9 +77,17 @@ def handle_stream(method: Method, requests: Iterable[Message]) -> Responses:
         >>> len(list(handle_stream(stream, [request]))) >= 1
         True
     """
-    if method.name != "StreamGenerateGroundedContent":
+    handler = _STREAMING.get(method.name)
+    if handler is None or not method.server_streaming:
         raise Unimplemented(f"{method.grpc_path} is not a streaming method of the emulator")
-    return stream_generate_grounded_content(method, requests)
+    spec = spec_for(method)
+
+    def checked() -> Iterable[Message]:
+        for request in requests:
+            spec.check(method, request)
+            yield request
+
+    return handler(method, checked())
 
 
 def check_grounding(method: Method, request: Message) -> Message:
@@ -98,13 +100,6 @@ def check_grounding(method: Method, request: Message) -> Message:
     _check_grounding_config(fields.grounding_config)
     spec = fields.grounding_spec
     threshold = spec.citation_threshold if spec.HasField("citation_threshold") else None
-    validate_check_grounding(
-        api_version=method.version,
-        answer_candidate=fields.answer_candidate,
-        fact_texts=[fact.fact_text for fact in fields.facts],
-        citation_threshold=threshold,
-        user_labels=dict(fields.user_labels),
-    )
     facts = [Fact(fact.fact_text, dict(fact.attributes)) for fact in fields.facts]
     result = check_answer(
         fields.answer_candidate,
@@ -152,18 +147,9 @@ def corroborate_content(method: Method, request: Message) -> Message:
     A fact's text is its `summary`, else its chunk's text; `title` and `uri` count as evidence.
     """
     fields: Any = request
-    _check_location("parent", fields.parent)
     content_text = "".join(part.text for part in fields.content.parts)
     fact_texts = [fact.summary or fact.chunk.text for fact in fields.facts]
-    uses_chunks = any(not fact.summary and fact.chunk.text for fact in fields.facts)
-    threshold = fields.parameters.citation_threshold
-    validate_corroborate(
-        content_text=content_text,
-        fact_texts=fact_texts,
-        citation_threshold=threshold,
-        fact_text_field="chunk.text" if uses_chunks else "summary",
-    )
-    threshold = threshold or DEFAULT_CITATION_THRESHOLD
+    threshold = fields.parameters.citation_threshold or DEFAULT_CITATION_THRESHOLD
     facts = [
         Fact(text, _present(fact, ("title", "uri")))
         for text, fact in zip(fact_texts, fields.facts, strict=True)
@@ -217,21 +203,10 @@ def stream_generate_grounded_content(method: Method, requests: Iterable[Message]
 
 def _answer(method: Method, request: Message, *, chunk_index: bool) -> Message:
     fields: Any = request
-    _check_location("location", fields.location)
     inline_sources = _inline_sources(fields.grounding_spec.grounding_sources)
-    labels = dict(fields.user_labels)
-    if not inline_sources:
-        validate_generate(fact_texts=(), user_labels=labels)
-    for position, (source_index, source) in enumerate(inline_sources):
-        validate_generate(
-            fact_texts=[fact.fact_text for fact in source.grounding_facts],
-            user_labels=labels if position == 0 else {},
-            facts_field=f"grounding_spec.grounding_sources[{source_index}]"
-            ".inline_source.grounding_facts",
-        )
     facts = [
         Fact(fact.fact_text, {**source.attributes, **fact.attributes})
-        for _, source in inline_sources
+        for source in inline_sources
         for fact in source.grounding_facts
     ]
     answer = generate_answer(_question(fields.contents), facts)
@@ -266,16 +241,15 @@ def _answer(method: Method, request: Message, *, chunk_index: bool) -> Message:
     return response
 
 
-def _inline_sources(sources: Sequence[Any]) -> list[tuple[int, Any]]:
+def _inline_sources(sources: Sequence[Any]) -> list[Any]:
+    """The inline sources; the spec has refused sources that name none."""
     inline = []
     for index, source in enumerate(sources):
         kind = source.WhichOneof("source")
-        field = f"grounding_spec.grounding_sources[{index}]"
         if kind in _REMOTE_SOURCES:
-            raise _offline(f"{field}.{kind}", _REMOTE_SOURCES[kind])
-        if kind is None:
-            raise bad_request([(field, "names no source")], f"{field} names no source")
-        inline.append((index, source.inline_source))
+            field = f"grounding_spec.grounding_sources[{index}].{kind}"
+            raise _offline(field, _REMOTE_SOURCES[kind])
+        inline.append(source.inline_source)
     return inline
 
 
@@ -313,23 +287,9 @@ def _present(message: Any, names: Sequence[str]) -> Mapping[str, str]:
     return {name: getattr(message, name) for name in names if message.HasField(name)}
 
 
-def _check_location(field: str, name: str) -> None:
-    if not _LOCATION.fullmatch(name):
-        raise bad_request(
-            [(field, f"{name!r} is not of the form projects/{{project}}/locations/{{location}}")],
-            f"{field} must be of the form projects/{{project}}/locations/{{location}}",
-        )
-
-
 def _check_grounding_config(name: str) -> None:
-    found = _GROUNDING_CONFIG.fullmatch(name)
-    if found is None:
-        pattern = "projects/{project}/locations/{location}/groundingConfigs/{grounding_config}"
-        raise bad_request(
-            [("grounding_config", f"{name!r} is not of the form {pattern}")],
-            f"grounding_config must be of the form {pattern}",
-        )
-    if found.group("id") != DEFAULT_GROUNDING_CONFIG:
+    """The one grounding config there is; the spec has checked the name's form."""
+    if name.rpartition("/")[2] != DEFAULT_GROUNDING_CONFIG:
         from google.rpc.error_details_pb2 import ResourceInfo
 
         info = ResourceInfo(
@@ -342,3 +302,11 @@ def _check_grounding_config(name: str) -> None:
             f"{DEFAULT_GROUNDING_CONFIG}",
             details=(info,),
         )
+
+
+_UNARY = {
+    "CheckGrounding": check_grounding,
+    "CorroborateContent": corroborate_content,
+    "GenerateGroundedContent": generate_grounded_content,
+}
+_STREAMING = {"StreamGenerateGroundedContent": stream_generate_grounded_content}

@@ -1,0 +1,215 @@
+"""One spec per RPC: how it is built, checked, routed and read, the same for every layer.
+
+The clients (sync and async, gRPC and REST) and the emulator (gRPC and REST) know a method
+only through its entry here and its descriptor (`groundwire.core.apis`):
+
+* **build**: the request from what a user has (`groundwire.core.requests`);
+* **check**: the violations of the documented limits, read from the request as it is sent,
+  in one view for the client (before sending) and the emulator (before answering);
+* **route**: the `x-goog-request-params` header, from the request actually sent;
+* **transcode**: the URL rule of the descriptor (`groundwire.core.transcoding`);
+* **read**: the result a user gets from the response (`groundwire.core.results`).
+
+A new RPC is one entry in `SPECS`; nothing else branches on a method's name.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable, Mapping, Sized
+from dataclasses import dataclass, field
+from typing import Any
+
+from google.protobuf import message
+
+from groundwire.core import apis, endpoints, requests, results, validation
+from groundwire.core.offsets import OffsetUnit
+from groundwire.core.transcoding import resource_violations
+from groundwire.core.validation import Violation
+
+Builder = Callable[..., message.Message]
+"""`build(method, project, location, subject, **options)`: a request from user input."""
+Checker = Callable[[apis.Method, Any], list[Violation]]
+"""`violations(method, request)`: what breaks a documented limit, as (field path, problem)."""
+Reader = Callable[[Any, Any, OffsetUnit], Any]
+"""`read(request, response, offset_unit)`: the result a user gets for one response."""
+
+
+@dataclass(frozen=True)
+class Spec:
+    """Everything groundwire knows about one RPC beyond its descriptor."""
+
+    rpc: str
+    api: apis.Api
+    versions: tuple[str, ...]
+    build: Builder
+    violations: Checker
+    read: Reader
+    option_defaults: Mapping[str, Any] = field(init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        parameters = list(inspect.signature(self.build).parameters.values())[4:]
+        defaults = {p.name: p.default for p in parameters}
+        object.__setattr__(self, "option_defaults", defaults)
+
+    def method(self, api_version: str) -> apis.Method:
+        """The descriptor-derived method at `api_version`, or at the only version there is.
+
+        >>> SPECS["CorroborateContent"].method("v1alpha").version
+        'v1'
+        """
+        version = api_version if api_version in self.versions else self.versions[0]
+        return apis.method(self.api, version, self.rpc)
+
+    def given(self, options: Mapping[str, Any]) -> list[str]:
+        """The options that say something: not None, not their default, not an empty list.
+
+        >>> SPECS["CheckGrounding"].given({"facts": [], "citation_threshold": 0.5})
+        ['citation_threshold']
+        """
+        return [
+            name
+            for name, value in options.items()
+            if value is not None
+            and not (isinstance(value, Sized) and not isinstance(value, str) and not len(value))
+            and value != self.option_defaults.get(name, inspect.Parameter.empty)
+        ]
+
+    def check(self, method: apis.Method, request: Any) -> None:
+        """Raises one `InvalidArgument` naming every field of `request` that breaks a limit."""
+        validation.raise_if_any(self.rpc, self.violations(method, request))
+
+
+def route(
+    method: apis.Method, request: message.Message, quota_project: str | None
+) -> tuple[tuple[str, str], ...]:
+    """The call's headers, routed by the resource that `request` itself names.
+
+    >>> m = SPECS["CorroborateContent"].method("v1")
+    >>> route(m, m.request_class(parent="projects/p/locations/eu"), None)[0]
+    ('x-goog-request-params', 'parent=projects%2Fp%2Flocations%2Feu')
+    """
+    return endpoints.request_metadata(method, request, quota_project=quota_project)
+
+
+def _long_texts(items: Any, path: str, text_field: str) -> list[tuple[str, str]]:
+    """The (path, text) of each item whose `text_field` may pass the fact length limit.
+
+    A text has no more characters than UTF-8 bytes, nor more bytes than its message's
+    encoded size, so only items encoded past the limit have their text read (decoded).
+    """
+    return [
+        (f"{path}[{index}].{text_field}", getattr(item, text_field))
+        for index, item in enumerate(items)
+        if item.ByteSize() > validation.MAX_FACT_CHARACTERS
+    ]
+
+
+def _fact_violations(facts: Any, path: str, text_field: str = "fact_text") -> list[Violation]:
+    return [
+        *validation.validate_fact_count(len(facts), path),
+        *validation.validate_fact_texts(_long_texts(facts, path, text_field)),
+    ]
+
+
+def _check_grounding_violations(method: apis.Method, request: Any) -> list[Violation]:
+    spec = request.grounding_spec
+    threshold = spec.citation_threshold if spec.HasField("citation_threshold") else None
+    return [
+        *resource_violations(method, request),
+        *validation.validate_answer_candidate(request.answer_candidate, method.version),
+        *_fact_violations(request.facts, "facts"),
+        *validation.validate_citation_threshold(threshold, "grounding_spec.citation_threshold"),
+        *validation.validate_user_labels(request.user_labels),
+    ]
+
+
+def _corroborate_violations(method: apis.Method, request: Any) -> list[Violation]:
+    facts = request.facts
+    texts = []
+    for index, fact in enumerate(facts):  # each text field a fact sets, under its own name
+        if fact.summary:
+            texts.append((f"facts[{index}].summary", fact.summary))
+        if fact.HasField("chunk") and fact.chunk.text:
+            texts.append((f"facts[{index}].chunk.text", fact.chunk.text))
+    threshold = request.parameters.citation_threshold if request.HasField("parameters") else None
+    return [
+        *resource_violations(method, request),
+        *validation.validate_fact_count(len(facts)),
+        *validation.validate_fact_texts(texts),
+        *validation.validate_citation_threshold(threshold, "parameters.citation_threshold"),
+    ]
+
+
+def _generate_violations(method: apis.Method, request: Any) -> list[Violation]:
+    found = resource_violations(method, request)
+    for index, source in enumerate(request.grounding_spec.grounding_sources):
+        path = f"grounding_spec.grounding_sources[{index}]"
+        kind = source.WhichOneof("source")
+        if kind is None:
+            found.append((path, "names no source"))
+        elif kind == "inline_source":  # each inline source holds up to 200 facts of its own
+            facts = source.inline_source.grounding_facts
+            found.extend(_fact_violations(facts, f"{path}.inline_source.grounding_facts"))
+    found.extend(validation.validate_user_labels(request.user_labels))
+    return found
+
+
+def _read_check_grounding(request: Any, response: Any, unit: OffsetUnit) -> Any:
+    return results.check_grounding_result(request.answer_candidate, response)
+
+
+def _read_corroboration(request: Any, response: Any, unit: OffsetUnit) -> Any:
+    text = "".join(part.text for part in request.content.parts)
+    return results.corroboration_result(text, tuple(request.facts), response, unit)
+
+
+def _read_generate(request: Any, response: Any, unit: OffsetUnit) -> Any:
+    return results.generate_result(response)
+
+
+def _generate_spec(rpc: str) -> Spec:
+    """Unary and streamed generation share everything but the name."""
+    return Spec(
+        rpc,
+        "discoveryengine",
+        apis.DISCOVERY_VERSIONS,
+        requests.generate_grounded_content_request,
+        _generate_violations,
+        _read_generate,
+    )
+
+
+SPECS: Mapping[str, Spec] = {
+    spec.rpc: spec
+    for spec in (
+        Spec(
+            "CheckGrounding",
+            "discoveryengine",
+            apis.DISCOVERY_VERSIONS,
+            requests.check_grounding_request,
+            _check_grounding_violations,
+            _read_check_grounding,
+        ),
+        Spec(
+            "CorroborateContent",
+            "aiplatform",
+            ("v1",),
+            requests.corroborate_content_request,
+            _corroborate_violations,
+            _read_corroboration,
+        ),
+        _generate_spec("GenerateGroundedContent"),
+        _generate_spec("StreamGenerateGroundedContent"),
+    )
+}
+"""Every RPC groundwire serves and calls, by name."""
+
+
+def spec_for(method: apis.Method) -> Spec:
+    """The spec of `method`, whatever its API version.
+
+    >>> spec_for(apis.method("discoveryengine", "v1beta", "CheckGrounding")).rpc
+    'CheckGrounding'
+    """
+    return SPECS[method.name]
