@@ -190,7 +190,7 @@ def test_the_fast_build_makes_the_request_the_careful_build_makes(
 
 
 def test_a_bad_fact_among_plain_ones_is_still_named() -> None:
+    bad: Any = ("x", {"a": 1})
     with pytest.raises(InvalidArgument) as raised:
-        bad: Any = ("x", {"a": 1})
         requests.check_grounding_request(CHECK, "p", "global", "Paris.", ["ok", bad])
     assert fields_of(raised.value) == ["facts[1].attributes"]
