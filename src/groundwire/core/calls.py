@@ -23,6 +23,7 @@ from google.protobuf import message
 
 from groundwire.core import apis, requests, results
 from groundwire.core.errors import bad_request
+from groundwire.core.facts import as_message
 from groundwire.core.offsets import OffsetUnit
 from groundwire.core.spec import SPECS, Spec, route, spec_for
 
@@ -85,7 +86,7 @@ def _ready_request(method: apis.Method, value: Any) -> message.Message | None:
     """`value` as a request message of `method`, when the user passed one."""
     if isinstance(value, (str, bytes)):
         return None
-    return requests._as_message(value, method.request_class)
+    return as_message(value, method.request_class)
 
 
 def refuse_options_beside(method: apis.Method, given: Iterable[str]) -> None:

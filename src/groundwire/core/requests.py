@@ -14,14 +14,19 @@ from google.protobuf import message
 
 from groundwire.core.apis import Method
 from groundwire.core.errors import bad_request
-
-FactLike: TypeAlias = str | tuple[str, Mapping[str, str]] | Mapping[str, Any] | message.Message
-"""A fact as users may give it: `"text"`, `("text", {"author": ...})`, a dict, or a message."""
+from groundwire.core.facts import (
+    FactLike,
+    as_message,
+    assign,
+    corroboration_fact,
+    fact_fields,
+    field_class,
+    grounding_facts,
+)
 
 TurnLike: TypeAlias = str | tuple[str, str] | Mapping[str, Any] | message.Message
 """A conversation turn: `"text"` (a user turn), `("model", "text")`, a dict, or a message."""
 
-_TEXT_KEYS = ("fact_text", "factText", "text", "summary")
 GENERATE_FACTS_FIELD = "grounding_spec.grounding_sources[0].inline_source.grounding_facts"
 """Where the facts given to `generate_grounded_content_request` go: the first source."""
 
@@ -40,134 +45,8 @@ def resource_name(
     return parent if kind is None else f"{parent}/{kind}/{name}"
 
 
-def assign(target: Any, name: str, value: Any, path: str) -> None:
-    """Sets `target.name = value`; a value of the wrong type is an InvalidArgument naming `path`.
-
-    >>> from groundwire.core.apis import method
-    >>> spec = method("discoveryengine", "v1", "CheckGrounding").request_class().grounding_spec
-    >>> try:
-    ...     assign(spec, "citation_threshold", "high", "grounding_spec.citation_threshold")
-    ... except Exception as error:
-    ...     print(error.details[0].field_violations[0].field)
-    grounding_spec.citation_threshold
-    """
-    try:
-        if isinstance(value, Mapping):
-            getattr(target, name).update(value)
-        else:
-            setattr(target, name, value)
-    except (TypeError, ValueError) as error:
-        raise bad_request(
-            [(path, f"wrong type or value: {error}")],
-            f"{path} has the wrong type or value ({type(value).__name__})",
-        ) from None
-
-
-def field_class(
-    owner: message.Message | type[message.Message], field: str
-) -> type[message.Message]:
-    """The message class of a message-typed field, e.g. `GroundingFact` for `facts`."""
-    from google.protobuf import message_factory
-
-    field_descriptor: Any = owner.DESCRIPTOR.fields_by_name[field]
-    return message_factory.GetMessageClass(field_descriptor.message_type)
-
-
-def _as_message(
-    value: message.Message | Any, message_class: type[message.Message]
-) -> message.Message | None:
-    """Converts a protobuf or proto-plus message of the same proto type; None otherwise."""
-    if isinstance(value, message_class):
-        return value
-    if isinstance(value, message.Message):
-        if value.DESCRIPTOR.full_name.rsplit(".", 1)[-1] != message_class.DESCRIPTOR.name:
-            return None
-        return message_class.FromString(value.SerializeToString())
-    serialize = getattr(type(value), "serialize", None)  # proto-plus, e.g. the official types
-    pb = getattr(type(value), "pb", None)
-    if callable(serialize) and callable(pb):
-        converted = message_class.FromString(serialize(value))
-        return converted
-    return None
-
-
-def _fact_parts(fact: Any, index: int, field: str) -> tuple[str, dict[str, str]]:
-    if isinstance(fact, str):
-        return fact, {}
-    if isinstance(fact, tuple) and len(fact) == 2 and isinstance(fact[0], str):
-        return fact[0], dict(fact[1] or {})
-    if isinstance(fact, Mapping):
-        texts = [fact[k] for k in _TEXT_KEYS if k in fact]
-        unknown = set(fact) - {*_TEXT_KEYS, "attributes"}
-        if len(texts) != 1 or unknown or not isinstance(texts[0], str):
-            raise bad_request(
-                [
-                    (
-                        f"{field}[{index}]",
-                        "a fact dict needs one text key (fact_text or text) "
-                        "and optionally attributes"
-                        + (f"; unknown keys {sorted(unknown)}" if unknown else ""),
-                    )
-                ],
-                f"{field}[{index}] is not a fact",
-            )
-        return texts[0], dict(fact.get("attributes") or {})
-    raise bad_request(
-        [
-            (
-                f"{field}[{index}]",
-                f"expected a string, a (text, attributes) pair, "
-                f"a dict or a GroundingFact, got {type(fact).__name__}",
-            )
-        ],
-        f"{field}[{index}] is not a fact",
-    )
-
-
-def grounding_facts(
-    facts: Iterable[FactLike], fact_class: type[message.Message], field: str = "facts"
-) -> list[message.Message]:
-    """Turns user facts into `GroundingFact` messages of the API version in use.
-
-    >>> from groundwire.core.apis import method
-    >>> request_class = method("discoveryengine", "v1", "CheckGrounding").request_class
-    >>> [f.fact_text for f in grounding_facts(["Paris is in France."],
-    ...                                       field_class(request_class, "facts"))]
-    ['Paris is in France.']
-    """
-    if isinstance(facts, (str, bytes)):
-        raise bad_request(
-            [(field, "expected a list of facts, got a single string")], f"{field} must be a list"
-        )
-    built = []
-    for index, fact in enumerate(facts):
-        converted = _as_message(fact, fact_class)
-        if converted is not None:
-            built.append(converted)
-            continue
-        text, attributes = _fact_parts(fact, index, field)
-        try:
-            built.append(fact_class(fact_text=text, attributes=attributes))
-        except (TypeError, ValueError):  # find the culprit, for an error that names it
-            fact = fact_class()
-            assign(fact, "fact_text", text, f"{field}[{index}].fact_text")
-            assign(fact, "attributes", attributes, f"{field}[{index}].attributes")
-            raise
-    return built
-
-
 DEFAULT_GROUNDING_CONFIG = "default_grounding_config"
 """The grounding config a CheckGrounding request names unless the caller gives another."""
-
-
-def _fact_fields(fact: Any) -> Mapping[str, Any] | None:
-    """The constructor fields of a plain fact (text, or a (text, attributes) pair); else None."""
-    kind = type(fact)
-    if kind is str:
-        return {"fact_text": fact}
-    if kind is tuple and len(fact) == 2 and type(fact[0]) is str:
-        return {"fact_text": fact[0], "attributes": fact[1] or {}}
-    return None
 
 
 def check_grounding_request(
@@ -198,7 +77,7 @@ def check_grounding_request(
         "answer_candidate": answer_candidate,
     }
     if not isinstance(facts, (str, bytes)):
-        plain = [_fact_fields(f) for f in facts] if isinstance(facts, (list, tuple)) else None
+        plain = [fact_fields(f) for f in facts] if isinstance(facts, (list, tuple)) else None
         if plain is not None and None not in plain:
             fields["facts"] = plain
     grounding_spec: dict[str, Any] = {}
@@ -263,32 +142,6 @@ def _careful_check_grounding_request(
     return request
 
 
-def _corroboration_fact(
-    fact: Any, fact_class: type[message.Message], index: int
-) -> message.Message:
-    converted = _as_message(fact, fact_class)
-    if converted is not None:
-        return converted
-    if isinstance(fact, Mapping) and not ({"fact_text", "factText", "text"} & set(fact)):
-        built = fact_class()
-        try:
-            from google.protobuf import json_format
-
-            json_format.ParseDict(dict(fact), built)
-        except json_format.ParseError as error:
-            raise bad_request(
-                [(f"facts[{index}]", str(error).splitlines()[0])], f"facts[{index}] is not a Fact"
-            ) from None
-        return built
-    text, attributes = _fact_parts(fact, index, "facts")
-    built = fact_class()
-    assign(built, "summary", text, f"facts[{index}].summary")
-    for key in ("title", "uri", "query"):
-        if key in attributes:
-            assign(built, key, attributes[key], f"facts[{index}].{key}")
-    return built
-
-
 def corroborate_content_request(
     method: Method,
     project: str,
@@ -309,7 +162,7 @@ def corroborate_content_request(
         request.content.role = "model"
         request.content.parts.add(text=content)
     else:
-        converted = _as_message(content, type(request.content))
+        converted = as_message(content, type(request.content))
         if converted is None:
             raise bad_request(
                 [("content", f"expected text or a Content, got {type(content).__name__}")],
@@ -321,7 +174,7 @@ def corroborate_content_request(
         raise bad_request(
             [("facts", "expected a list of facts, got a single string")], "facts must be a list"
         )
-    request.facts.extend(_corroboration_fact(f, fact_class, i) for i, f in enumerate(facts))
+    request.facts.extend(corroboration_fact(f, fact_class, i) for i, f in enumerate(facts))
     if citation_threshold is not None:
         assign(
             request.parameters,
@@ -333,7 +186,7 @@ def corroborate_content_request(
 
 
 def _turn(turn: Any, content_class: type[message.Message], index: int) -> message.Message:
-    converted = _as_message(turn, content_class)
+    converted = as_message(turn, content_class)
     if converted is not None:
         return converted
     if isinstance(turn, str):
@@ -428,3 +281,18 @@ def generate_grounded_content_request(
             predictor.threshold = dynamic_retrieval_threshold
     assign(request, "user_labels", user_labels or {}, "user_labels")
     return request
+
+
+__all__ = [
+    "DEFAULT_GROUNDING_CONFIG",
+    "GENERATE_FACTS_FIELD",
+    "FactLike",
+    "TurnLike",
+    "assign",
+    "check_grounding_request",
+    "corroborate_content_request",
+    "field_class",
+    "generate_grounded_content_request",
+    "grounding_facts",
+    "resource_name",
+]

@@ -1,0 +1,175 @@
+"""Turns facts as users have them (strings, pairs, dicts, messages) into fact messages.
+
+The request builders (`groundwire.core.requests`) take facts in any of these shapes; the
+conversions, and the errors that name a fact that fits none, live here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any, TypeAlias
+
+from google.protobuf import message
+
+from groundwire.core.errors import bad_request
+
+FactLike: TypeAlias = str | tuple[str, Mapping[str, str]] | Mapping[str, Any] | message.Message
+"""A fact as users may give it: `"text"`, `("text", {"author": ...})`, a dict, or a message."""
+
+_TEXT_KEYS = ("fact_text", "factText", "text", "summary")
+
+
+def assign(target: Any, name: str, value: Any, path: str) -> None:
+    """Sets `target.name = value`; a value of the wrong type is an InvalidArgument naming `path`.
+
+    >>> from groundwire.core.apis import method
+    >>> spec = method("discoveryengine", "v1", "CheckGrounding").request_class().grounding_spec
+    >>> try:
+    ...     assign(spec, "citation_threshold", "high", "grounding_spec.citation_threshold")
+    ... except Exception as error:
+    ...     print(error.details[0].field_violations[0].field)
+    grounding_spec.citation_threshold
+    """
+    try:
+        if isinstance(value, Mapping):
+            getattr(target, name).update(value)
+        else:
+            setattr(target, name, value)
+    except (TypeError, ValueError) as error:
+        raise bad_request(
+            [(path, f"wrong type or value: {error}")],
+            f"{path} has the wrong type or value ({type(value).__name__})",
+        ) from None
+
+
+def field_class(
+    owner: message.Message | type[message.Message], field: str
+) -> type[message.Message]:
+    """The message class of a message-typed field, e.g. `GroundingFact` for `facts`."""
+    from google.protobuf import message_factory
+
+    field_descriptor: Any = owner.DESCRIPTOR.fields_by_name[field]
+    return message_factory.GetMessageClass(field_descriptor.message_type)
+
+
+def as_message(
+    value: message.Message | Any, message_class: type[message.Message]
+) -> message.Message | None:
+    """Converts a protobuf or proto-plus message of the same proto type; None otherwise."""
+    if isinstance(value, message_class):
+        return value
+    if isinstance(value, message.Message):
+        if value.DESCRIPTOR.full_name.rsplit(".", 1)[-1] != message_class.DESCRIPTOR.name:
+            return None
+        return message_class.FromString(value.SerializeToString())
+    serialize = getattr(type(value), "serialize", None)  # proto-plus, e.g. the official types
+    pb = getattr(type(value), "pb", None)
+    if callable(serialize) and callable(pb):
+        converted = message_class.FromString(serialize(value))
+        return converted
+    return None
+
+
+def fact_parts(fact: Any, index: int, field: str) -> tuple[str, dict[str, str]]:
+    """The (text, attributes) of a plain fact; anything else is an InvalidArgument naming it.
+
+    >>> fact_parts({"text": "Paris.", "attributes": {"a": "b"}}, 0, "facts")
+    ('Paris.', {'a': 'b'})
+    """
+    if isinstance(fact, str):
+        return fact, {}
+    if isinstance(fact, tuple) and len(fact) == 2 and isinstance(fact[0], str):
+        return fact[0], dict(fact[1] or {})
+    if isinstance(fact, Mapping):
+        texts = [fact[k] for k in _TEXT_KEYS if k in fact]
+        unknown = set(fact) - {*_TEXT_KEYS, "attributes"}
+        if len(texts) != 1 or unknown or not isinstance(texts[0], str):
+            raise bad_request(
+                [
+                    (
+                        f"{field}[{index}]",
+                        "a fact dict needs one text key (fact_text or text) "
+                        "and optionally attributes"
+                        + (f"; unknown keys {sorted(unknown)}" if unknown else ""),
+                    )
+                ],
+                f"{field}[{index}] is not a fact",
+            )
+        return texts[0], dict(fact.get("attributes") or {})
+    raise bad_request(
+        [
+            (
+                f"{field}[{index}]",
+                f"expected a string, a (text, attributes) pair, "
+                f"a dict or a GroundingFact, got {type(fact).__name__}",
+            )
+        ],
+        f"{field}[{index}] is not a fact",
+    )
+
+
+def grounding_facts(
+    facts: Iterable[FactLike], fact_class: type[message.Message], field: str = "facts"
+) -> list[message.Message]:
+    """Turns user facts into `GroundingFact` messages of the API version in use.
+
+    >>> from groundwire.core.apis import method
+    >>> request_class = method("discoveryengine", "v1", "CheckGrounding").request_class
+    >>> [f.fact_text for f in grounding_facts(["Paris is in France."],
+    ...                                       field_class(request_class, "facts"))]
+    ['Paris is in France.']
+    """
+    if isinstance(facts, (str, bytes)):
+        raise bad_request(
+            [(field, "expected a list of facts, got a single string")], f"{field} must be a list"
+        )
+    built = []
+    for index, fact in enumerate(facts):
+        converted = as_message(fact, fact_class)
+        if converted is not None:
+            built.append(converted)
+            continue
+        text, attributes = fact_parts(fact, index, field)
+        try:
+            built.append(fact_class(fact_text=text, attributes=attributes))
+        except (TypeError, ValueError):  # find the culprit, for an error that names it
+            fact = fact_class()
+            assign(fact, "fact_text", text, f"{field}[{index}].fact_text")
+            assign(fact, "attributes", attributes, f"{field}[{index}].attributes")
+            raise
+    return built
+
+
+def fact_fields(fact: Any) -> Mapping[str, Any] | None:
+    """The constructor fields of a plain fact (text, or a (text, attributes) pair); else None."""
+    kind = type(fact)
+    if kind is str:
+        return {"fact_text": fact}
+    if kind is tuple and len(fact) == 2 and type(fact[0]) is str:
+        return {"fact_text": fact[0], "attributes": fact[1] or {}}
+    return None
+
+
+def corroboration_fact(fact: Any, fact_class: type[message.Message], index: int) -> message.Message:
+    """A CorroborateContent `Fact`: a summary from plain text, or a dict in Fact's own fields."""
+    converted = as_message(fact, fact_class)
+    if converted is not None:
+        return converted
+    if isinstance(fact, Mapping) and not ({"fact_text", "factText", "text"} & set(fact)):
+        built = fact_class()
+        try:
+            from google.protobuf import json_format
+
+            json_format.ParseDict(dict(fact), built)
+        except json_format.ParseError as error:
+            raise bad_request(
+                [(f"facts[{index}]", str(error).splitlines()[0])], f"facts[{index}] is not a Fact"
+            ) from None
+        return built
+    text, attributes = fact_parts(fact, index, "facts")
+    built = fact_class()
+    assign(built, "summary", text, f"facts[{index}].summary")
+    for key in ("title", "uri", "query"):
+        if key in attributes:
+            assign(built, key, attributes[key], f"facts[{index}].{key}")
+    return built
