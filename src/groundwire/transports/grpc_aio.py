@@ -113,7 +113,8 @@ class AsyncGrpcTransport:
         if call is None:
             call = self._unary_call(method)
         try:
-            timeout = await self._connect(timeout)
+            if self._open().get_state(try_to_connect=True) != grpc.ChannelConnectivity.READY:
+                timeout = await self._connect(timeout)  # a ready channel needs no coroutine
             response = await call(request, timeout=timeout, metadata=metadata)
         except grpc.aio.AioRpcError as error:
             raise self._error(error) from None
