@@ -14,6 +14,7 @@ from groundwire_protos.google.cloud.discoveryengine.v1beta.grounded_generation_p
 )
 
 from groundwire.core import apis, errors, transcoding
+from groundwire.core.jsonstream import JsonArrayStream
 from tests.support.typed import typed
 
 CHECK = apis.method("discoveryengine", "v1", "CheckGrounding")
@@ -48,6 +49,32 @@ def test_a_stream_is_one_post_with_a_json_array_body() -> None:
     body = json.loads(http.body)
     assert len(body) == 3
     assert body[1]["contents"][0]["parts"][0]["text"] == "hi"
+
+
+def test_a_stream_body_decodes_back_to_the_requests_it_encodes() -> None:
+    requests = [STREAM.request_class(location=LOCATION) for _ in range(2)]
+    typed(GenerateGroundedContentRequest, requests[0]).contents.add(role="user").parts.add(
+        text="東京は？"
+    )
+    http = transcoding.encode_stream_request(STREAM, requests)
+    route = transcoding.match_route(apis.all_methods(), http.verb, http.path)
+    assert route is not None
+    assert transcoding.decode_body(route.method, http.body, route.bindings) == requests
+
+
+@pytest.mark.parametrize("sse", [False, True])
+def test_streamed_responses_framed_by_the_server_are_read_back_by_the_client(sse: bool) -> None:
+    elements = [json.dumps({"n": n}).encode() for n in range(3)]
+    framed = [transcoding.stream_frame(i, data, sse=sse) for i, data in enumerate(elements)]
+    if sse:
+        assert all(frame.startswith(b"data: ") for frame in framed)
+        assert [frame[len(b"data: ") :].strip() for frame in framed] == elements
+        return
+    wire = transcoding.STREAM_OPEN + b"".join(framed) + transcoding.STREAM_CLOSE
+    stream = JsonArrayStream()
+    read = [element for byte in range(len(wire)) for element in stream.feed(wire[byte : byte + 1])]
+    stream.close()
+    assert read == elements
 
 
 def test_every_method_routes_back_to_itself() -> None:
