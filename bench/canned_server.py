@@ -1,10 +1,11 @@
 """A gRPC + HTTP server answering every CheckGrounding with one canned response, for benchmarks.
 
-It runs in its own process (`python -m bench.canned_server`), so the clients measured never
-share an interpreter with it. It does no engine work: request bytes are read and dropped, and
-the response bytes were encoded once at start-up, so what is measured is the client. Both
-servers share one event loop; it prints `grpc=HOST:PORT http=http://HOST:PORT` once ready and
-stops on SIGTERM, SIGINT or when its standard input closes.
+It runs in its own process (`python -m bench.canned_server ANSWER`, ANSWER `typical` or `long`,
+one process per canned answer), so the clients measured never share an interpreter with it.
+It does no engine work: request bytes are read and dropped, and the response bytes were
+encoded once at start-up, so what is measured is the client. Both servers share one event
+loop; it prints `grpc=HOST:PORT http=http://HOST:PORT` once ready and stops on SIGTERM,
+SIGINT or when its standard input closes.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ import sys
 import grpc
 from aiohttp import web
 
-from bench import workload
+from bench import contenders
 from groundwire.core import apis
 from groundwire.core.transcoding import response_to_json
 
@@ -67,9 +68,9 @@ class _EofProtocol(asyncio.Protocol):
         self._stop.set()
 
 
-async def serve() -> None:
-    """Serves until stopped; prints the two addresses once both servers listen."""
-    response = workload.canned_response(workload.typical())
+async def serve(answer: str) -> None:
+    """Serves the canned `answer` until stopped; prints both addresses once both listen."""
+    response = contenders.canned(answer)
     method = apis.method("discoveryengine", "v1", "CheckGrounding")
     grpc_server = grpc.aio.server(options=[("grpc.so_reuseport", 0)])
     grpc_server.add_generic_rpc_handlers((_grpc_handler(response.SerializeToString(), method),))
@@ -89,4 +90,4 @@ async def serve() -> None:
 
 
 if __name__ == "__main__":
-    asyncio.run(serve())
+    asyncio.run(serve(sys.argv[1] if len(sys.argv) > 1 else "typical"))

@@ -1,14 +1,24 @@
-"""The clients compared in the throughput benchmark, each making the same CheckGrounding call.
+"""The clients compared in the throughput benchmark, and the workloads each runs.
 
 Every contender builds its request from the same user-level inputs (an answer string and
-(text, attributes) facts) on every call, as an application would, gets the canned 10-claim
-response back, and reads every claim's text, position and citations from it (lazily decoded
-responses, as proto-plus makes, would otherwise look free). Imports happen inside the
-factories, so a worker process loads only the library it measures.
+(text, attributes) facts) on every call, as an application would, gets a canned response back
+and reads from it what its workload says:
+
+- `score`: the support score and the number of claims;
+- `full`: every claim's text, its position as Python str indices, and the text of each chunk it
+  cites. groundwire's results carry str offsets; the bare stub and the official client convert
+  Google's UTF-8 byte offsets the plain way (encode the answer once per response, decode each
+  prefix);
+- `long`: `full` on a 4,096-token answer with 50 claims.
+
+Every groundwire contender but `groundwire-grpc-validate` runs with `validate=False`, since the
+stub and the official client validate nothing. Imports happen inside the factories, so a worker
+process loads only the library it measures.
 """
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -17,52 +27,145 @@ from bench import workload
 
 SyncCall = Callable[[], Any]
 AsyncCall = Callable[[], Awaitable[Any]]
+Inputs = tuple[str, list[tuple[str, dict[str, str]]]]
+Endpoints = dict[str, tuple[str, str]]
+"""Per canned answer (`typical`, `long`): the server's (gRPC host:port, HTTP base URL)."""
+
+
+@dataclass(frozen=True)
+class ClientWorkload:
+    """What a caller asks for and what it reads from the answer."""
+
+    name: str
+    answer: str  # which canned answer the server sends: "typical" or "long"
+    reads: str  # "score" or "full"
+    title: str
+
+
+WORKLOADS = {
+    found.name: found
+    for found in (
+        ClientWorkload(
+            "score",
+            "typical",
+            "score",
+            "score: support score and number of claims (10 claims, 2 citations each)",
+        ),
+        ClientWorkload(
+            "full",
+            "typical",
+            "full",
+            "full: every claim's text, str offsets and cited chunks' text (10 claims, "
+            "2 citations each)",
+        ),
+        ClientWorkload(
+            "long",
+            "long",
+            "full",
+            f"full, long answer: {workload.LONG_CLAIMS} claims over a 4,096-token answer, "
+            "2 citations each",
+        ),
+    )
+}
+GRPC_WORKLOADS = tuple(WORKLOADS)
+REST_WORKLOADS = ("full",)
 
 
 @dataclass(frozen=True)
 class Contender:
-    """One client configuration: who made it, which protocol, sync or asyncio."""
+    """One client configuration: who made it, which protocol, sync or asyncio, what it runs."""
 
     name: str
     library: str  # "groundwire", "official" or "stub"
     protocol: str  # "grpc" or "rest"
     asynchronous: bool
+    workloads: tuple[str, ...]
+    validate: bool = False
 
 
 CONTENDERS = (
-    Contender("groundwire-grpc", "groundwire", "grpc", False),
-    Contender("groundwire-grpc-async", "groundwire", "grpc", True),
-    Contender("groundwire-rest", "groundwire", "rest", False),
-    Contender("groundwire-rest-async", "groundwire", "rest", True),
-    Contender("official-grpc", "official", "grpc", False),
-    Contender("official-grpc-async", "official", "grpc", True),
-    Contender("official-rest", "official", "rest", False),
-    Contender("stub-grpc", "stub", "grpc", False),
-    Contender("stub-grpc-async", "stub", "grpc", True),
+    Contender("groundwire-grpc", "groundwire", "grpc", False, GRPC_WORKLOADS),
+    Contender("groundwire-grpc-async", "groundwire", "grpc", True, GRPC_WORKLOADS),
+    Contender(
+        "groundwire-grpc-validate", "groundwire", "grpc", False, GRPC_WORKLOADS, validate=True
+    ),
+    Contender("official-grpc", "official", "grpc", False, GRPC_WORKLOADS),
+    Contender("official-grpc-async", "official", "grpc", True, GRPC_WORKLOADS),
+    Contender("stub-grpc", "stub", "grpc", False, GRPC_WORKLOADS),
+    Contender("stub-grpc-async", "stub", "grpc", True, GRPC_WORKLOADS),
+    Contender("groundwire-rest", "groundwire", "rest", False, REST_WORKLOADS),
+    Contender("groundwire-rest-async", "groundwire", "rest", True, REST_WORKLOADS),
+    Contender("official-rest", "official", "rest", False, REST_WORKLOADS),
 )
 BY_NAME = {contender.name: contender for contender in CONTENDERS}
 
 
-def _inputs() -> tuple[str, list[tuple[str, dict[str, str]]]]:
-    typical = workload.typical()
-    return typical.answer, [(fact.text, fact.attributes) for fact in typical.facts]
+@functools.cache
+def answer_workload(answer: str) -> workload.Workload:
+    """The request a canned answer belongs to: `typical` or `long`."""
+    return {"typical": workload.typical, "long": workload.long_answer}[answer]()
 
 
-def read_groundwire(result: Any) -> Any:
-    """Touches what an application reads from a groundwire result, and returns the result.
-
-    That is each claim's text, its str offsets and its cited chunks.
-    """
-    for claim in result.claims:
-        _ = (claim.text, claim.start, claim.end, claim.citations)
-    return result
+@functools.cache
+def canned(answer: str) -> Any:
+    """The canned response the server sends for `answer` (`typical` or `long`)."""
+    found = answer_workload(answer)
+    return workload.canned_response(found, workload.LONG_CLAIMS if answer == "long" else None)
 
 
-def read_official(response: Any) -> Any:
-    """The same for a protobuf or proto-plus response: text, byte offsets, citation indices."""
-    for claim in response.claims:
-        _ = (claim.claim_text, claim.start_pos, claim.end_pos, list(claim.citation_indices))
-    return response
+def inputs(answer: str) -> Inputs:
+    """The answer string and (text, attributes) facts of that canned answer's request."""
+    found = answer_workload(answer)
+    return found.answer, [(fact.text, fact.attributes) for fact in found.facts]
+
+
+def read_groundwire_score(result: Any) -> tuple[float, int]:
+    """What a `score` caller reads from a groundwire result."""
+    return result.support_score, len(result.claims)
+
+
+def read_groundwire_full(result: Any) -> list[tuple[str, int, int, list[str]]]:
+    """What a `full` caller reads from a groundwire result: text, str offsets, cited texts."""
+    return [
+        (claim.text, claim.start, claim.end, [chunk.text for chunk in claim.citations])
+        for claim in result.claims
+    ]
+
+
+def read_protobuf_score(response: Any, answer: str) -> tuple[float, int]:
+    """What a `score` caller reads from a protobuf or proto-plus response."""
+    return response.support_score, len(response.claims)
+
+
+def read_protobuf_full(response: Any, answer: str) -> list[tuple[str, int, int, list[str]]]:
+    """The same as `read_groundwire_full`, from a raw response, converting offsets by hand."""
+    encoded = answer.encode()
+    return [
+        (
+            claim.claim_text,
+            len(encoded[: claim.start_pos].decode()),
+            len(encoded[: claim.end_pos].decode()),
+            [response.cited_chunks[index].chunk_text for index in claim.citation_indices],
+        )
+        for claim in response.claims
+    ]
+
+
+def expected_reading(name: str) -> Any:
+    """What workload `name` must read from its canned answer (to check every contender)."""
+    chosen = WORKLOADS[name]
+    response = canned(chosen.answer)
+    answer = inputs(chosen.answer)[0]
+    if chosen.reads == "score":
+        return read_protobuf_score(response, answer)
+    return read_protobuf_full(response, answer)
+
+
+def _reader(library: str, reads: str, answer: str) -> Callable[[Any], Any]:
+    if library == "groundwire":
+        return read_groundwire_score if reads == "score" else read_groundwire_full
+    read = read_protobuf_score if reads == "score" else read_protobuf_full
+    return lambda response: read(response, answer)
 
 
 def _transport(protocol: str) -> Literal["grpc", "rest"]:
@@ -71,44 +174,46 @@ def _transport(protocol: str) -> Literal["grpc", "rest"]:
     return "grpc" if protocol == "grpc" else "rest"
 
 
+# Each factory makes one client for one canned server and returns (call, close); `call` sends
+# the request built from `inputs` and returns the raw result, which the workload then reads.
+
+
 def groundwire_sync(
-    protocol: str, grpc_address: str, http_url: str
+    contender: Contender, endpoint: tuple[str, str], inputs: Inputs
 ) -> tuple[SyncCall, Callable[[], None]]:
     """groundwire's GroundingClient on one protocol (no fallback)."""
     from groundwire import GroundingClient
 
-    answer, facts = _inputs()
+    answer, facts = inputs
     client = GroundingClient(
         workload.PROJECT,
-        transport=_transport(protocol),
-        endpoint=grpc_address,
-        rest_endpoint=http_url,
+        transport=_transport(contender.protocol),
+        endpoint=endpoint[0],
+        rest_endpoint=endpoint[1],
+        validate=contender.validate,
     )
-    return (lambda: read_groundwire(client.check_grounding(answer, facts))), client.close
+    return (lambda: client.check_grounding(answer, facts)), client.close
 
 
 async def groundwire_async(
-    protocol: str, grpc_address: str, http_url: str
+    contender: Contender, endpoint: tuple[str, str], inputs: Inputs
 ) -> tuple[AsyncCall, Callable[[], Awaitable[None]]]:
     """groundwire's AsyncGroundingClient on one protocol (no fallback)."""
     from groundwire import AsyncGroundingClient
 
-    answer, facts = _inputs()
+    answer, facts = inputs
     client = AsyncGroundingClient(
         workload.PROJECT,
-        transport=_transport(protocol),
-        endpoint=grpc_address,
-        rest_endpoint=http_url,
+        transport=_transport(contender.protocol),
+        endpoint=endpoint[0],
+        rest_endpoint=endpoint[1],
+        validate=contender.validate,
     )
-
-    async def call() -> Any:
-        return read_groundwire(await client.check_grounding(answer, facts))
-
-    return call, client.close
+    return (lambda: client.check_grounding(answer, facts)), client.close
 
 
-def _official_request(discoveryengine: Any) -> Callable[[], Any]:
-    answer, facts = _inputs()
+def _official_request(discoveryengine: Any, inputs: Inputs) -> Callable[[], Any]:
+    answer, facts = inputs
 
     def build() -> Any:
         return discoveryengine.CheckGroundingRequest(
@@ -124,57 +229,51 @@ def _official_request(discoveryengine: Any) -> Callable[[], Any]:
 
 
 def official_sync(
-    protocol: str, grpc_address: str, http_url: str
+    contender: Contender, endpoint: tuple[str, str], inputs: Inputs
 ) -> tuple[SyncCall, Callable[[], None]]:
     """google-cloud-discoveryengine's GroundedGenerationServiceClient, gRPC or REST."""
     from google.auth.credentials import AnonymousCredentials
     from google.cloud import discoveryengine_v1
     from google.cloud.discoveryengine_v1.services.grounded_generation_service import transports
 
-    if protocol == "grpc":
+    if contender.protocol == "grpc":
         import grpc
 
-        channel = grpc.insecure_channel(grpc_address)
+        channel = grpc.insecure_channel(endpoint[0])
         client = discoveryengine_v1.GroundedGenerationServiceClient(
             transport=transports.GroundedGenerationServiceGrpcTransport(channel=channel)
         )
     else:
         client = discoveryengine_v1.GroundedGenerationServiceClient(
-            client_options={"api_endpoint": http_url},
+            client_options={"api_endpoint": endpoint[1]},
             transport="rest",
-            credentials=AnonymousCredentials(),
-        )  # type: ignore[no-untyped-call]
-    build = _official_request(discoveryengine_v1)
-    return (lambda: read_official(client.check_grounding(request=build()))), (
-        client.transport.close
-    )
+            credentials=AnonymousCredentials(),  # type: ignore[no-untyped-call]
+        )
+    build = _official_request(discoveryengine_v1, inputs)
+    return (lambda: client.check_grounding(request=build())), client.transport.close
 
 
 async def official_async(
-    protocol: str, grpc_address: str, http_url: str
+    contender: Contender, endpoint: tuple[str, str], inputs: Inputs
 ) -> tuple[AsyncCall, Callable[[], Awaitable[None]]]:
     """google-cloud-discoveryengine's GroundedGenerationServiceAsyncClient over grpc.aio."""
     import grpc
     from google.cloud import discoveryengine_v1
     from google.cloud.discoveryengine_v1.services.grounded_generation_service import transports
 
-    assert protocol == "grpc", "the official asyncio client is measured over gRPC only"
-    channel = grpc.aio.insecure_channel(grpc_address)
+    assert contender.protocol == "grpc", "the official asyncio client is measured over gRPC only"
+    channel = grpc.aio.insecure_channel(endpoint[0])
     client = discoveryengine_v1.GroundedGenerationServiceAsyncClient(
         transport=transports.GroundedGenerationServiceGrpcAsyncIOTransport(channel=channel)
     )
-    build = _official_request(discoveryengine_v1)
-
-    async def call() -> Any:
-        return read_official(await client.check_grounding(request=build()))
-
-    return call, lambda: channel.close(None)
+    build = _official_request(discoveryengine_v1, inputs)
+    return (lambda: client.check_grounding(request=build())), lambda: channel.close(None)
 
 
-def _stub_request() -> Callable[[], Any]:
+def _stub_request(inputs: Inputs) -> Callable[[], Any]:
     from groundwire_protos.google.cloud.discoveryengine.v1 import check_grounding_pb2
 
-    answer, facts = _inputs()
+    answer, facts = inputs
 
     def build() -> Any:
         request = check_grounding_pb2.CheckGroundingRequest(
@@ -188,7 +287,7 @@ def _stub_request() -> Callable[[], Any]:
 
 
 def stub_sync(
-    protocol: str, grpc_address: str, http_url: str
+    contender: Contender, endpoint: tuple[str, str], inputs: Inputs
 ) -> tuple[SyncCall, Callable[[], None]]:
     """The floor: a bare generated gRPC stub on raw protobuf messages, nothing else."""
     import grpc
@@ -196,14 +295,14 @@ def stub_sync(
         grounded_generation_service_pb2_grpc as service,
     )
 
-    channel = grpc.insecure_channel(grpc_address)
+    channel = grpc.insecure_channel(endpoint[0])
     stub = service.GroundedGenerationServiceStub(channel)
-    build = _stub_request()
-    return (lambda: read_official(stub.CheckGrounding(build(), timeout=60.0))), channel.close
+    build = _stub_request(inputs)
+    return (lambda: stub.CheckGrounding(build(), timeout=60.0)), channel.close
 
 
 async def stub_async(
-    protocol: str, grpc_address: str, http_url: str
+    contender: Contender, endpoint: tuple[str, str], inputs: Inputs
 ) -> tuple[AsyncCall, Callable[[], Awaitable[None]]]:
     """The asyncio floor: the same bare stub over a grpc.aio channel."""
     import grpc
@@ -211,15 +310,75 @@ async def stub_async(
         grounded_generation_service_pb2_grpc as service,
     )
 
-    channel = grpc.aio.insecure_channel(grpc_address)
+    channel = grpc.aio.insecure_channel(endpoint[0])
     stub = service.GroundedGenerationServiceStub(channel)
-    build = _stub_request()
-
-    async def call() -> Any:
-        return read_official(await stub.CheckGrounding(build(), timeout=60.0))
-
-    return call, lambda: channel.close(None)
+    build = _stub_request(inputs)
+    return (lambda: stub.CheckGrounding(build(), timeout=60.0)), lambda: channel.close(None)
 
 
 SYNC_FACTORIES = {"groundwire": groundwire_sync, "official": official_sync, "stub": stub_sync}
 ASYNC_FACTORIES = {"groundwire": groundwire_async, "official": official_async, "stub": stub_async}
+
+
+def answers(contender: Contender) -> tuple[str, ...]:
+    """The canned answers (servers) `contender`'s workloads need, in a stable order."""
+    return tuple(dict.fromkeys(WORKLOADS[name].answer for name in contender.workloads))
+
+
+def build_sync(
+    contender: Contender, endpoints: Endpoints
+) -> tuple[dict[str, SyncCall], Callable[[], None]]:
+    """One blocking call per workload of `contender` (one client per canned server)."""
+    factory = SYNC_FACTORIES[contender.library]
+    raw_calls: dict[str, SyncCall] = {}
+    closers: list[Callable[[], None]] = []
+    for answer in answers(contender):
+        raw_calls[answer], close = factory(contender, endpoints[answer], inputs(answer))
+        closers.append(close)
+    found: dict[str, SyncCall] = {}
+    for name in contender.workloads:
+        chosen = WORKLOADS[name]
+        read = _reader(contender.library, chosen.reads, inputs(chosen.answer)[0])
+        found[name] = _read_after_sync(raw_calls[chosen.answer], read)
+
+    def close_all() -> None:
+        for close in closers:
+            close()
+
+    return found, close_all
+
+
+async def build_async(
+    contender: Contender, endpoints: Endpoints
+) -> tuple[dict[str, AsyncCall], Callable[[], Awaitable[None]]]:
+    """One awaitable call per workload of `contender` (one client per canned server)."""
+    factory = ASYNC_FACTORIES[contender.library]
+    raw_calls: dict[str, AsyncCall] = {}
+    closers: list[Callable[[], Awaitable[None]]] = []
+    for answer in answers(contender):
+        raw_calls[answer], close = await factory(contender, endpoints[answer], inputs(answer))
+        closers.append(close)
+    found: dict[str, AsyncCall] = {}
+    for name in contender.workloads:
+        chosen = WORKLOADS[name]
+        found[name] = _read_after(
+            raw_calls[chosen.answer],
+            _reader(contender.library, chosen.reads, inputs(chosen.answer)[0]),
+        )
+
+    async def close_all() -> None:
+        for close in closers:
+            await close()
+
+    return found, close_all
+
+
+def _read_after_sync(raw: SyncCall, read: Callable[[Any], Any]) -> SyncCall:
+    return lambda: read(raw())
+
+
+def _read_after(raw: AsyncCall, read: Callable[[Any], Any]) -> AsyncCall:
+    async def call() -> Any:
+        return read(await raw())
+
+    return call

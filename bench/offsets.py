@@ -16,15 +16,8 @@ from bench import workload
 from groundwire.core.offsets import resolve_byte_spans
 from groundwire.core.validation import MAX_ANSWER_TOKENS
 
-CLAIMS = 50
+CLAIMS = workload.LONG_CLAIMS
 Positions = list[tuple[int | None, int | None, str]]
-
-
-def claims_of(answer_workload: workload.Workload, count: int) -> Positions:
-    """`count` sentence spans spread evenly across the answer, as (start_byte, end_byte, text)."""
-    spans = answer_workload.sentence_bytes
-    step = len(spans) / count
-    return [spans[int(index * step)] for index in range(count)]
 
 
 def naive(text: str, positions: Positions) -> list[tuple[int, int, int, int]]:
@@ -64,7 +57,7 @@ def _rate(
 def measure(seconds: float = 2.0) -> dict[str, Any]:
     """Answers converted per second by each method, alternating to share the machine's drift."""
     answer = workload.make_workload(workload.long_answer_sentences(MAX_ANSWER_TOKENS), 0, 0)
-    positions = claims_of(answer, CLAIMS)
+    positions: Positions = list(workload.spread(answer.sentence_bytes, CLAIMS))
     if naive(answer.answer, positions) != groundwire(answer.answer, positions):
         raise AssertionError("the two conversions disagree")
     rates: dict[str, list[float]] = {"groundwire": [], "naive": []}

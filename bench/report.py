@@ -2,20 +2,24 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from bench import contenders
-from bench.throughput import ratio
+from bench.throughput import cpu_ratio, ratio, summary
 
-RATIOS = (
+COMPARISONS = (
     ("groundwire gRPC / bare stub (sync)", "groundwire-grpc", "stub-grpc"),
     ("groundwire gRPC / bare stub (asyncio)", "groundwire-grpc-async", "stub-grpc-async"),
     ("groundwire gRPC / official gRPC (sync)", "groundwire-grpc", "official-grpc"),
     ("groundwire gRPC / official gRPC (asyncio)", "groundwire-grpc-async", "official-grpc-async"),
     ("groundwire REST / official REST (sync)", "groundwire-rest", "official-rest"),
     ("groundwire REST asyncio / official REST (sync)", "groundwire-rest-async", "official-rest"),
+    ("groundwire REST asyncio / sync", "groundwire-rest-async", "groundwire-rest"),
 )
+"""(row label, ours, theirs): each row of the ratio tables."""
+VALIDATED, UNVALIDATED = "groundwire-grpc-validate", "groundwire-grpc"
+INFLIGHTS = (1, 64)
 
 
 def table(header: Sequence[str], rows: Iterable[Sequence[object]]) -> str:
@@ -54,77 +58,115 @@ def _targets(judged: list[dict[str, Any]]) -> list[str]:
 
 
 def _throughput(found: dict[str, Any]) -> list[str]:
-    rows = []
+    settings = found["settings"]
+    lines = [
+        f"{settings['rounds']} interleaved round(s) of {settings['seconds']} s per contender, "
+        f"workload and load, after {settings['warmup']} s of warm-up; medians over rounds. "
+        "CPU is the contender process's own (`time.process_time`), per completed call. "
+        "groundwire runs with `validate=False` (the stub and the official client validate "
+        "nothing) except in `groundwire-grpc-validate`; the stub and the official client "
+        "convert offsets in plain user code (`len(answer.encode()[:start_pos].decode())`).",
+        "",
+    ]
+    for workload, title in found["workloads"].items():
+        lines += [f"### {title}", "", _contender_table(found, workload), ""]
+    workloads = list(found["workloads"])
+    header = ["comparison", *(f"{w} @{n}" for w in workloads for n in INFLIGHTS)]
+    lines += [
+        "### Ratios",
+        "",
+        "Calls/s, the median of per-round ratios (above 1: groundwire is faster):",
+        "",
+        table(header, _ratio_rows(found, workloads, ratio)),
+        "",
+        "Client CPU per call, theirs ÷ ours, the median of per-round ratios (above 1: "
+        "groundwire uses less CPU):",
+        "",
+        table(header, _ratio_rows(found, workloads, _cpu_saving)),
+        "",
+        "### The cost of validation (sync gRPC, `validate=True` against `validate=False`)",
+        "",
+        table(
+            (
+                "workload",
+                "calls/s ratio @1",
+                "calls/s ratio @64",
+                "client CPU µs/call added @1",
+                "client CPU µs/call added @64",
+            ),
+            [
+                (
+                    workload,
+                    *(ratio(found, workload, VALIDATED, UNVALIDATED, n) for n in INFLIGHTS),
+                    *(_cpu_added(found, workload, n) for n in INFLIGHTS),
+                )
+                for workload in workloads
+            ],
+        ),
+    ]
+    return lines
+
+
+def _contender_table(found: dict[str, Any], workload: str) -> str:
+    rows: list[tuple[object, ...]] = []
     for contender in contenders.CONTENDERS:
+        if workload not in contender.workloads:
+            continue
         entry = found["contenders"][contender.name]
         if "failed" in entry:
-            rows.append((contender.name, "failed: " + entry["failed"][:80], *[None] * 6))
+            rows.append((f"`{contender.name}`", "failed: " + entry["failed"][:80], *[None] * 5))
             continue
-        one, many = entry["inflight"]["1"], entry["inflight"]["64"]
+        one, many = (summary(found, contender.name, workload, n) or {} for n in INFLIGHTS)
         rows.append(
             (
                 f"`{contender.name}`",
-                one["calls_per_second"],
-                many["calls_per_second"],
-                one["client_cpu_us_per_call"],
-                many["client_cpu_us_per_call"],
-                many["server_cpu_us_per_call"],
-                one["errors"] + many["errors"],
+                one.get("calls_per_second"),
+                many.get("calls_per_second"),
+                one.get("client_cpu_us_per_call"),
+                many.get("client_cpu_us_per_call"),
+                many.get("server_cpu_us_per_call"),
+                one.get("errors", 0) + many.get("errors", 0),
             )
         )
-    settings = found["settings"]
-    ratios = [
+    return table(
         (
-            name,
-            ratio(found, top, bottom, 1),
-            ratio(found, top, bottom, 64),
-            _cpu_saving(found, top, bottom, 1),
-            _cpu_saving(found, top, bottom, 64),
-        )
-        for name, top, bottom in RATIOS
-    ]
-    return [
-        f"{settings['rounds']} interleaved rounds of {settings['seconds']} s per contender and "
-        f"load, after {settings['warmup']} s of warm-up; medians over rounds. CPU is the "
-        "contender process's own (`time.process_time`), per completed call.",
-        "",
-        table(
-            (
-                "contender",
-                "calls/s @1",
-                "calls/s @64",
-                "client CPU µs/call @1",
-                "client CPU µs/call @64",
-                "server CPU µs/call @64",
-                "errors",
-            ),
-            rows,
+            "contender",
+            "calls/s @1",
+            "calls/s @64",
+            "client CPU µs/call @1",
+            "client CPU µs/call @64",
+            "server CPU µs/call @64",
+            "errors",
         ),
-        "",
-        "Ratios (same run): calls/s as the median of per-round ratios, and the other "
-        "contender's client CPU per call divided by groundwire's (above 1: groundwire uses "
-        "less CPU).",
-        "",
-        table(
-            (
-                "comparison",
-                "calls/s @1",
-                "calls/s @64",
-                "their CPU ÷ ours @1",
-                "their CPU ÷ ours @64",
-            ),
-            ratios,
-        ),
-    ]
+        rows,
+    )
 
 
-def _cpu_saving(found: dict[str, Any], top: str, bottom: str, inflight: int) -> float | None:
-    try:
-        mine = found["contenders"][top]["inflight"][str(inflight)]["client_cpu_us_per_call"]
-        theirs = found["contenders"][bottom]["inflight"][str(inflight)]["client_cpu_us_per_call"]
-    except KeyError:
+def _ratio_rows(
+    found: dict[str, Any],
+    workloads: list[str],
+    compare: Callable[[dict[str, Any], str, str, str, int], float | None],
+) -> list[tuple[object, ...]]:
+    rows: list[tuple[object, ...]] = []
+    for label, ours, theirs in COMPARISONS:
+        values = [compare(found, w, ours, theirs, n) for w in workloads for n in INFLIGHTS]
+        if any(value is not None for value in values):
+            rows.append((label, *values))
+    return rows
+
+
+def _cpu_saving(
+    found: dict[str, Any], workload: str, ours: str, theirs: str, inflight: int
+) -> float | None:
+    return cpu_ratio(found, workload, theirs, ours, inflight)
+
+
+def _cpu_added(found: dict[str, Any], workload: str, inflight: int) -> float | None:
+    validated = summary(found, VALIDATED, workload, inflight)
+    unvalidated = summary(found, UNVALIDATED, workload, inflight)
+    if validated is None or unvalidated is None:
         return None
-    return float(theirs / mine) if mine else None
+    return float(validated["client_cpu_us_per_call"] - unvalidated["client_cpu_us_per_call"])
 
 
 def _imports(found: dict[str, Any]) -> list[str]:
@@ -242,7 +284,7 @@ def render(results: dict[str, Any]) -> str:
         "",
     ]
     lines += _section(
-        "Client throughput (CheckGrounding, canned server process)",
+        "Client throughput (CheckGrounding, canned server processes)",
         results,
         "throughput",
         _throughput,

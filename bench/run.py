@@ -4,6 +4,11 @@
 markdown report to standard output. A section that fails is reported as not measured; the
 others still run. `--quick` shortens every measurement (for trying changes, not for numbers);
 `--only throughput,imports` runs some sections.
+
+The throughput section measures every client contender (bench.contenders) on the `score`,
+`full` and `long` workloads at 1 and 64 calls in flight; bench.targets judges the results.
+To see where one contender's time goes, profile it alone:
+`python -m bench.profile groundwire-grpc --workload full --calls 2000` (see bench.profile).
 """
 
 from __future__ import annotations

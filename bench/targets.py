@@ -10,7 +10,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from bench.throughput import ratio
+from bench.throughput import cpu_ratio, ratio
 
 OFFICIAL_IMPORT = "from google.cloud import discoveryengine_v1"
 GROUNDWIRE_IMPORT = "from groundwire import GroundingClient"
@@ -47,69 +47,96 @@ class Target:
 
 
 def _ratio(
-    numerator: str, denominator: str, inflight: int
+    workload: str, numerator: str, denominator: str, inflight: int
 ) -> Callable[[dict[str, Any]], float | None]:
-    return lambda results: ratio(results["throughput"], numerator, denominator, inflight)
+    return lambda results: ratio(results["throughput"], workload, numerator, denominator, inflight)
+
+
+def _cpu_ratio(
+    workload: str, numerator: str, denominator: str, inflight: int
+) -> Callable[[dict[str, Any]], float | None]:
+    return lambda results: cpu_ratio(
+        results["throughput"], workload, numerator, denominator, inflight
+    )
 
 
 def _import_seconds(results: dict[str, Any]) -> float:
     return float(results["imports"][GROUNDWIRE_IMPORT]["seconds"])
 
 
-def _import_share(results: dict[str, Any]) -> float:
-    imports = results["imports"]
-    return float(imports[GROUNDWIRE_IMPORT]["seconds"] / imports[OFFICIAL_IMPORT]["seconds"])
+def _import_share(statement: str) -> Callable[[dict[str, Any]], float]:
+    return lambda results: float(
+        results["imports"][statement]["seconds"] / results["imports"][OFFICIAL_IMPORT]["seconds"]
+    )
 
 
 def _latency_ms(request: str, statistic: str) -> Callable[[dict[str, Any]], float]:
     return lambda results: float(results["engine"]["latency"][request][statistic])
 
 
+CLIENT_TARGET_WORKLOADS = ("score", "full")
+"""The workloads the gRPC targets hold on (the long answer is reported, not targeted)."""
+GRPC_PAIRS = (
+    ("sync", "groundwire-grpc", "stub-grpc", "official-grpc"),
+    ("asyncio", "groundwire-grpc-async", "stub-grpc-async", "official-grpc-async"),
+)
+INFLIGHTS = (1, 64)
+
+GRPC_TARGETS = tuple(
+    Target(
+        f"groundwire gRPC / {label}, {mode}, {workload}, {inflight} in flight",
+        _ratio(workload, ours, theirs, inflight),
+        bound,
+        True,
+        "×",
+    )
+    for workload in CLIENT_TARGET_WORKLOADS
+    for mode, ours, stub, official in GRPC_PAIRS
+    for inflight in INFLIGHTS
+    for label, theirs, bound in (("bare stub", stub, 0.9), ("official gRPC", official, 1.2))
+)
+
+REST_TARGETS = (
+    *(
+        Target(
+            f"groundwire REST / official REST, sync, full, {inflight} in flight",
+            _ratio("full", "groundwire-rest", "official-rest", inflight),
+            1.5,
+            True,
+            "×",
+        )
+        for inflight in (64, 1)
+    ),
+    *(
+        Target(
+            f"groundwire REST client CPU per call, asyncio / sync, full, {inflight} in flight",
+            _cpu_ratio("full", "groundwire-rest-async", "groundwire-rest", inflight),
+            1.3,
+            False,
+            "×",
+        )
+        for inflight in INFLIGHTS
+    ),
+)
+
 TARGETS = (
-    Target(
-        "groundwire gRPC / bare stub, sync, 64 in flight",
-        _ratio("groundwire-grpc", "stub-grpc", 64),
-        0.9,
-        True,
-        "×",
-    ),
-    Target(
-        "groundwire gRPC / bare stub, asyncio, 64 in flight",
-        _ratio("groundwire-grpc-async", "stub-grpc-async", 64),
-        0.9,
-        True,
-        "×",
-    ),
-    Target(
-        "groundwire gRPC / official gRPC, sync, 64 in flight",
-        _ratio("groundwire-grpc", "official-grpc", 64),
-        1.2,
-        True,
-        "×",
-    ),
-    Target(
-        "groundwire gRPC / official gRPC, asyncio, 64 in flight",
-        _ratio("groundwire-grpc-async", "official-grpc-async", 64),
-        1.2,
-        True,
-        "×",
-    ),
-    Target(
-        "groundwire REST / official REST, sync, 64 in flight",
-        _ratio("groundwire-rest", "official-rest", 64),
-        1.5,
-        True,
-        "×",
-    ),
-    Target(
-        "groundwire REST / official REST, sync, 1 in flight",
-        _ratio("groundwire-rest", "official-rest", 1),
-        1.5,
-        True,
-        "×",
-    ),
+    *GRPC_TARGETS,
+    *REST_TARGETS,
     Target(f"`{GROUNDWIRE_IMPORT}` time", _import_seconds, 0.25, False, " s"),
-    Target(f"`{GROUNDWIRE_IMPORT}` time / official import time", _import_share, 0.5, False, "×"),
+    Target(
+        "`import groundwire` time / official import time",
+        _import_share("import groundwire"),
+        0.5,
+        False,
+        "×",
+    ),
+    Target(
+        f"`{GROUNDWIRE_IMPORT}` time / official import time",
+        _import_share(GROUNDWIRE_IMPORT),
+        0.5,
+        False,
+        "×",
+    ),
     Target("emulator p50, small request", _latency_ms("small", "p50_ms"), 5.0, False, " ms"),
     Target(
         "emulator p99, largest legal request",

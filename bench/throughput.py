@@ -1,9 +1,10 @@
-"""Client throughput and CPU per call, every contender against one canned server, interleaved.
+"""Client throughput and CPU per call, every contender against canned servers, interleaved.
 
-The canned server and each contender run in processes of their own. All contenders are
-started and warmed up first; then, round after round, each is measured in turn for a short
-window (the order rotates every round), so drift on a shared machine touches all alike.
-Comparisons are the median over rounds of per-round ratios.
+Each canned server (one per canned answer, see bench.canned_server) and each contender run in
+processes of their own. All contenders are started and checked first; then, round after round,
+each is measured in turn on each of its workloads for a short window (the order rotates every
+round), so drift on a shared machine touches all alike. Comparisons are the median over rounds
+of per-round ratios.
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ class Settings:
     """How long to measure: `rounds` windows of `seconds` after `warmup`, per contender."""
 
     rounds: int = 5
-    warmup: float = 0.3
+    warmup: float = 0.2
     seconds: float = 1.0
     inflights: tuple[int, ...] = INFLIGHTS
 
@@ -57,18 +58,34 @@ class Series:
             "errors": self.errors,
             "first_error": self.first_error,
             "rates_by_round": [round(rate, 1) for rate in self.rates],
+            "cpu_us": [round(used, 1) for used in self.cpu_us],
         }
 
 
+def _start_servers() -> dict[str, procs.Child]:
+    """One canned server process per canned answer any workload needs."""
+    servers: dict[str, procs.Child] = {}
+    try:
+        for answer in dict.fromkeys(w.answer for w in contenders.WORKLOADS.values()):
+            servers[answer] = procs.start(
+                [procs.PYTHON, "-m", "bench.canned_server", answer], ready=r"grpc="
+            )
+    except BaseException:
+        for server in servers.values():
+            server.stop()
+        raise
+    return servers
+
+
 def _start_workers(
-    grpc_address: str, http_url: str
+    endpoints: contenders.Endpoints,
 ) -> tuple[dict[str, procs.Child], dict[str, str]]:
     workers: dict[str, procs.Child] = {}
     failures: dict[str, str] = {}
     for contender in contenders.CONTENDERS:
         try:
             workers[contender.name] = procs.start(
-                [procs.PYTHON, "-m", "bench.worker", contender.name, grpc_address, http_url],
+                [procs.PYTHON, "-m", "bench.worker", contender.name, json.dumps(endpoints)],
                 ready=r'"ready"',
                 timeout=120,
             )
@@ -78,9 +95,14 @@ def _start_workers(
 
 
 def _measure_one(
-    worker: procs.Child, server_pid: int, inflight: int, settings: Settings
+    worker: procs.Child, server_pid: int, workload: str, inflight: int, settings: Settings
 ) -> tuple[dict[str, Any], float]:
-    command = {"inflight": inflight, "warmup": settings.warmup, "seconds": settings.seconds}
+    command = {
+        "workload": workload,
+        "inflight": inflight,
+        "warmup": settings.warmup,
+        "seconds": settings.seconds,
+    }
     worker.send(json.dumps(command))
     before = procs.cpu_seconds(server_pid)
     window = json.loads(worker.read_line(settings.warmup + settings.seconds + 120))
@@ -95,28 +117,47 @@ def _rotated(names: list[str], round_index: int) -> list[str]:
     return rotated if round_index % 2 == 0 else rotated[::-1]
 
 
+def running(workload: str, workers: Iterable[str]) -> list[str]:
+    """The started contenders that run `workload`, sorted by name."""
+    return sorted(name for name in workers if workload in contenders.BY_NAME[name].workloads)
+
+
 def measure(settings: Settings) -> dict[str, Any]:
-    """Runs every contender at each number of calls in flight; returns summaries and rounds."""
-    server = procs.start([procs.PYTHON, "-m", "bench.canned_server"], ready=r"grpc=")
+    """Runs every contender on each of its workloads at each load; returns summaries and rounds.
+
+    Within a round, each workload and load in turn measures all its contenders back to back,
+    so the windows a ratio compares are seconds apart.
+    """
+    servers = _start_servers()
     workers: dict[str, procs.Child] = {}
     try:
-        grpc_address, http_url = procs.addresses(server.ready_line)
-        workers, failures = _start_workers(grpc_address, http_url)
-        series = {(name, n): Series() for name in workers for n in settings.inflights}
+        endpoints = {answer: procs.addresses(s.ready_line) for answer, s in servers.items()}
+        workers, failures = _start_workers(endpoints)
+        series = {
+            (name, workload, n): Series()
+            for name in workers
+            for workload in contenders.BY_NAME[name].workloads
+            for n in settings.inflights
+        }
         for round_index in range(settings.rounds):
-            for inflight in settings.inflights:
-                for name in _rotated(sorted(workers), round_index):
-                    window, server_cpu = _measure_one(workers[name], server.pid, inflight, settings)
-                    series[name, inflight].add(window, server_cpu)
+            for workload, chosen in contenders.WORKLOADS.items():
+                server_pid = servers[chosen.answer].pid
+                for inflight in settings.inflights:
+                    for name in _rotated(running(workload, workers), round_index):
+                        window, server_cpu = _measure_one(
+                            workers[name], server_pid, workload, inflight, settings
+                        )
+                        series[name, workload, inflight].add(window, server_cpu)
     finally:
         for worker in workers.values():
             worker.stop()
-        server.stop()
+        for server in servers.values():
+            server.stop()
     return _results(series, failures, settings)
 
 
 def _results(
-    series: dict[tuple[str, int], Series], failures: dict[str, str], settings: Settings
+    series: dict[tuple[str, str, int], Series], failures: dict[str, str], settings: Settings
 ) -> dict[str, Any]:
     by_contender: dict[str, Any] = {}
     for contender in contenders.CONTENDERS:
@@ -124,29 +165,64 @@ def _results(
             "library": contender.library,
             "protocol": contender.protocol,
             "asynchronous": contender.asynchronous,
+            "validate": contender.validate,
         }
         if contender.name in failures:
             entry["failed"] = failures[contender.name]
         else:
-            entry["inflight"] = {
-                str(n): series[contender.name, n].summary() for n in settings.inflights
+            entry["workloads"] = {
+                workload: {
+                    str(n): series[contender.name, workload, n].summary()
+                    for n in settings.inflights
+                }
+                for workload in contender.workloads
             }
         by_contender[contender.name] = entry
-    return {"settings": settings.__dict__, "contenders": by_contender}
+    return {
+        "settings": settings.__dict__,
+        "workloads": {name: chosen.title for name, chosen in contenders.WORKLOADS.items()},
+        "contenders": by_contender,
+    }
 
 
-def ratio(results: dict[str, Any], numerator: str, denominator: str, inflight: int) -> float | None:
-    """Median over rounds of numerator's rate / denominator's rate (same round, same load)."""
-    found = results["contenders"]
+def summary(
+    results: dict[str, Any], contender: str, workload: str, inflight: int
+) -> dict[str, Any] | None:
+    """One contender's medians on one workload at one load; None when not measured."""
     try:
-        top = found[numerator]["inflight"][str(inflight)]["rates_by_round"]
-        bottom = found[denominator]["inflight"][str(inflight)]["rates_by_round"]
+        found: dict[str, Any] = results["contenders"][contender]["workloads"][workload][
+            str(inflight)
+        ]
     except KeyError:
         return None
-    pairs = [a / b for a, b in zip(top, bottom, strict=True) if b > 0]
+    return found
+
+
+def ratio(
+    results: dict[str, Any], workload: str, numerator: str, denominator: str, inflight: int
+) -> float | None:
+    """Median over rounds of numerator's rate / denominator's rate (same round, same load)."""
+    return _paired(results, workload, numerator, denominator, inflight, "rates_by_round")
+
+
+def cpu_ratio(
+    results: dict[str, Any], workload: str, numerator: str, denominator: str, inflight: int
+) -> float | None:
+    """Median over rounds of numerator's client CPU per call / denominator's."""
+    return _paired(results, workload, numerator, denominator, inflight, "cpu_us")
+
+
+def _paired(
+    results: dict[str, Any],
+    workload: str,
+    numerator: str,
+    denominator: str,
+    inflight: int,
+    key: str,
+) -> float | None:
+    top = summary(results, numerator, workload, inflight)
+    bottom = summary(results, denominator, workload, inflight)
+    if top is None or bottom is None:
+        return None
+    pairs = [a / b for a, b in zip(top[key], bottom[key], strict=True) if b > 0]
     return statistics.median(pairs) if pairs else None
-
-
-def names() -> Iterable[str]:
-    """Every contender's name, in table order."""
-    return (contender.name for contender in contenders.CONTENDERS)

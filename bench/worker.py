@@ -1,11 +1,13 @@
 """One contender in its own process, so its CPU time and imports are attributable to it alone.
 
-`python -m bench.worker NAME GRPC_ADDRESS HTTP_URL` builds the contender, checks one answer,
-prints `{"ready": ...}` and then serves commands, one JSON line each on standard input:
-`{"inflight": 64, "warmup": 0.3, "seconds": 1.5}` keeps that many calls in flight (threads for
-sync clients, tasks for asyncio ones), lets `warmup` seconds pass, then counts the calls that
-complete and the process CPU time used during `seconds`, and prints the counts as JSON. The
-window is taken in steady state: calls in flight at its edges balance out.
+`python -m bench.worker NAME ENDPOINTS` (ENDPOINTS a JSON object: canned answer to
+[gRPC host:port, HTTP base URL]) builds the contender for each of its workloads, checks that
+each reads exactly the expected values, prints `{"ready": ...}` and then serves commands, one
+JSON line each on standard input: `{"workload": "full", "inflight": 64, "warmup": 0.3,
+"seconds": 1.5}` keeps that many calls of that workload in flight (threads for sync clients,
+tasks for asyncio ones), lets `warmup` seconds pass, then counts the calls that complete and
+the process CPU time used during `seconds`, and prints the counts as JSON. The window is taken
+in steady state: calls in flight at its edges balance out.
 """
 
 from __future__ import annotations
@@ -19,9 +21,8 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from bench import contenders, workload
+from bench import contenders
 
-EXPECTED_CLAIMS = len(workload.SENTENCES)
 _ERROR_PAUSE = 0.01
 
 
@@ -65,10 +66,19 @@ def _window(
     )
 
 
-def check_answer(result: Any) -> None:
-    """Every contender must see the canned answer: ten claims."""
-    if len(result.claims) != EXPECTED_CLAIMS:
-        raise RuntimeError(f"expected {EXPECTED_CLAIMS} claims, got {len(result.claims)}")
+def check_reading(workload_name: str, reading: Any) -> None:
+    """Every contender must read the same values from the canned answer (scores to 6 places)."""
+    expected = contenders.expected_reading(workload_name)
+    if _rounded(reading) != _rounded(expected):
+        raise RuntimeError(f"{workload_name}: read {reading!r:.300}, expected {expected!r:.300}")
+
+
+def _rounded(reading: Any) -> Any:
+    if isinstance(reading, float):
+        return round(reading, 6)
+    if isinstance(reading, list | tuple):
+        return [_rounded(item) for item in reading]
+    return reading
 
 
 def run_threads(call: Callable[[], Any], inflight: int, warmup: float, seconds: float) -> Window:
@@ -124,48 +134,57 @@ async def run_tasks(
     return _window(tally, before, after)
 
 
-def _command(line: str) -> tuple[int, float, float]:
+def _command(line: str) -> tuple[str, int, float, float]:
     command = json.loads(line)
-    return int(command["inflight"]), float(command["warmup"]), float(command["seconds"])
+    return (
+        str(command["workload"]),
+        int(command["inflight"]),
+        float(command["warmup"]),
+        float(command["seconds"]),
+    )
 
 
-def serve_sync(contender: contenders.Contender, grpc_address: str, http_url: str) -> None:
+def serve_sync(contender: contenders.Contender, endpoints: contenders.Endpoints) -> None:
     """Builds a blocking contender, then measures one window per command line."""
-    factory = contenders.SYNC_FACTORIES[contender.library]
-    call, close = factory(contender.protocol, grpc_address, http_url)
+    calls, close = contenders.build_sync(contender, endpoints)
     try:
-        check_answer(call())
+        for name, call in calls.items():
+            check_reading(name, call())
         print(json.dumps({"ready": contender.name}), flush=True)
         for line in sys.stdin:
-            window = run_threads(call, *_command(line))
+            name, inflight, warmup, seconds = _command(line)
+            window = run_threads(calls[name], inflight, warmup, seconds)
             print(json.dumps(asdict(window)), flush=True)
     finally:
         close()
 
 
-async def serve_async(contender: contenders.Contender, grpc_address: str, http_url: str) -> None:
+async def serve_async(contender: contenders.Contender, endpoints: contenders.Endpoints) -> None:
     """Builds an asyncio contender on this loop, then measures one window per command line."""
-    factory = contenders.ASYNC_FACTORIES[contender.library]
-    call, close = await factory(contender.protocol, grpc_address, http_url)
+    calls, close = await contenders.build_async(contender, endpoints)
     loop = asyncio.get_running_loop()
     try:
-        check_answer(await call())
+        for name, call in calls.items():
+            check_reading(name, await call())
         print(json.dumps({"ready": contender.name}), flush=True)
         while line := await loop.run_in_executor(None, sys.stdin.readline):
-            window = await run_tasks(call, *_command(line))
+            name, inflight, warmup, seconds = _command(line)
+            window = await run_tasks(calls[name], inflight, warmup, seconds)
             print(json.dumps(asdict(window)), flush=True)
     finally:
         await close()
 
 
 def main(argv: list[str]) -> None:
-    """`NAME GRPC_ADDRESS HTTP_URL`: serve measurement commands for that contender."""
-    name, grpc_address, http_url = argv
+    """`NAME ENDPOINTS`: serve measurement commands for that contender."""
+    name, endpoints_json = argv
     contender = contenders.BY_NAME[name]
+    found = json.loads(endpoints_json)
+    endpoints = {answer: (grpc, http) for answer, (grpc, http) in found.items()}
     if contender.asynchronous:
-        asyncio.run(serve_async(contender, grpc_address, http_url))
+        asyncio.run(serve_async(contender, endpoints))
     else:
-        serve_sync(contender, grpc_address, http_url)
+        serve_sync(contender, endpoints)
 
 
 if __name__ == "__main__":

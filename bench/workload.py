@@ -132,18 +132,46 @@ def largest() -> Workload:
     return Workload(workload.answer, facts, workload.sentence_bytes)
 
 
-def canned_response(workload: Workload) -> check_grounding_pb2.CheckGroundingResponse:
-    """What the canned server answers: one cited claim per sentence, with byte offsets."""
+def long_answer() -> Workload:
+    """The long client request: a 4,096-token answer and the typical 5 facts of about 1 KB."""
+    from groundwire.core.validation import MAX_ANSWER_TOKENS
+
+    return make_workload(long_answer_sentences(MAX_ANSWER_TOKENS), fact_count=5, fact_bytes=1024)
+
+
+LONG_CLAIMS = 50
+CITATIONS_PER_CLAIM = 2
+
+
+def spread(spans: tuple[tuple[int, int, str], ...], count: int) -> list[tuple[int, int, str]]:
+    """`count` of `spans` spread evenly from first to last (all of them if there are fewer)."""
+    if count >= len(spans):
+        return list(spans)
+    step = len(spans) / count
+    return [spans[int(index * step)] for index in range(count)]
+
+
+def canned_response(
+    workload: Workload, claims: int | None = None
+) -> check_grounding_pb2.CheckGroundingResponse:
+    """What the canned server answers: `claims` sentences (default all) as cited claims.
+
+    Each claim carries its UTF-8 byte offsets and cites CITATIONS_PER_CLAIM chunks (one per
+    fact), as a typical response does.
+    """
     response = check_grounding_pb2.CheckGroundingResponse(support_score=0.87)
     for index, fact in enumerate(workload.facts):
         response.cited_chunks.add(chunk_text=fact.text, source=str(index))
         response.cited_facts.add(chunk_text=fact.text)
-    for index, (start, end, text) in enumerate(workload.sentence_bytes):
+    spans = workload.sentence_bytes if claims is None else spread(workload.sentence_bytes, claims)
+    for index, (start, end, text) in enumerate(spans):
         response.claims.add(
             start_pos=start,
             end_pos=end,
             claim_text=text,
-            citation_indices=[index % len(workload.facts)],
+            citation_indices=[
+                (index + cited) % len(workload.facts) for cited in range(CITATIONS_PER_CLAIM)
+            ],
             grounding_check_required=True,
             score=0.9 - index / 100,
         )
