@@ -10,7 +10,7 @@ from google.rpc import error_details_pb2
 from hypothesis import given
 from hypothesis import strategies as st
 
-from groundwire.core import apis
+from groundwire.core import apis, validation
 from groundwire.core.errors import InvalidArgument
 from groundwire.core.spec import SPECS
 from groundwire.core.validation import count_tokens, validate_user_labels
@@ -299,3 +299,32 @@ def test_short_answers_with_valid_settings_never_raise(
 ) -> None:
     answer = answer[:1024]
     check(api_version=api_version, answer_candidate=answer, citation_threshold=threshold)
+
+
+def _count_match_by_match(text: str) -> int:
+    return sum(
+        1
+        for match in validation._token_pattern().finditer(text)
+        if match.lastgroup != "word" or validation._ALPHANUMERIC.search(match.group())
+    )
+
+
+TOKEN_TEXT = st.text(
+    alphabet=st.sampled_from(list("ab1 .!?…。東京-—'\n\t😀é")) | st.characters(), max_size=300
+)
+
+
+@given(TOKEN_TEXT)
+def test_counting_in_one_pass_agrees_with_counting_match_by_match(text: str) -> None:
+    assert count_tokens(text) == _count_match_by_match(text)
+
+
+@given(TOKEN_TEXT, st.integers(0, 50))
+def test_a_count_that_stops_early_is_exact_up_to_its_stop(text: str, stop: int) -> None:
+    assert count_tokens(text, stop_after=stop) == min(_count_match_by_match(text), stop + 1)
+
+
+def test_a_text_too_long_for_one_pass_is_still_counted_exactly() -> None:
+    text = "東京 is. " * 40_000  # 320,000 characters: counted match by match
+    assert len(text) > validation._COUNT_IN_ONE_PASS
+    assert count_tokens(text, stop_after=10**6) == _count_match_by_match(text) == 200_000
