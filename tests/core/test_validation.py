@@ -327,4 +327,4 @@ def test_a_count_that_stops_early_is_exact_up_to_its_stop(text: str, stop: int) 
 def test_a_text_too_long_for_one_pass_is_still_counted_exactly() -> None:
     text = "東京 is. " * 40_000  # 320,000 characters: counted match by match
     assert len(text) > validation._COUNT_IN_ONE_PASS
-    assert count_tokens(text, stop_after=10**6) == _count_match_by_match(text) == 200_000
+    assert count_tokens(text, stop_after=10**6) == _count_match_by_match(text) == 160_000
