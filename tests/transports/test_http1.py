@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from groundwire.core.errors import Internal
-from groundwire.transports import http1
+from groundwire.transports import http1, routes
 
 BODY = "東京タワー 🗼 «ok»".encode() * 50
 
@@ -202,12 +202,12 @@ def test_closing_the_pool_fails_the_calls_in_flight_and_refuses_new_ones(
 
 def test_a_refused_connection_is_a_connect_error(refused_port: int) -> None:
     pool = http1.ConnectionPool("http", "127.0.0.1", refused_port)
-    with pytest.raises(http1.ConnectError, match="ConnectionRefusedError"):
+    with pytest.raises(routes.ConnectError, match="ConnectionRefusedError"):
         post(pool, "/plain")
     pool.close()
 
 
 def test_a_proxy_url_without_http_is_not_supported() -> None:
-    with pytest.raises(http1.ProxyNotSupported):
-        http1.parse_proxy("https://proxy.internal:3128")
-    assert http1.parse_proxy("proxy.internal").port == 80
+    with pytest.raises(routes.ProxyNotSupported):
+        routes.parse_proxy("https://proxy.internal:3128")
+    assert routes.parse_proxy("proxy.internal").port == 80

@@ -11,7 +11,7 @@ from collections.abc import Iterator
 import pytest
 
 from groundwire.core.errors import FailedPrecondition
-from groundwire.transports import http1
+from groundwire.transports import routes
 from groundwire.transports.auth import AccessTokens
 from groundwire.transports.base import ConnectionFailure
 from groundwire.transports.rest import RestTransport
@@ -141,15 +141,15 @@ def test_a_proxy_refusing_the_tunnel_is_a_connection_failure_that_names_it(
 def test_no_proxy_exempts_hosts_and_domains(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("HTTPS_PROXY", "http://proxy.internal:3128")
     monkeypatch.setenv("NO_PROXY", "metadata.google.internal, .corp.example,10.0.0.7:443")
-    assert http1.environment_proxy("https", "api.corp.example", 443) is None
-    assert http1.environment_proxy("https", "metadata.google.internal", 443) is None
-    assert http1.environment_proxy("https", "10.0.0.7", 443) is None
-    assert http1.environment_proxy("https", "10.0.0.7", 8443) is not None
-    assert http1.environment_proxy("https", "discoveryengine.googleapis.com", 443) == http1.Proxy(
+    assert routes.environment_proxy("https", "api.corp.example", 443) is None
+    assert routes.environment_proxy("https", "metadata.google.internal", 443) is None
+    assert routes.environment_proxy("https", "10.0.0.7", 443) is None
+    assert routes.environment_proxy("https", "10.0.0.7", 8443) is not None
+    assert routes.environment_proxy("https", "discoveryengine.googleapis.com", 443) == routes.Proxy(
         "proxy.internal", 3128
     )
     monkeypatch.setenv("no_proxy", "*")
-    assert http1.environment_proxy("https", "discoveryengine.googleapis.com", 443) is None
+    assert routes.environment_proxy("https", "discoveryengine.googleapis.com", 443) is None
 
 
 def test_loopback_is_never_proxied(
