@@ -15,6 +15,7 @@ from groundwire.transports import routes
 from groundwire.transports.auth import AccessTokens
 from groundwire.transports.base import ConnectionFailure
 from groundwire.transports.rest import RestTransport
+from groundwire.transports.rest_aio import AsyncRestTransport
 from tests.transports import canned
 from tests.transports.proxy import ProxyServer, start_proxy
 from tests.transports.servers import RestServer
@@ -191,3 +192,103 @@ def test_tokens_are_fetched_through_http_proxy_by_absolute_url(
     assert headers["authorization"] == f"Bearer {TOKEN}"
     method, target, _ = proxy.seen.requests[0]
     assert (method, target) == ("POST", f"http://tokens.test:{token_server.port}/token")
+
+
+# ---- the asyncio transport follows the same rules ----------------------------------------
+
+
+def async_transport_to(server: RestServer, certificate: Certificate) -> AsyncRestTransport:
+    return AsyncRestTransport(
+        f"https://{HOST_NAME}:{server.server_address[1]}",
+        credentials=None,
+        ssl_context=certificate.client_context(),
+    )
+
+
+async def async_call(transport: AsyncRestTransport) -> object:
+    return await transport.unary(
+        canned.CHECK, canned.check_request(), timeout=3, metadata=canned.METADATA
+    )
+
+
+async def test_async_https_travels_in_one_kept_alive_connect_tunnel(
+    monkeypatch: pytest.MonkeyPatch,
+    proxy: ProxyServer,
+    tls_server: RestServer,
+    certificate: Certificate,
+) -> None:
+    monkeypatch.setenv("HTTPS_PROXY", proxy.url)
+    transport = async_transport_to(tls_server, certificate)
+    try:
+        assert await async_call(transport) == canned.check_response()
+        assert await async_call(transport) == canned.check_response()
+    finally:
+        await transport.close()
+    port = tls_server.server_address[1]
+    assert [(m, t) for m, t, _ in proxy.seen.requests] == [("CONNECT", f"{HOST_NAME}:{port}")]
+    assert tls_server.seen.calls == 2
+
+
+async def test_async_proxy_credentials_go_to_the_proxy_and_no_further(
+    monkeypatch: pytest.MonkeyPatch, tls_server: RestServer, certificate: Certificate
+) -> None:
+    proxy = start_proxy(user_info="alice:s3cret@!")
+    monkeypatch.setenv("https_proxy", proxy.url.replace("//", "//alice:s3cret%40%21@"))
+    transport = async_transport_to(tls_server, certificate)
+    try:
+        assert await async_call(transport) == canned.check_response()
+    finally:
+        await transport.close()
+        proxy.shutdown()
+        proxy.server_close()
+    assert proxy.seen.requests[0][2]["proxy-authorization"] == proxy.required
+    assert "proxy-authorization" not in tls_server.seen.metadata[-1]
+
+
+async def test_async_a_proxy_refusing_the_tunnel_is_a_connection_failure_that_names_it(
+    monkeypatch: pytest.MonkeyPatch, tls_server: RestServer, certificate: Certificate
+) -> None:
+    proxy = start_proxy(refuse=403)
+    monkeypatch.setenv("HTTPS_PROXY", proxy.url)
+    transport = async_transport_to(tls_server, certificate)
+    try:
+        with pytest.raises(ConnectionFailure) as raised:
+            await async_call(transport)
+    finally:
+        await transport.close()
+        proxy.shutdown()
+        proxy.server_close()
+    assert "403" in raised.value.message
+    assert f"through the proxy 127.0.0.1:{proxy.server_address[1]}" in raised.value.message
+    assert tls_server.seen.calls == 0
+
+
+async def test_async_a_proxy_that_is_not_http_is_refused_at_call_time(
+    monkeypatch: pytest.MonkeyPatch, tls_server: RestServer, certificate: Certificate
+) -> None:
+    monkeypatch.setenv("HTTPS_PROXY", "socks5://proxy.internal:1080")
+    transport = async_transport_to(tls_server, certificate)
+    try:
+        with pytest.raises(FailedPrecondition, match="only http:// proxies"):
+            await async_call(transport)
+    finally:
+        await transport.close()
+
+
+async def test_plain_http_to_a_remote_host_is_forwarded_by_absolute_url_by_both_transports(
+    monkeypatch: pytest.MonkeyPatch, proxy: ProxyServer, rest_server: RestServer
+) -> None:
+    monkeypatch.setenv("HTTP_PROXY", proxy.url)
+    url = f"http://{HOST_NAME}:{rest_server.server_address[1]}"
+    sync = RestTransport(url, credentials=None, allow_remote_plaintext=True)
+    aio = AsyncRestTransport(url, credentials=None, allow_remote_plaintext=True)
+    try:
+        assert call(sync) == canned.check_response()
+        assert await async_call(aio) == canned.check_response()
+    finally:
+        sync.close()
+        await aio.close()
+    targets = [target for _, target, _ in proxy.seen.requests]
+    assert len(targets) == 2
+    assert all(target.startswith(f"{url}/v1/") for target in targets)
+    assert rest_server.seen.calls == 2

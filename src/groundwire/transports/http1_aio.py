@@ -148,6 +148,7 @@ class _Connection(asyncio.Protocol):
         assert isinstance(head, ResponseHead)
         if not 200 <= head.status < 300:
             raise OSError(f"Tunnel connection failed: {head.status} {head.reason}")
+        await self.next_event()  # the END that a tunnel's head is, at once
         self.finish()
         if parser.leftover:
             raise ProtocolError("the proxy sent bytes before the TLS handshake")
