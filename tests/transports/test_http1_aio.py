@@ -12,8 +12,15 @@ from collections.abc import AsyncIterator, Iterator
 import pytest
 
 from groundwire.core.errors import Internal
-from groundwire.core.http_codec import ProtocolError
+from groundwire.core.http_codec import (
+    END,
+    ProtocolError,
+    ResponseHead,
+    ResponseParser,
+    encode_request,
+)
 from groundwire.transports import http1_aio, routes
+from groundwire.transports.aio_connection import Connection
 from groundwire.transports.http1 import PoolClosed
 from groundwire.transports.http1_aio import AsyncConnectionPool, AsyncResponse
 from tests.reliability.raw_servers import RawServer, _read_request
@@ -305,3 +312,26 @@ async def test_a_malformed_or_ambiguous_response_is_a_protocol_error(raw_reply: 
                 await read(pool, "/")
         finally:
             await pool.close()
+
+
+async def test_a_connection_stops_reading_a_body_nobody_reads_until_someone_does(
+    server: PoolServer,
+) -> None:
+    loop = asyncio.get_running_loop()
+    transport, connection = await loop.create_connection(
+        Connection, "127.0.0.1", server.server_address[1]
+    )
+    try:
+        request = encode_request("POST", "/large", [("host", "127.0.0.1")], b"{}")
+        connection.send(ResponseParser(), request, None)
+        assert isinstance(await connection.next_event(), ResponseHead)
+        await asyncio.sleep(0.5)  # the server sends all it can meanwhile
+        assert not transport.is_reading()
+        pieces = []
+        while (event := await connection.next_event()) is not END:
+            assert isinstance(event, bytes)
+            pieces.append(event)
+        assert b"".join(pieces) == LARGE
+        assert transport.is_reading()
+    finally:
+        connection.fail(ConnectionResetError("the test is over"))

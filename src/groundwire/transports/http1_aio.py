@@ -1,10 +1,10 @@
 """Keep-alive HTTP/1.1 on asyncio, the wire of the asyncio REST transport.
 
-Each connection is an `asyncio.Protocol` that feeds what it receives to the core's strict
-`ResponseParser` and keeps the events for the request that reads them: no stream objects,
-no extra tasks, one timer per request for its deadline. Around it, what the blocking pool
-(`http1`) has too: idle connections kept per origin, TLS with the system's roots or the
-caller's, gzip within a size cap, and the environment's proxies (`routes`).
+Each connection is an `asyncio.Protocol` (`aio_connection`) that feeds what it receives to
+the core's strict `ResponseParser`: no stream objects, no extra tasks, one timer per
+request for its deadline. Around it, what the blocking pool (`http1`) has too: idle
+connections kept per origin, TLS with the system's roots or the caller's, gzip within a
+size cap, and the environment's proxies (`routes`).
 """
 
 from __future__ import annotations
@@ -18,15 +18,15 @@ from typing import cast
 from groundwire.core.bodies import MAX_RESPONSE_BYTES, BodyDecoder, is_gzip
 from groundwire.core.http_codec import (
     END,
-    Event,
     Headers,
     ProtocolError,
     ResponseHead,
     ResponseParser,
     encode_request,
 )
+from groundwire.transports.aio_connection import Connection
 from groundwire.transports.http1 import IDLE_SECONDS, MAX_IDLE, PoolClosed
-from groundwire.transports.routes import ConnectError, ProxyNotSupported, Route, route_to
+from groundwire.transports.routes import ConnectError, ProxyNotSupported, route_to
 from groundwire.transports.tls import default_ssl_context
 
 MAX_CONNECTIONS = 100
@@ -39,138 +39,6 @@ WIRE_ERRORS = (ConnectError, ProxyNotSupported, PoolClosed, ProtocolError, OSErr
 `TimeoutError`: the request's deadline passed. A body that is too large or badly compressed
 raises the core's `GroundwireError` instead.
 """
-
-_PAUSE_BYTES = 1024 * 1024  # body bytes held unread before the socket is no longer read
-_RESUME_BYTES = 256 * 1024
-
-
-class _Connection(asyncio.Protocol):
-    """One connection: what the server sent, kept as events for the request reading them."""
-
-    def __init__(self) -> None:
-        self._loop = asyncio.get_running_loop()
-        self.transport: asyncio.Transport | None = None
-        self.idle_since = 0.0
-        self._parser: ResponseParser | None = None
-        self._events: deque[Event] = deque()
-        self._unread = 0
-        self._paused = False
-        self._waiter: asyncio.Future[None] | None = None
-        self._failure: BaseException | None = None
-        self._timer: asyncio.TimerHandle | None = None
-
-    def connection_made(self, transport: asyncio.BaseTransport) -> None:
-        self.transport = cast(asyncio.Transport, transport)
-
-    def data_received(self, data: bytes) -> None:
-        if self._parser is None:
-            self.fail(ProtocolError("the server sent bytes that no request asked for"))
-            return
-        try:
-            events = self._parser.feed(data)
-        except ProtocolError as error:
-            self.fail(error)
-            return
-        if events:
-            self._keep(events)
-        if self._unread > _PAUSE_BYTES and not self._paused and self.transport is not None:
-            self._paused = True
-            self.transport.pause_reading()
-
-    def eof_received(self) -> bool | None:
-        if self._parser is None:
-            self.fail(ConnectionResetError("the server closed the connection"))
-            return None
-        try:
-            self._keep(self._parser.feed_eof())
-        except ConnectionResetError as error:
-            self.fail(error)
-        return None
-
-    def connection_lost(self, exc: Exception | None) -> None:
-        self.fail(exc or ConnectionResetError("the connection closed"))
-
-    def fail(self, error: BaseException) -> None:
-        """Ends the connection: the request on it (now or later) raises `error`."""
-        if self._failure is None:
-            self._failure = error
-        self._wake()
-        if self.transport is not None:
-            self.transport.abort()
-
-    @property
-    def usable(self) -> bool:
-        """Whether the connection is open and has not failed."""
-        return self._failure is None and self.transport is not None
-
-    def send(self, parser: ResponseParser, request: bytes, deadline: float | None) -> None:
-        """Sends a request whose response `parser` reads; TimeoutError once `deadline` passed."""
-        assert self.transport is not None
-        self._parser = parser
-        if deadline is not None:
-            self._timer = self._loop.call_at(deadline, self._time_out)
-        self.transport.write(request)
-
-    async def next_event(self) -> Event:
-        """The next event of the response; raises what ended the connection, once none is left."""
-        while not self._events:
-            if self._failure is not None:
-                raise self._failure
-            self._waiter = self._loop.create_future()
-            try:
-                await self._waiter
-            finally:
-                self._waiter = None
-        event = self._events.popleft()
-        if type(event) is bytes:
-            self._unread -= len(event)
-            if self._paused and self._unread < _RESUME_BYTES and self.transport is not None:
-                self._paused = False
-                self.transport.resume_reading()
-        return event
-
-    def finish(self) -> bool:
-        """Ends the exchange; whether the connection can carry another request."""
-        if self._timer is not None:
-            self._timer.cancel()
-            self._timer = None
-        parser, self._parser = self._parser, None
-        reusable = parser is not None and parser.finished and parser.reusable
-        return reusable and not self._events and self.usable
-
-    async def tunnel(self, route: Route, context: ssl.SSLContext) -> None:
-        """Asks the proxy for a CONNECT tunnel to the route's origin, then starts TLS in it."""
-        assert self.transport is not None
-        parser = ResponseParser("CONNECT")
-        headers = [("host", route.authority), *route.proxy_headers(tunnel=True)]
-        self.send(parser, encode_request("CONNECT", route.authority, headers, None), None)
-        head = await self.next_event()
-        assert isinstance(head, ResponseHead)
-        if not 200 <= head.status < 300:
-            raise OSError(f"Tunnel connection failed: {head.status} {head.reason}")
-        await self.next_event()  # the END that a tunnel's head is, at once
-        self.finish()
-        if parser.leftover:
-            raise ProtocolError("the proxy sent bytes before the TLS handshake")
-        tls = await self._loop.start_tls(self.transport, self, context, server_hostname=route.host)
-        if tls is None:
-            raise ConnectionResetError("the tunnel closed during the TLS handshake")
-        self.transport = tls
-
-    def _keep(self, events: list[Event]) -> None:
-        for event in events:
-            if type(event) is bytes:
-                self._unread += len(event)
-        self._events.extend(events)
-        self._wake()
-
-    def _wake(self) -> None:
-        if self._waiter is not None and not self._waiter.done():
-            self._waiter.set_result(None)
-
-    def _time_out(self) -> None:
-        self._timer = None
-        self.fail(TimeoutError("timed out"))
 
 
 class AsyncConnectionPool:
@@ -206,10 +74,10 @@ class AsyncConnectionPool:
         self._ssl_context = ssl_context
         self._max_connections = max_connections
         self._max_idle = max_idle
-        self._idle: list[_Connection] = []
-        self._active: set[_Connection] = set()
+        self._idle: list[Connection] = []
+        self._active: set[Connection] = set()
         self._opening = 0
-        self._waiters: deque[asyncio.Future[_Connection | None]] = deque()
+        self._waiters: deque[asyncio.Future[Connection | None]] = deque()
         self._closed = False
         self._first_headers = [("host", self._route.host_header)]
         self._last_headers = [("accept-encoding", "gzip"), *self._route.proxy_headers(tunnel=False)]
@@ -263,7 +131,7 @@ class AsyncConnectionPool:
                 waiter.set_result(None)
         await asyncio.sleep(0)  # lets the transports finish closing their sockets
 
-    async def _take(self, deadline: float | None) -> _Connection:
+    async def _take(self, deadline: float | None) -> Connection:
         loop = asyncio.get_running_loop()
         while True:
             if self._closed:
@@ -280,9 +148,9 @@ class AsyncConnectionPool:
             if handed is not None:
                 return handed
 
-    async def _wait(self, deadline: float | None) -> _Connection | None:
+    async def _wait(self, deadline: float | None) -> Connection | None:
         """A connection another request gave back, or None when there is room to open one."""
-        waiter: asyncio.Future[_Connection | None] = asyncio.get_running_loop().create_future()
+        waiter: asyncio.Future[Connection | None] = asyncio.get_running_loop().create_future()
         self._waiters.append(waiter)
         try:
             async with asyncio.timeout_at(deadline):
@@ -298,20 +166,20 @@ class AsyncConnectionPool:
                     self._give_back(handed)
             raise
 
-    async def _open(self, deadline: float | None) -> _Connection:
+    async def _open(self, deadline: float | None) -> Connection:
         route = self._route
         route.check()
         context = None
         if route.scheme == "https":
             context = self._ssl_context or default_ssl_context()
         loop = asyncio.get_running_loop()
-        connection: _Connection | None = None
+        connection: Connection | None = None
         self._opening += 1
         try:
             async with asyncio.timeout_at(deadline):
                 direct = None if route.tunnelled else context
                 _, connection = await loop.create_connection(
-                    _Connection,
+                    Connection,
                     *route.address,
                     ssl=direct,
                     server_hostname=route.host if direct is not None else None,
@@ -333,14 +201,14 @@ class AsyncConnectionPool:
         self._active.add(connection)
         return connection
 
-    def _finish(self, connection: _Connection) -> None:
+    def _finish(self, connection: Connection) -> None:
         """Gives a connection back when its exchange ended cleanly, else closes it."""
         if connection.finish():
             self._give_back(connection)
         else:
             self._discard(connection)
 
-    def _give_back(self, connection: _Connection) -> None:
+    def _give_back(self, connection: Connection) -> None:
         if self._closed:
             self._discard(connection)
         elif not self._hand_over(connection):
@@ -351,13 +219,13 @@ class AsyncConnectionPool:
             else:
                 connection.fail(ConnectionResetError("too many idle connections"))
 
-    def _discard(self, connection: _Connection) -> None:
+    def _discard(self, connection: Connection) -> None:
         connection.finish()
         connection.fail(ConnectionResetError("the exchange was cut short"))
         self._active.discard(connection)
         self._hand_over(None)
 
-    def _hand_over(self, connection: _Connection | None) -> bool:
+    def _hand_over(self, connection: Connection | None) -> bool:
         """Wakes the first waiting request: with `connection`, or None to open its own."""
         while self._waiters:
             waiter = self._waiters.popleft()
@@ -374,7 +242,7 @@ class AsyncResponse:
     """
 
     def __init__(
-        self, pool: AsyncConnectionPool, connection: _Connection, head: ResponseHead
+        self, pool: AsyncConnectionPool, connection: Connection, head: ResponseHead
     ) -> None:
         self.status = head.status
         self.headers: Headers = head.headers
