@@ -93,7 +93,8 @@ class Connection(asyncio.Protocol):
     @property
     def usable(self) -> bool:
         """Whether the connection is open and has not failed."""
-        return self._failure is None and self.transport is not None
+        transport = self.transport
+        return self._failure is None and transport is not None and not transport.is_closing()
 
     def send(self, parser: ResponseParser, request: bytes, deadline: float | None) -> None:
         """Sends a request whose response `parser` reads; TimeoutError once `deadline` passed."""

@@ -248,6 +248,7 @@ class AsyncResponse:
         self.headers: Headers = head.headers
         self._pool: AsyncConnectionPool | None = pool
         self._connection = connection
+        self._limit = pool.max_response_bytes
 
     @property
     def ok(self) -> bool:
@@ -285,8 +286,7 @@ class AsyncResponse:
             pool._finish(self._connection)
 
     def _decoder(self) -> BodyDecoder:
-        limit = self._pool.max_response_bytes if self._pool is not None else MAX_RESPONSE_BYTES
-        decoder = BodyDecoder(gzip=is_gzip(self.headers.get("content-encoding")), limit=limit)
+        decoder = BodyDecoder(gzip=is_gzip(self.headers.get("content-encoding")), limit=self._limit)
         decoder.check_length(self.headers.get("content-length"))
         return decoder
 
