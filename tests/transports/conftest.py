@@ -14,7 +14,7 @@ from tests.transports.servers import (
     start_grpc_server,
     start_rest_server,
 )
-from tests.transports.tls import Certificate, make_certificate
+from tests.transports.tls import Certificate, make_certificate, start_tls_rest_server
 from tests.transports.tokens import TokenServer, start_token_server
 
 
@@ -64,6 +64,15 @@ def certificate(tmp_path_factory: pytest.TempPathFactory) -> Certificate:
 @pytest.fixture
 def token_server() -> Iterator[TokenServer]:
     server = start_token_server()
+    yield server
+    server.shutdown()
+    server.server_close()
+
+
+@pytest.fixture
+def tls_server(certificate: Certificate) -> Iterator[RestServer]:
+    """A RestServer speaking TLS with `certificate` (trusted by `certificate.client_context()`)."""
+    server = start_tls_rest_server(certificate)
     yield server
     server.shutdown()
     server.server_close()

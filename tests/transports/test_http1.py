@@ -2,92 +2,25 @@
 
 from __future__ import annotations
 
-import gzip
 import threading
 import time
 from collections.abc import Iterator
 from concurrent import futures
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any
 
 import pytest
 
 from groundwire.core.errors import Internal
-from groundwire.transports import http1
-
-BODY = "東京タワー 🗼 «ok»".encode() * 50
-
-
-class _Server(ThreadingHTTPServer):
-    daemon_threads = True
-    # socketserver's default backlog of 5 overflows when 16 threads connect at once, and the
-    # kernel then resets some of them: the tests are about the pool, not about that.
-    request_queue_size = 64
-
-    def __init__(self) -> None:
-        super().__init__(("127.0.0.1", 0), _Handler)
-        self.peers: list[object] = []
-
-    def handle_error(self, request: Any, client_address: Any) -> None:
-        """A client that gave up is part of the tests: stay quiet."""
-
-
-class _Handler(BaseHTTPRequestHandler):
-    """Answers by path: /plain, /gzip, /gzip-chunked, /broken-gzip, /close, /hang-up, /slow."""
-
-    protocol_version = "HTTP/1.1"
-    server: _Server
-
-    def log_message(self, format: str, *args: Any) -> None:
-        pass
-
-    def do_POST(self) -> None:
-        self.rfile.read(int(self.headers.get("content-length", "0")))
-        self.server.peers.append(self.client_address)
-        path = self.path
-        if path == "/slow":
-            time.sleep(2.0)
-        if path == "/gzip-chunked":
-            self._chunked(gzip.compress(BODY))
-            return
-        body = {"/gzip": gzip.compress(BODY), "/broken-gzip": b"\x1f\x8b not gzip"}.get(path, BODY)
-        self.send_response(200)
-        if path in ("/gzip", "/broken-gzip"):
-            self.send_header("content-encoding", "gzip")
-        if path == "/close":
-            self.send_header("connection", "close")
-        self.send_header("x-Mixed-Case", "yes")
-        self.send_header("content-length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-        if path == "/hang-up":  # keep-alive promised, then the connection closes while idle
-            self.wfile.flush()
-            self.close_connection = True
-
-    def _chunked(self, body: bytes) -> None:
-        self.send_response(200)
-        self.send_header("content-encoding", "gzip")
-        self.send_header("transfer-encoding", "chunked")
-        self.end_headers()
-        for start in range(0, len(body), 50):
-            piece = body[start : start + 50]
-            self.wfile.write(f"{len(piece):x}\r\n".encode() + piece + b"\r\n")
-        self.wfile.write(b"0\r\n\r\n")
+from groundwire.transports import http1, routes
+from tests.transports.pool_server import BODY, PoolServer, running_server
 
 
 @pytest.fixture
-def server() -> Iterator[_Server]:
-    running = _Server()
-    threading.Thread(
-        target=running.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
-    ).start()
-    yield running
-    running.shutdown()
-    running.server_close()
+def server() -> Iterator[PoolServer]:
+    yield from running_server()
 
 
 @pytest.fixture
-def pool(server: _Server) -> Iterator[http1.ConnectionPool]:
+def pool(server: PoolServer) -> Iterator[http1.ConnectionPool]:
     opened = http1.ConnectionPool("http", "127.0.0.1", server.server_address[1])
     yield opened
     opened.close()
@@ -98,7 +31,7 @@ def post(pool: http1.ConnectionPool, path: str, timeout: float = 3.0) -> http1.R
 
 
 def test_a_connection_is_reused_once_its_response_is_read(
-    pool: http1.ConnectionPool, server: _Server
+    pool: http1.ConnectionPool, server: PoolServer
 ) -> None:
     for _ in range(3):
         assert post(pool, "/plain").read() == BODY
@@ -106,7 +39,7 @@ def test_a_connection_is_reused_once_its_response_is_read(
 
 
 def test_threads_share_the_pool_each_on_a_connection_of_its_own(
-    pool: http1.ConnectionPool, server: _Server
+    pool: http1.ConnectionPool, server: PoolServer
 ) -> None:
     def calls(_: int) -> list[bytes]:
         return [post(pool, "/plain").read() for _ in range(10)]
@@ -134,7 +67,7 @@ def test_headers_are_found_in_any_case(pool: http1.ConnectionPool) -> None:
 
 
 def test_a_connection_the_server_closes_is_not_reused(
-    pool: http1.ConnectionPool, server: _Server
+    pool: http1.ConnectionPool, server: PoolServer
 ) -> None:
     assert post(pool, "/close").read() == BODY
     assert post(pool, "/plain").read() == BODY
@@ -142,7 +75,7 @@ def test_a_connection_the_server_closes_is_not_reused(
 
 
 def test_a_connection_closed_while_idle_is_replaced_before_it_fails_a_call(
-    pool: http1.ConnectionPool, server: _Server
+    pool: http1.ConnectionPool, server: PoolServer
 ) -> None:
     assert post(pool, "/hang-up").read() == BODY
     time.sleep(0.1)  # the server's close reaches us
@@ -151,7 +84,7 @@ def test_a_connection_closed_while_idle_is_replaced_before_it_fails_a_call(
 
 
 def test_connections_idle_too_long_are_replaced(
-    pool: http1.ConnectionPool, server: _Server, monkeypatch: pytest.MonkeyPatch
+    pool: http1.ConnectionPool, server: PoolServer, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(http1, "IDLE_SECONDS", 0.0)
     for _ in range(2):
@@ -160,7 +93,7 @@ def test_connections_idle_too_long_are_replaced(
 
 
 def test_an_abandoned_response_closes_its_connection(
-    pool: http1.ConnectionPool, server: _Server
+    pool: http1.ConnectionPool, server: PoolServer
 ) -> None:
     chunks = post(pool, "/gzip-chunked").chunks()
     next(chunks)
@@ -202,12 +135,12 @@ def test_closing_the_pool_fails_the_calls_in_flight_and_refuses_new_ones(
 
 def test_a_refused_connection_is_a_connect_error(refused_port: int) -> None:
     pool = http1.ConnectionPool("http", "127.0.0.1", refused_port)
-    with pytest.raises(http1.ConnectError, match="ConnectionRefusedError"):
+    with pytest.raises(routes.ConnectError, match="ConnectionRefusedError"):
         post(pool, "/plain")
     pool.close()
 
 
 def test_a_proxy_url_without_http_is_not_supported() -> None:
-    with pytest.raises(http1.ProxyNotSupported):
-        http1.parse_proxy("https://proxy.internal:3128")
-    assert http1.parse_proxy("proxy.internal").port == 80
+    with pytest.raises(routes.ProxyNotSupported):
+        routes.parse_proxy("https://proxy.internal:3128")
+    assert routes.parse_proxy("proxy.internal").port == 80

@@ -7,18 +7,19 @@ Google's own clients do: HTTPS in a CONNECT tunnel, credentials from the proxy U
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
 
 from groundwire.core.errors import FailedPrecondition
-from groundwire.transports import http1
+from groundwire.transports import routes
 from groundwire.transports.auth import AccessTokens
 from groundwire.transports.base import ConnectionFailure
-from groundwire.transports.rest import RestTransport
 from tests.transports import canned
 from tests.transports.proxy import ProxyServer, start_proxy
+from tests.transports.rest_calls import KINDS, Kind, calls
 from tests.transports.servers import RestServer
-from tests.transports.tls import HOST_NAME, Certificate, start_tls_rest_server
+from tests.transports.tls import HOST_NAME, Certificate
 from tests.transports.tokens import TOKEN, TokenServer, credentials_for
 
 PROXY_VARIABLES = (
@@ -41,14 +42,6 @@ def no_proxy_settings(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 @pytest.fixture
-def tls_server(certificate: Certificate) -> Iterator[RestServer]:
-    server = start_tls_rest_server(certificate)
-    yield server
-    server.shutdown()
-    server.server_close()
-
-
-@pytest.fixture
 def proxy() -> Iterator[ProxyServer]:
     server = start_proxy()
     yield server
@@ -56,81 +49,67 @@ def proxy() -> Iterator[ProxyServer]:
     server.server_close()
 
 
-def transport_to(server: RestServer, certificate: Certificate) -> RestTransport:
-    """A transport to the TLS server by a name that only the proxy can resolve."""
-    return RestTransport(
-        f"https://{HOST_NAME}:{server.server_address[1]}",
-        credentials=None,
-        ssl_context=certificate.client_context(),
-    )
+def through_proxy(kind: Kind, server: RestServer, certificate: Certificate, count: int = 1) -> Any:
+    """Calls to the TLS server by a name that only the proxy can resolve."""
+    url = f"https://{HOST_NAME}:{server.server_address[1]}"
+    return calls(kind, url, count, ssl_context=certificate.client_context())
 
 
-def call(transport: RestTransport) -> object:
-    return transport.unary(
-        canned.CHECK, canned.check_request(), timeout=3, metadata=canned.METADATA
-    )
-
-
-def test_https_travels_in_a_connect_tunnel_through_https_proxy(
+@pytest.mark.parametrize("kind", KINDS)
+def test_https_travels_in_one_kept_alive_connect_tunnel_through_https_proxy(
     monkeypatch: pytest.MonkeyPatch,
     proxy: ProxyServer,
     tls_server: RestServer,
     certificate: Certificate,
+    kind: Kind,
 ) -> None:
     monkeypatch.setenv("HTTPS_PROXY", proxy.url)
-    transport = transport_to(tls_server, certificate)
-    try:
-        assert call(transport) == canned.check_response()
-        assert call(transport) == canned.check_response()
-    finally:
-        transport.close()
+
+    assert through_proxy(kind, tls_server, certificate, 2) == [canned.check_response()] * 2
     port = tls_server.server_address[1]
     assert [(m, t) for m, t, _ in proxy.seen.requests] == [("CONNECT", f"{HOST_NAME}:{port}")]
-    assert tls_server.seen.calls == 2  # both calls in one kept-alive tunnel
+    assert tls_server.seen.calls == 2
 
 
+@pytest.mark.parametrize("kind", KINDS)
 def test_the_proxy_urls_credentials_go_to_the_proxy_and_no_further(
-    monkeypatch: pytest.MonkeyPatch, tls_server: RestServer, certificate: Certificate
+    monkeypatch: pytest.MonkeyPatch, tls_server: RestServer, certificate: Certificate, kind: Kind
 ) -> None:
     proxy = start_proxy(user_info="alice:s3cret@!")
     monkeypatch.setenv("https_proxy", proxy.url.replace("//", "//alice:s3cret%40%21@"))
-    transport = transport_to(tls_server, certificate)
     try:
-        assert call(transport) == canned.check_response()
+        assert through_proxy(kind, tls_server, certificate) == [canned.check_response()]
     finally:
-        transport.close()
         proxy.shutdown()
         proxy.server_close()
     assert proxy.seen.requests[0][2]["proxy-authorization"] == proxy.required
     assert "proxy-authorization" not in tls_server.seen.metadata[-1]
 
 
+@pytest.mark.parametrize("kind", KINDS)
 def test_all_proxy_serves_when_https_proxy_is_not_set(
     monkeypatch: pytest.MonkeyPatch,
     proxy: ProxyServer,
     tls_server: RestServer,
     certificate: Certificate,
+    kind: Kind,
 ) -> None:
     monkeypatch.setenv("ALL_PROXY", proxy.url.removeprefix("http://"))  # scheme left out
-    transport = transport_to(tls_server, certificate)
-    try:
-        assert call(transport) == canned.check_response()
-    finally:
-        transport.close()
+
+    assert through_proxy(kind, tls_server, certificate) == [canned.check_response()]
     assert proxy.seen.requests[0][0] == "CONNECT"
 
 
+@pytest.mark.parametrize("kind", KINDS)
 def test_a_proxy_refusing_the_tunnel_is_a_connection_failure_that_names_it(
-    monkeypatch: pytest.MonkeyPatch, tls_server: RestServer, certificate: Certificate
+    monkeypatch: pytest.MonkeyPatch, tls_server: RestServer, certificate: Certificate, kind: Kind
 ) -> None:
     proxy = start_proxy(refuse=403)
     monkeypatch.setenv("HTTPS_PROXY", proxy.url)
-    transport = transport_to(tls_server, certificate)
     try:
         with pytest.raises(ConnectionFailure) as raised:
-            call(transport)
+            through_proxy(kind, tls_server, certificate)
     finally:
-        transport.close()
         proxy.shutdown()
         proxy.server_close()
     assert "403" in raised.value.message
@@ -141,41 +120,50 @@ def test_a_proxy_refusing_the_tunnel_is_a_connection_failure_that_names_it(
 def test_no_proxy_exempts_hosts_and_domains(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("HTTPS_PROXY", "http://proxy.internal:3128")
     monkeypatch.setenv("NO_PROXY", "metadata.google.internal, .corp.example,10.0.0.7:443")
-    assert http1.environment_proxy("https", "api.corp.example", 443) is None
-    assert http1.environment_proxy("https", "metadata.google.internal", 443) is None
-    assert http1.environment_proxy("https", "10.0.0.7", 443) is None
-    assert http1.environment_proxy("https", "10.0.0.7", 8443) is not None
-    assert http1.environment_proxy("https", "discoveryengine.googleapis.com", 443) == http1.Proxy(
+    assert routes.environment_proxy("https", "api.corp.example", 443) is None
+    assert routes.environment_proxy("https", "metadata.google.internal", 443) is None
+    assert routes.environment_proxy("https", "10.0.0.7", 443) is None
+    assert routes.environment_proxy("https", "10.0.0.7", 8443) is not None
+    assert routes.environment_proxy("https", "discoveryengine.googleapis.com", 443) == routes.Proxy(
         "proxy.internal", 3128
     )
     monkeypatch.setenv("no_proxy", "*")
-    assert http1.environment_proxy("https", "discoveryengine.googleapis.com", 443) is None
+    assert routes.environment_proxy("https", "discoveryengine.googleapis.com", 443) is None
 
 
+@pytest.mark.parametrize("kind", KINDS)
 def test_loopback_is_never_proxied(
-    monkeypatch: pytest.MonkeyPatch, rest_server: RestServer, refused_port: int
+    monkeypatch: pytest.MonkeyPatch, rest_server: RestServer, refused_port: int, kind: Kind
 ) -> None:
     for name in ("HTTPS_PROXY", "HTTP_PROXY", "ALL_PROXY"):
         monkeypatch.setenv(name, f"http://127.0.0.1:{refused_port}")
-    transport = RestTransport(rest_server.base_url, credentials=None)
-    try:
-        assert call(transport) == canned.check_response()
-    finally:
-        transport.close()
+
+    assert calls(kind, rest_server.base_url) == [canned.check_response()]
 
 
+@pytest.mark.parametrize("kind", KINDS)
 def test_a_proxy_that_is_not_http_is_refused_at_call_time_with_a_clear_error(
-    monkeypatch: pytest.MonkeyPatch, tls_server: RestServer, certificate: Certificate
+    monkeypatch: pytest.MonkeyPatch, tls_server: RestServer, certificate: Certificate, kind: Kind
 ) -> None:
     monkeypatch.setenv("HTTPS_PROXY", "socks5://proxy.internal:1080")
-    transport = transport_to(tls_server, certificate)  # building it does not fail
-    try:
-        with pytest.raises(FailedPrecondition) as raised:
-            call(transport)
-    finally:
-        transport.close()
+    with pytest.raises(FailedPrecondition) as raised:
+        through_proxy(kind, tls_server, certificate)  # building the transport does not fail
     assert "only http:// proxies" in raised.value.message
     assert not raised.value.retryable
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_plain_http_to_a_remote_host_is_forwarded_by_absolute_url(
+    monkeypatch: pytest.MonkeyPatch, proxy: ProxyServer, rest_server: RestServer, kind: Kind
+) -> None:
+    monkeypatch.setenv("HTTP_PROXY", proxy.url)
+    url = f"http://{HOST_NAME}:{rest_server.server_address[1]}"
+
+    assert calls(kind, url, allow_remote_plaintext=True) == [canned.check_response()]
+    ((method, target, _),) = proxy.seen.requests
+    assert method == "POST"
+    assert target.startswith(f"{url}/v1/")
+    assert rest_server.seen.calls == 1
 
 
 def test_tokens_are_fetched_through_http_proxy_by_absolute_url(

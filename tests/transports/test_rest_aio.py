@@ -10,9 +10,17 @@ import pytest
 from google.protobuf.message import Message
 from google.rpc import error_details_pb2
 
-from groundwire.core.errors import DeadlineExceeded, Internal, InvalidArgument, Unavailable
+from groundwire.core.errors import (
+    ClientClosed,
+    DeadlineExceeded,
+    Internal,
+    InvalidArgument,
+    Unavailable,
+)
 from groundwire.transports.base import ConnectionFailure
+from groundwire.transports.rest import SYSTEM_QUERY
 from groundwire.transports.rest_aio import AsyncRestTransport
+from tests.reliability.raw_servers import RawServer, http_reply
 from tests.transports import canned, servers
 from tests.transports.servers import RestServer
 
@@ -135,3 +143,36 @@ async def test_a_truncated_stream_is_an_internal_error(transport: AsyncRestTrans
     with pytest.raises(Internal):
         async for _ in transport.stream(canned.STREAM, requests, timeout=3.0, metadata=()):
             pass
+
+
+async def test_a_call_names_its_host_asks_for_gzip_and_gives_its_length(
+    transport: AsyncRestTransport, rest_server: RestServer
+) -> None:
+    await call(transport, canned.OK)
+    sent = rest_server.seen.metadata[-1]
+    assert sent["host"] == f"127.0.0.1:{rest_server.server_address[1]}"
+    assert sent["accept-encoding"] == "gzip"
+    assert int(sent["content-length"]) == len(rest_server.seen.bodies[-1])
+    assert rest_server.seen.paths[-1].endswith(SYSTEM_QUERY)
+
+
+async def test_a_response_that_breaks_http_is_a_retryable_unavailable_naming_it() -> None:
+    two_ways = http_reply(
+        b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n"
+    )
+    with RawServer(two_ways) as server:
+        transport = AsyncRestTransport(server.url, credentials=None)
+        try:
+            with pytest.raises(Unavailable) as raised:
+                await call(transport, canned.OK)
+        finally:
+            await transport.close()
+    assert "broke HTTP/1.1" in raised.value.message
+    assert raised.value.retryable
+    assert not isinstance(raised.value, ConnectionFailure)
+
+
+async def test_calls_after_close_are_client_closed(transport: AsyncRestTransport) -> None:
+    await transport.close()
+    with pytest.raises(ClientClosed):
+        await call(transport, canned.OK)

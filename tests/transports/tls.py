@@ -61,11 +61,19 @@ def make_certificate(folder: Path) -> Certificate:
     return Certificate(pem, key_pem, folder / "cert.pem", folder / "key.pem")
 
 
-def start_tls_rest_server(certificate: Certificate) -> servers.RestServer:
-    """A RestServer speaking TLS with `certificate`, serving from a background thread."""
+def start_tls_rest_server(
+    certificate: Certificate, *, require_client_certificate: bool = False
+) -> servers.RestServer:
+    """A RestServer speaking TLS with `certificate`, serving from a background thread.
+
+    `require_client_certificate`: only clients presenting `certificate` too get through.
+    """
     rest_server = servers.RestServer()
     server_tls = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
     server_tls.load_cert_chain(certificate.cert_file, certificate.key_file)
+    if require_client_certificate:
+        server_tls.verify_mode = ssl.CERT_REQUIRED
+        server_tls.load_verify_locations(cadata=certificate.pem.decode())
     rest_server.socket = server_tls.wrap_socket(rest_server.socket, server_side=True)
     threading.Thread(
         target=rest_server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True

@@ -9,9 +9,7 @@ environment.
 
 from __future__ import annotations
 
-import base64
 import contextlib
-import functools
 import http.client
 import io
 import select
@@ -19,26 +17,17 @@ import socket
 import ssl
 import threading
 import time
-import urllib.parse
-import urllib.request
-from collections.abc import Generator, Iterable, Iterator, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Generator, Mapping
 
 from groundwire.core.bodies import MAX_RESPONSE_BYTES, BodyDecoder, is_gzip
-from groundwire.core.endpoints import is_loopback
+from groundwire.core.http_codec import Headers
+from groundwire.transports.routes import ConnectError, ProxyNotSupported, route_to
+from groundwire.transports.tls import default_ssl_context
 
 IDLE_SECONDS = 30.0
 """How long an idle connection is kept; servers and proxies drop quiet ones after a while."""
 MAX_IDLE = 100
 _CHUNK_BYTES = 65536
-
-
-class ConnectError(Exception):
-    """No connection was made: refused, unresolvable, or the TLS handshake or tunnel failed."""
-
-
-class ProxyNotSupported(Exception):
-    """The environment names a proxy that cannot be used: only http:// proxies can."""
 
 
 class PoolClosed(RuntimeError):
@@ -52,113 +41,6 @@ Besides the three above, an `OSError` or `http.client.HTTPException` means the c
 dropped or the peer broke the protocol after it was made; a timeout is a `TimeoutError`.
 A body that is too large or badly compressed raises the core's `GroundwireError` instead.
 """
-
-
-@dataclass(frozen=True)
-class Proxy:
-    """An HTTP proxy: its address and the Proxy-Authorization from its URL's user info."""
-
-    host: str
-    port: int
-    authorization: str | None = field(default=None, repr=False)
-
-
-def parse_proxy(url: str) -> Proxy:
-    """Reads a proxy URL as the environment gives it (`http://` may be left out).
-
-    Example:
-        >>> proxy = parse_proxy("http://user:p%40ss@proxy.internal:3128")
-        >>> proxy, proxy.authorization
-        (Proxy(host='proxy.internal', port=3128), 'Basic dXNlcjpwQHNz')
-        >>> parse_proxy("proxy.internal:8080").port
-        8080
-    """
-    parts = urllib.parse.urlsplit(url if "://" in url else f"http://{url}")
-    if parts.scheme.lower() != "http" or not parts.hostname:
-        raise ProxyNotSupported(
-            f"the proxy {parts.scheme}://{parts.hostname or ''} cannot be used: only http:// "
-            "proxies are supported (the CONNECT tunnel through one is still end-to-end TLS)"
-        )
-    authorization = None
-    if parts.username is not None:
-        user_info = (
-            f"{urllib.parse.unquote(parts.username)}:{urllib.parse.unquote(parts.password or '')}"
-        )
-        authorization = "Basic " + base64.b64encode(user_info.encode()).decode("ascii")
-    return Proxy(parts.hostname, parts.port or 80, authorization)
-
-
-def environment_proxy(scheme: str, host: str, port: int) -> Proxy | None:
-    """The proxy HTTPS_PROXY, HTTP_PROXY or ALL_PROXY name for a URL (lower case first).
-
-    None when there is none, when NO_PROXY exempts the host, or for a loopback host, which
-    no proxy could reach. Raises ProxyNotSupported for a proxy that is not http://.
-
-    Example:
-        >>> environment_proxy("https", "127.0.0.1", 8443) is None
-        True
-    """
-    if is_loopback(host):
-        return None
-    proxies = urllib.request.getproxies_environment()
-    url = proxies.get(scheme) or proxies.get("all")
-    if not url or exempt_from_proxy(host, port, proxies.get("no", "")):
-        return None
-    return parse_proxy(url)
-
-
-def exempt_from_proxy(host: str, port: int, no_proxy: str) -> bool:
-    """Whether NO_PROXY (`*`, or host names, `.domain` suffixes, `host:port`s) covers a host.
-
-    Example:
-        >>> exempt_from_proxy("api.internal.example", 443, "localhost, .example")
-        True
-        >>> exempt_from_proxy("example.org", 443, "example.org:8443")
-        False
-    """
-    host = host.lower().strip("[]")
-    for entry in no_proxy.lower().split(","):
-        name = entry.strip().removeprefix("*").lstrip(".").strip("[]")
-        if not name and entry.strip() == "*":
-            return True
-        if name and any(
-            candidate == name or candidate.endswith(f".{name}")
-            for candidate in (host, f"{host}:{port}")
-        ):
-            return True
-    return False
-
-
-@functools.cache
-def default_ssl_context() -> ssl.SSLContext:
-    """The system's certificate roots, hostname checks, HTTP/1.1 offered by ALPN.
-
-    Example:
-        >>> default_ssl_context().check_hostname
-        True
-    """
-    context = ssl.create_default_context()
-    context.set_alpn_protocols(["http/1.1"])
-    return context
-
-
-class Headers(Mapping[str, str]):
-    """Response headers by name, in any case; a repeated header's values joined by ", "."""
-
-    def __init__(self, pairs: Iterable[tuple[str, str]]) -> None:
-        self._values: dict[str, str] = {}
-        for name, value in pairs:
-            key = name.lower()
-            self._values[key] = f"{self._values[key]}, {value}" if key in self._values else value
-
-    def __getitem__(self, name: str) -> str:
-        return self._values[name.lower()]
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self._values)
-
-    def __len__(self) -> int:
-        return len(self._values)
 
 
 class ConnectionPool:
@@ -187,26 +69,15 @@ class ConnectionPool:
         max_idle: int = MAX_IDLE,
         max_response_bytes: int = MAX_RESPONSE_BYTES,
     ) -> None:
-        if scheme not in ("http", "https"):
-            raise ValueError(f"not an HTTP scheme: {scheme!r}")
+        self._route = route_to(scheme, host, port)
         self.max_response_bytes = max_response_bytes
-        self.scheme, self.host = scheme, host
-        self.port = port or (443 if scheme == "https" else 80)
+        self.scheme, self.host, self.port = scheme, host, self._route.port
         self._ssl_context = ssl_context
         self._max_idle = max_idle
         self._idle: list[tuple[http.client.HTTPConnection, float]] = []
         self._active: set[http.client.HTTPConnection] = set()
         self._lock = threading.Lock()
         self._closed = False
-        self._proxy_problem: str | None = None
-        self._proxy: Proxy | None = None
-        try:
-            self._proxy = environment_proxy(scheme, host, self.port)
-        except ProxyNotSupported as problem:
-            self._proxy_problem = str(problem)
-        authority = f"[{host}]" if ":" in host else host
-        forwarding = self._proxy is not None and scheme == "http"
-        self._target_prefix = f"http://{authority}:{self.port}" if forwarding else ""
 
     def request(
         self,
@@ -227,14 +98,16 @@ class ConnectionPool:
         connection = self._take(deadline)
         try:
             connection.sock.settimeout(time_left(deadline))
-            connection.putrequest(method, self._target_prefix + target, skip_accept_encoding=True)
+            connection.putrequest(
+                method, self._route.target_prefix + target, skip_accept_encoding=True
+            )
             for name, value in headers.items():
                 connection.putheader(name, value)
             connection.putheader("accept-encoding", "gzip")
             if body is not None:
                 connection.putheader("content-length", str(len(body)))
-            if self._target_prefix and self._proxy and self._proxy.authorization:
-                connection.putheader("proxy-authorization", self._proxy.authorization)
+            for name, value in self._route.proxy_headers(tunnel=False):
+                connection.putheader(name, value)
             connection.endheaders(body)
             connection.sock.settimeout(time_left(deadline))  # the response keeps this deadline
             response = connection.getresponse()
@@ -286,21 +159,19 @@ class ConnectionPool:
         return connection
 
     def _open(self, deadline: float | None) -> http.client.HTTPConnection:
-        if self._proxy_problem is not None:
-            raise ProxyNotSupported(self._proxy_problem)
+        route = self._route
+        route.check()
         timeout = time_left(deadline)
-        proxy = self._proxy
-        host, port = (proxy.host, proxy.port) if proxy is not None else (self.host, self.port)
+        host, port = route.address
         connection: http.client.HTTPConnection
         if self.scheme == "https":
             connection = http.client.HTTPSConnection(
                 host, port, timeout=timeout, context=self._ssl_context or default_ssl_context()
             )
-            if proxy is not None:
-                authority = f"[{self.host}]" if ":" in self.host else self.host
-                tunnel_headers = {"host": f"{authority}:{self.port}"}
-                if proxy.authorization:
-                    tunnel_headers["proxy-authorization"] = proxy.authorization
+            if route.tunnelled:
+                tunnel_headers = dict(
+                    [("host", route.authority), *route.proxy_headers(tunnel=True)]
+                )
                 connection.set_tunnel(self.host, self.port, headers=tunnel_headers)
         else:
             connection = http.client.HTTPConnection(host, port, timeout=timeout)
@@ -309,10 +180,7 @@ class ConnectionPool:
             connection.connect()
         except (OSError, http.client.HTTPException) as error:
             connection.close()
-            where = f"{self.scheme}://{self.host}:{self.port}"
-            via = f" through the proxy {proxy.host}:{proxy.port}" if proxy is not None else ""
-            reason = f"{type(error).__name__}: {error}" if str(error) else type(error).__name__
-            raise ConnectError(f"{where}{via}: {reason}") from error
+            raise route.connect_error(error) from error
         return connection
 
     def _give_back(self, connection: http.client.HTTPConnection) -> None:

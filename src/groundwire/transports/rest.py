@@ -1,9 +1,9 @@
 """The blocking REST transport (JSON over HTTP/1.1), for networks where gRPC cannot pass.
 
 Calls go over `http1`, a small pool around the standard library's `http.client`. Also
-what the asyncio REST transport (on httpx) shares: the URL and header rules, decoding of
-response bodies and stream elements, and the translation of httpx failures into
-`GroundwireError`.
+what the asyncio REST transport (over `http1_aio`) shares: the URL and header rules,
+decoding of response bodies and stream elements, and the translation of connection
+failures into `GroundwireError`.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ import ssl
 import time
 import urllib.parse
 from collections.abc import Iterable, Iterator, Mapping
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from google.auth.credentials import Credentials
 from google.protobuf.message import Message
@@ -31,9 +31,10 @@ from groundwire.core.errors import (
     Unknown,
     error_from_http,
 )
+from groundwire.core.http_codec import ProtocolError
 from groundwire.core.jsonstream import JsonArrayStream
 from groundwire.core.transcoding import decode_message, encode_request, encode_stream_request
-from groundwire.transports import http1
+from groundwire.transports import http1, routes
 from groundwire.transports.auth import AccessTokens
 from groundwire.transports.base import (
     ConnectionFailure,
@@ -41,9 +42,6 @@ from groundwire.transports.base import (
     fixed_requests,
     refuse_plaintext,
 )
-
-if TYPE_CHECKING:
-    import httpx
 
 # Enums as numbers, like Google's own REST clients: values newer than our stubs survive.
 SYSTEM_QUERY = "?%24alt=json%3Benum-encoding%3Dint"
@@ -140,10 +138,10 @@ def excerpt(body: bytes) -> str:
 
 
 def error_from_wire(error: Exception) -> GroundwireError:
-    """The GroundwireError for a failure of the blocking transport's HTTP/1.1 connection.
+    """The GroundwireError for a failure of either REST transport's HTTP/1.1 connection.
 
     Example:
-        >>> type(error_from_wire(http1.ConnectError("refused"))).__name__
+        >>> type(error_from_wire(routes.ConnectError("refused"))).__name__
         'ConnectionFailure'
         >>> type(error_from_wire(TimeoutError("timed out"))).__name__
         'DeadlineExceeded'
@@ -151,38 +149,16 @@ def error_from_wire(error: Exception) -> GroundwireError:
     text = f"{type(error).__name__}: {error}" if str(error) else type(error).__name__
     if isinstance(error, http1.PoolClosed):
         return client_closed()
-    if isinstance(error, http1.ConnectError):
+    if isinstance(error, routes.ConnectError):
         return ConnectionFailure(f"could not connect: {error}")
-    if isinstance(error, http1.ProxyNotSupported):
+    if isinstance(error, routes.ProxyNotSupported):
         return FailedPrecondition(str(error))
     if isinstance(error, TimeoutError):
         return DeadlineExceeded(f"the attempt's timeout passed: {text}")
+    if isinstance(error, ProtocolError):
+        return Unavailable(f"the server broke HTTP/1.1: {text}")
     if isinstance(error, OSError | http.client.HTTPException):
         return Unavailable(f"the connection dropped: {text}")
-    return Unknown(text)
-
-
-def error_from_exception(error: httpx.HTTPError) -> GroundwireError:
-    """The GroundwireError for an httpx failure (no connection, timeout, dropped connection).
-
-    Example:
-        >>> import httpx
-        >>> type(error_from_exception(httpx.ConnectError("refused"))).__name__
-        'ConnectionFailure'
-    """
-    import httpx
-
-    text = f"{type(error).__name__}: {error}" if str(error) else type(error).__name__
-    if isinstance(error, httpx.ConnectError | httpx.ConnectTimeout):
-        return ConnectionFailure(f"could not connect: {text}")
-    if isinstance(error, httpx.TimeoutException):
-        return DeadlineExceeded(f"the attempt's timeout passed: {text}")
-    if isinstance(error, httpx.RemoteProtocolError | httpx.ReadError | httpx.WriteError):
-        return Unavailable(f"the connection dropped: {text}")
-    if isinstance(error, httpx.DecodingError):
-        return Internal(f"the response could not be decoded: {text}")
-    if isinstance(error, httpx.TransportError):
-        return Unavailable(text)
     return Unknown(text)
 
 

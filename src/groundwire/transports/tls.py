@@ -1,4 +1,4 @@
-"""TLS settings for the REST transports from PEM bytes: trusted roots and a client certificate.
+"""TLS settings for the REST transports: the system's by default, or roots and a client certificate.
 
 gRPC takes PEM bytes as they are; the standard library's `ssl` loads a certificate chain
 only from a file, so the client certificate passes through a private temporary directory
@@ -7,6 +7,7 @@ that is removed as soon as it is loaded.
 
 from __future__ import annotations
 
+import functools
 import ssl
 import tempfile
 from pathlib import Path
@@ -37,4 +38,17 @@ def client_ssl_context(
             key_file.touch(mode=0o600)
             key_file.write_bytes(key)
             context.load_cert_chain(chain_file, key_file)
+    return context
+
+
+@functools.cache
+def default_ssl_context() -> ssl.SSLContext:
+    """The system's certificate roots, hostname checks, HTTP/1.1 offered by ALPN.
+
+    Example:
+        >>> default_ssl_context().check_hostname
+        True
+    """
+    context = ssl.create_default_context()
+    context.set_alpn_protocols(["http/1.1"])
     return context

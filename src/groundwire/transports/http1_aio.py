@@ -1,0 +1,304 @@
+"""Keep-alive HTTP/1.1 on asyncio, the wire of the asyncio REST transport.
+
+Each connection is an `asyncio.Protocol` (`aio_connection`) that feeds what it receives to
+the core's strict `ResponseParser`: no stream objects, no extra tasks, one timer per
+request for its deadline. Around it, what the blocking pool (`http1`) has too: idle
+connections kept per origin, TLS with the system's roots or the caller's, gzip within a
+size cap, and the environment's proxies (`routes`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import ssl
+from collections import deque
+from collections.abc import AsyncGenerator, Mapping
+from typing import cast
+
+from groundwire.core.bodies import MAX_RESPONSE_BYTES, BodyDecoder, is_gzip
+from groundwire.core.http_codec import (
+    END,
+    Headers,
+    ProtocolError,
+    ResponseHead,
+    ResponseParser,
+    encode_request,
+)
+from groundwire.transports.aio_connection import Connection
+from groundwire.transports.http1 import IDLE_SECONDS, MAX_IDLE, PoolClosed
+from groundwire.transports.routes import ConnectError, ProxyNotSupported, route_to
+from groundwire.transports.tls import default_ssl_context
+
+MAX_CONNECTIONS = 100
+"""Connections open at once per origin by default; more requests wait for one to be free."""
+
+WIRE_ERRORS = (ConnectError, ProxyNotSupported, PoolClosed, ProtocolError, OSError)
+"""What a request, or the reading of its response, raises (other than programming errors).
+
+`ProtocolError`: the server broke HTTP/1.1; an `OSError`: the connection dropped; a
+`TimeoutError`: the request's deadline passed. A body that is too large or badly compressed
+raises the core's `GroundwireError` instead.
+"""
+
+
+class AsyncConnectionPool:
+    """Keep-alive HTTP/1.1 connections to one origin, for the event loop it is used on.
+
+    A request takes an idle connection (the most recently used first) or opens one, up to
+    `max_connections`; past that it waits for one to be free. A connection returns to the
+    pool once its response has been read to the end, and at most `max_idle` wait there.
+    `ssl_context` (https) defaults to the system's roots. A proxy from the environment
+    carries https in a CONNECT tunnel, and http as requests for absolute URLs. A response
+    body is cut off with `MessageTooLarge` past `max_response_bytes` once decompressed.
+
+    Example:
+        >>> pool = AsyncConnectionPool("http", "127.0.0.1", 8080)
+        >>> # await (await pool.request("POST", "/v1/x", b"{}", {}, deadline=None)).read()
+    """
+
+    def __init__(
+        self,
+        scheme: str,
+        host: str,
+        port: int | None = None,
+        *,
+        ssl_context: ssl.SSLContext | None = None,
+        max_connections: int = MAX_CONNECTIONS,
+        max_idle: int = MAX_IDLE,
+        max_response_bytes: int = MAX_RESPONSE_BYTES,
+    ) -> None:
+        if max_connections < 1:
+            raise ValueError("max_connections must be at least 1")
+        self._route = route_to(scheme, host, port)
+        self.max_response_bytes = max_response_bytes
+        self._ssl_context = ssl_context
+        self._max_connections = max_connections
+        self._max_idle = max_idle
+        self._idle: list[Connection] = []
+        self._active: set[Connection] = set()
+        self._opening = 0
+        self._waiters: deque[asyncio.Future[Connection | None]] = deque()
+        self._closed = False
+        self._first_headers = [("host", self._route.host_header)]
+        self._last_headers = [("accept-encoding", "gzip"), *self._route.proxy_headers(tunnel=False)]
+
+    @property
+    def closed(self) -> bool:
+        """Whether `close` was called."""
+        return self._closed
+
+    async def request(
+        self,
+        method: str,
+        target: str,
+        body: bytes | None,
+        headers: Mapping[str, str],
+        deadline: float | None,
+    ) -> AsyncResponse:
+        """Sends a request, waits for the response's head and returns it, body unread.
+
+        `target` is the path and query. `deadline` (on the event loop's clock; None: none)
+        bounds the whole exchange, from connecting to reading the body's last byte: once it
+        passes, a `TimeoutError` ends it. Raises one of `WIRE_ERRORS`.
+        """
+        request = encode_request(
+            method,
+            self._route.target_prefix + target,
+            [*self._first_headers, *headers.items(), *self._last_headers],
+            body,
+        )
+        connection = await self._take(deadline)
+        try:
+            connection.send(ResponseParser(method), request, deadline)
+            head = await connection.next_event()
+        except BaseException:
+            self._discard(connection)
+            if self._closed:
+                raise PoolClosed("the connection pool was closed during the request") from None
+            raise
+        assert isinstance(head, ResponseHead)
+        return AsyncResponse(self, connection, head)
+
+    async def close(self) -> None:
+        """Closes every connection; requests in flight fail, later ones raise PoolClosed."""
+        self._closed = True
+        idle, self._idle = self._idle, []
+        for connection in [*idle, *self._active]:
+            connection.fail(PoolClosed("the connection pool was closed"))
+        while self._waiters:
+            waiter = self._waiters.popleft()
+            if not waiter.done():
+                waiter.set_result(None)
+        await asyncio.sleep(0)  # lets the transports finish closing their sockets
+
+    async def _take(self, deadline: float | None) -> Connection:
+        loop = asyncio.get_running_loop()
+        while True:
+            if self._closed:
+                raise PoolClosed("the connection pool is closed")
+            while self._idle:
+                connection = self._idle.pop()
+                if connection.usable and loop.time() - connection.idle_since < IDLE_SECONDS:
+                    self._active.add(connection)
+                    return connection
+                connection.fail(ConnectionResetError("the idle connection was dropped"))
+            if len(self._active) + self._opening < self._max_connections:
+                return await self._open(deadline)
+            handed = await self._wait(deadline)
+            if handed is not None:
+                return handed
+
+    async def _wait(self, deadline: float | None) -> Connection | None:
+        """A connection another request gave back, or None when there is room to open one."""
+        waiter: asyncio.Future[Connection | None] = asyncio.get_running_loop().create_future()
+        self._waiters.append(waiter)
+        try:
+            async with asyncio.timeout_at(deadline):
+                return await waiter
+        except BaseException:
+            if not waiter.done():
+                waiter.cancel()
+            elif not waiter.cancelled():  # handed over too late: pass it on
+                handed = waiter.result()
+                if handed is None:
+                    self._hand_over(None)
+                else:
+                    self._give_back(handed)
+            raise
+
+    async def _open(self, deadline: float | None) -> Connection:
+        route = self._route
+        route.check()
+        context = None
+        if route.scheme == "https":
+            context = self._ssl_context or default_ssl_context()
+        loop = asyncio.get_running_loop()
+        connection: Connection | None = None
+        self._opening += 1
+        try:
+            async with asyncio.timeout_at(deadline):
+                direct = None if route.tunnelled else context
+                _, connection = await loop.create_connection(
+                    Connection,
+                    *route.address,
+                    ssl=direct,
+                    server_hostname=route.host if direct is not None else None,
+                )
+                if context is not None and route.tunnelled:
+                    await connection.tunnel(route, context)
+        except BaseException as error:
+            if connection is not None:
+                connection.fail(error)
+            if isinstance(error, OSError | ProtocolError):
+                raise route.connect_error(error) from error
+            raise
+        finally:
+            self._opening -= 1
+        assert connection is not None
+        if self._closed:
+            connection.fail(PoolClosed("the connection pool is closed"))
+            raise PoolClosed("the connection pool is closed")
+        self._active.add(connection)
+        return connection
+
+    def _finish(self, connection: Connection) -> None:
+        """Gives a connection back when its exchange ended cleanly, else closes it."""
+        if connection.finish():
+            self._give_back(connection)
+        else:
+            self._discard(connection)
+
+    def _give_back(self, connection: Connection) -> None:
+        if self._closed:
+            self._discard(connection)
+        elif not self._hand_over(connection):
+            self._active.discard(connection)
+            if len(self._idle) < self._max_idle:
+                connection.idle_since = asyncio.get_running_loop().time()
+                self._idle.append(connection)
+            else:
+                connection.fail(ConnectionResetError("too many idle connections"))
+
+    def _discard(self, connection: Connection) -> None:
+        connection.finish()
+        connection.fail(ConnectionResetError("the exchange was cut short"))
+        self._active.discard(connection)
+        self._hand_over(None)
+
+    def _hand_over(self, connection: Connection | None) -> bool:
+        """Wakes the first waiting request: with `connection`, or None to open its own."""
+        while self._waiters:
+            waiter = self._waiters.popleft()
+            if not waiter.done():
+                waiter.set_result(connection)
+                return True
+        return False
+
+
+class AsyncResponse:
+    """A response whose head has arrived; its body is then read once, whole or in chunks.
+
+    Reading to the end gives the connection back to the pool; `close` before that closes it.
+    """
+
+    def __init__(
+        self, pool: AsyncConnectionPool, connection: Connection, head: ResponseHead
+    ) -> None:
+        self.status = head.status
+        self.headers: Headers = head.headers
+        self._pool: AsyncConnectionPool | None = pool
+        self._connection = connection
+        self._limit = pool.max_response_bytes
+
+    @property
+    def ok(self) -> bool:
+        """Whether the status is 2xx."""
+        return 200 <= self.status < 300
+
+    async def read(self) -> bytes:
+        """The whole body, decompressed; `MessageTooLarge` past the pool's size limit."""
+        pieces = []
+        try:
+            decoder = self._decoder()
+            while (piece := await self._next(decoder)) is not None:
+                pieces.append(piece)
+        finally:
+            self.close()
+        return b"".join(pieces)
+
+    async def chunks(self) -> AsyncGenerator[bytes, None]:
+        """The body in pieces as they arrive, decompressed; closes the response at the end.
+
+        Raises `MessageTooLarge` once more than the pool's `max_response_bytes` came out.
+        """
+        try:
+            decoder = self._decoder()
+            while (piece := await self._next(decoder)) is not None:
+                if piece:
+                    yield piece
+        finally:
+            self.close()
+
+    def close(self) -> None:
+        """Ends the exchange: a response read to its end frees the connection for reuse."""
+        pool, self._pool = self._pool, None
+        if pool is not None:
+            pool._finish(self._connection)
+
+    def _decoder(self) -> BodyDecoder:
+        decoder = BodyDecoder(gzip=is_gzip(self.headers.get("content-encoding")), limit=self._limit)
+        decoder.check_length(self.headers.get("content-length"))
+        return decoder
+
+    async def _next(self, decoder: BodyDecoder) -> bytes | None:
+        """The next piece of the body, decoded (maybe empty); None after its end."""
+        try:
+            event = await self._connection.next_event()
+        except WIRE_ERRORS:
+            if self._pool is not None and self._pool.closed:
+                raise PoolClosed("the connection pool was closed during the response") from None
+            raise
+        if event is END:
+            decoder.finish()
+            return None
+        return decoder.feed(cast(bytes, event))
