@@ -100,6 +100,11 @@ class Chunk(Record):
         """The domain of that page, when the API names one."""
         return getattr(self._raw, "domain", "")
 
+    def __reduce__(self) -> tuple[type[Chunk], tuple[Any, ...]]:
+        """Pickle and copy by the constructor, the metadata as a dict (a mapping proxy won't)."""
+        fields = (self.text, self.source, self.index, dict(self.source_metadata))
+        return Chunk, (*fields, self.uri, self.title, self.domain)
+
     @property
     def fact_index(self) -> int | None:
         """The index of the request's fact this chunk came from, when `source` is one."""

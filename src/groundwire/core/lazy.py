@@ -30,7 +30,7 @@ class Record:
     """Base of the result types: slotted, read-only, compared and shown by their public fields.
 
     A subclass names its public fields in ``_fields``, in the order its constructor takes
-    them; equality, hashing, ``repr``, pickling and ``match`` use them, as they would a
+    them; equality, hashing, ``repr`` and pickling use them, as they would a
     frozen dataclass's fields. Assigning or deleting any attribute raises
     `dataclasses.FrozenInstanceError` (an `AttributeError`), as it does on a frozen dataclass.
     Builders fill a writable twin made by :func:`draft_class` and :func:`freeze` it, which
@@ -39,11 +39,6 @@ class Record:
 
     __slots__ = ()
     _fields: ClassVar[tuple[str, ...]] = ()
-
-    def __init_subclass__(cls) -> None:
-        """Let ``match`` take the subclass's fields by position, as a dataclass's."""
-        super().__init_subclass__()
-        setattr(cls, "__match_args__", cls._fields)  # noqa: B010  # mypy refuses the assignment
 
     def _values(self) -> tuple[Any, ...]:
         return tuple([getattr(self, name) for name in self._fields])
