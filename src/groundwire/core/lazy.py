@@ -30,11 +30,11 @@ class Record:
     """Base of the result types: slotted, read-only, compared and shown by their public fields.
 
     A subclass names its public fields in ``_fields``, in the order its constructor takes
-    them; equality, hashing, ``repr`` and pickling use them, as they would a
-    frozen dataclass's fields. Assigning or deleting any attribute raises
+    them; equality, hashing, ``repr`` and pickling use them, as they would a frozen
+    dataclass's fields. Assigning or deleting any attribute raises
     `dataclasses.FrozenInstanceError` (an `AttributeError`), as it does on a frozen dataclass.
-    Builders fill a writable twin made by :func:`draft_class` and :func:`freeze` it, which
-    costs a third of what assigning the same slots through `object.__setattr__` does.
+    Builders fill a writable twin made by :func:`draft_class` and :func:`freeze` it: a third of
+    the cost of assigning the same slots through `object.__setattr__`, as a dataclass does.
     """
 
     __slots__ = ()
@@ -131,6 +131,8 @@ class LazySequence(Sequence[T]):
     def _built(self) -> tuple[T, ...]:
         items = self._items
         if items is None:
+            # A benign race: threads that all find no items all build them, each returning
+            # complete items equal to the others'; the tuple stored last serves later reads.
             items = self._items = self._build(self._source)
         return items
 
@@ -146,19 +148,15 @@ class LazySequence(Sequence[T]):
     def __getitem__(self, index: slice) -> tuple[T, ...]: ...
 
     def __getitem__(self, index: int | slice) -> T | tuple[T, ...]:
-        """One item, or a tuple of a slice of them."""
         return self._built()[index]
 
     def __iter__(self) -> Iterator[T]:
-        """The items, in order."""
         return iter(self._built())
 
     def __reversed__(self) -> Iterator[T]:
-        """The items, last first."""
         return reversed(self._built())
 
     def __contains__(self, value: object) -> bool:
-        """True when one of the items equals ``value``."""
         return value in self._built()
 
     def index(self, value: Any, start: int = 0, stop: int = 2**63 - 1) -> int:

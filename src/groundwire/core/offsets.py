@@ -23,6 +23,8 @@ general path. UTF-16 offsets are left to :class:`Utf16Offsets`, which finds them
 
 from __future__ import annotations
 
+import codecs
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from operator import le
@@ -33,6 +35,9 @@ OffsetUnit = Literal["utf8", "codepoint", "utf16"]
 
 ClaimPosition = tuple[int | None, int | None, str]
 """One claim as the API sends it: (start, end, claim_text), end exclusive, None when omitted."""
+
+_OUTSIDE_BMP = re.compile("[\U00010000-\U0010ffff]")  # the characters UTF-16 writes as 2 units
+_encode_utf16 = codecs.lookup("utf-16-le").encode  # the codec itself: no lookup at each call
 
 
 @dataclass(frozen=True, slots=True)
@@ -321,13 +326,13 @@ class Utf16Offsets:
 
 
 def _utf16_offsets(text: str, indices: Iterable[int]) -> dict[int, int]:
-    """Map code point indices to UTF-16 offsets, walking the text once."""
-    if text.isascii():
+    """Map code point indices to UTF-16 offsets, encoding the text once, segment by segment."""
+    if text.isascii() or not _OUTSIDE_BMP.search(text):
         return {index: index for index in indices}
     utf16_at: dict[int, int] = {}
     previous, utf16 = 0, 0
     for index in sorted(set(indices)):
-        utf16 += len(text[previous:index].encode("utf-16-le")) // 2
+        utf16 += len(_encode_utf16(text[previous:index])[0]) // 2
         utf16_at[index] = utf16
         previous = index
     return utf16_at

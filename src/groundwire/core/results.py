@@ -313,7 +313,7 @@ def _check_claims(source: tuple[str, Any, LazySequence[Chunk]]) -> tuple[Claim, 
     bounds, flags = place_claims(answer, starts, ends, texts, "utf8")
     adjusted, located = zip(*flags, strict=True) if flags else (repeat(False), repeat(False))
     indices = [tuple(raw_claim.citation_indices[:]) for raw_claim in raw_claims]  # [:]: 2× faster
-    # One C-level map over the columns: a Python loop with the same calls is slower.
+    # The columns zipped by map, in C: one call of _claim per claim and no other Python loop.
     return tuple(
         map(
             _claim,
