@@ -14,6 +14,7 @@ from groundwire_protos.google.cloud.discoveryengine.v1.check_grounding_pb2 impor
 from groundwire import AsyncGroundingClient, CheckGroundingResult, GroundingClient
 from groundwire.core import apis
 from groundwire.core.calls import TransportName
+from groundwire.core.lazy import LazySequence
 from tests.support.canned import CannedServers
 from tests.support.typed import typed
 
@@ -171,3 +172,20 @@ def test_generate_results_locate_support_claims_in_the_text(servers: CannedServe
     assert result.text[support.start : support.end] == "京都は古都です。"
     assert support.chunks[0].text.startswith("Kyoto was capital")
     assert result.grounding_score == pytest.approx(0.8)
+
+
+@pytest.mark.parametrize("transport", ["grpc", "rest"])
+def test_a_result_reads_its_claims_only_when_they_are_read(
+    servers: CannedServers, transport: TransportName
+) -> None:
+    servers.behaviour = canned_check
+    with GroundingClient(
+        "p", transport=transport, endpoint=servers.grpc_address, rest_endpoint=servers.http_url
+    ) as client:
+        result = client.check_grounding(ANSWER, ["Tokyo is Japan's capital."])
+    claims = result.claims
+    assert isinstance(claims, LazySequence)
+    assert len(claims) == len(SENTENCES)
+    assert not claims.built
+    assert claims[0].text == SENTENCES[0]
+    assert claims.built

@@ -2,11 +2,21 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from groundwire.core.offsets import Span, resolve_byte_spans, resolve_spans
+from groundwire.core import offsets
+from groundwire.core.offsets import (
+    ClaimPosition,
+    OffsetUnit,
+    Span,
+    resolve_byte_spans,
+    resolve_spans,
+)
+from tests.core import eager_results
 
 FAMILY = "👩\u200d👩\u200d👧 family"
 
@@ -239,3 +249,100 @@ def test_searched_claims_are_found_where_they_occur(text: str, data: st.DataObje
 def test_every_span_field_is_set() -> None:
     (span,) = resolve_byte_spans("ab", [(0, 1, "a")])
     assert span == Span(0, 1, 0, 1, 0, 1, adjusted=False, located=False)
+
+
+MIXED_TEXTS = st.lists(
+    st.sampled_from(["a", " ", "é", "東", "😀", "e\u0301", "\x80"]) | PIECES, max_size=25
+)
+
+
+@st.composite
+def text_and_any_positions(draw: st.DrawFn) -> tuple[str, OffsetUnit, list[ClaimPosition]]:
+    """Positions a server might send, in any unit: on boundaries, one off, anywhere, or none."""
+    text = "".join(draw(MIXED_TEXTS))
+    unit: OffsetUnit = draw(st.sampled_from(["utf8", "codepoint", "utf16"]))
+    width = {
+        "utf8": utf8_length,
+        "codepoint": len,
+        "utf16": utf16_length,
+    }[unit]
+    starts = [width(text[:index]) for index in range(len(text) + 1)]
+    on_boundary = st.sampled_from(starts)
+    position = (
+        on_boundary
+        | on_boundary.map(lambda start: start - 1)
+        | on_boundary.map(lambda start: start + 1)
+        | st.integers(-2, starts[-1] + 2)
+        | st.none()
+    )
+    claim = st.sampled_from([text[index:] for index in range(len(text) + 1)]) | st.text(max_size=3)
+    spans: list[ClaimPosition] = []
+    previous = 0
+    for _claim in range(draw(st.integers(0, 8))):
+        # Ends just before their start, and starts just before the previous end, are the
+        # edges of the in-order fast path: draw them often.
+        start = draw(position | st.just(previous - 1) | st.just(previous))
+        nearby = [start - 1, start, start + 1] if start is not None else [0]
+        end = draw(position | st.sampled_from(nearby))
+        spans.append((start, end, draw(claim)))
+        previous = end if end is not None else previous
+    return text, unit, spans
+
+
+@settings(max_examples=1000, deadline=None)
+@given(text_and_any_positions())
+def test_claims_are_placed_exactly_as_the_eager_walk_placed_them(
+    case: tuple[str, OffsetUnit, list[ClaimPosition]],
+) -> None:
+    text, unit, spans = case
+    placed = [
+        (
+            s.start,
+            s.end,
+            s.start_byte,
+            s.end_byte,
+            s.start_utf16,
+            s.end_utf16,
+            s.adjusted,
+            s.located,
+        )
+        for s in resolve_spans(text, spans, unit)
+    ]
+    assert placed == eager_results.resolve_spans(text, spans, unit)
+
+
+def test_positions_that_fit_never_take_the_general_path(monkeypatch: pytest.MonkeyPatch) -> None:
+    def refuse(*arguments: object) -> None:
+        raise AssertionError("the general path was taken")
+
+    monkeypatch.setattr(offsets, "_place_by_rules", refuse)
+    text = "東京は日本の首都です。 Paris"
+    in_order = resolve_byte_spans(text, [(0, 6, "東京"), (9, 15, "日本"), (34, 39, "Paris")])
+    assert [(s.start, s.end) for s in in_order] == [(0, 2), (3, 5), (12, 17)]
+    overlapping = resolve_byte_spans(text, [(9, 15, "日本"), (0, 12, "東京は日")])
+    assert [(s.start, s.end) for s in overlapping] == [(3, 5), (0, 4)]
+    assert resolve_spans("Paris", [(0, 5, "Paris")], unit="codepoint")[0].end == 5
+    assert resolve_byte_spans("Paris", [(0, 5, "Paris")])[0].end == 5
+
+
+def test_a_position_that_needs_a_rule_takes_the_general_path(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    general = offsets._place_by_rules
+    taken: list[str] = []
+
+    def spy(text: str, *arguments: Any) -> offsets.Placement:
+        taken.append(text)
+        return general(text, *arguments)
+
+    monkeypatch.setattr(offsets, "_place_by_rules", spy)
+    for claim in [
+        (1, 6, "東京"),
+        (0, 99, "東京"),
+        (-1, 6, "東京"),
+        (None, 6, "東京"),
+        (6, 0, "京"),
+    ]:
+        resolve_byte_spans("東京", [claim])
+    resolve_byte_spans("ab", [(2, 1, "b")])
+    assert len(taken) == 6

@@ -13,19 +13,31 @@ Policy for positions that do not fit the text — never silently wrong, always f
 
 Offsets inside a grapheme cluster but on a code point boundary (a ZWJ emoji sequence, a letter
 and its combining accent) are valid code point positions and are kept as they are.
+
+Speed: positions that all fit (the usual case) are converted by C code alone — the identity for
+ASCII text or code point offsets, else one ``bytes.decode`` per gap between consecutive
+positions, which also proves each position sits on a character boundary (a position inside a
+character makes the decode fail). Only a position that needs one of the rules above takes the
+general path. UTF-16 offsets are left to :class:`Utf16Offsets`, which finds them on first use.
 """
 
 from __future__ import annotations
 
+import codecs
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Literal
+from operator import le
+from typing import Literal, NamedTuple, cast
 
 OffsetUnit = Literal["utf8", "codepoint", "utf16"]
 """What an offset counts: UTF-8 bytes, code points (Python str indices) or UTF-16 code units."""
 
 ClaimPosition = tuple[int | None, int | None, str]
 """One claim as the API sends it: (start, end, claim_text), end exclusive, None when omitted."""
+
+_OUTSIDE_BMP = re.compile("[\U00010000-\U0010ffff]")  # the characters UTF-16 writes as 2 units
+_encode_utf16 = codecs.lookup("utf-16-le").encode  # the codec itself: no lookup at each call
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,6 +65,18 @@ class Span:
     located: bool
 
 
+class Placement(NamedTuple):
+    """Where claims sit in a text as str indices, and which needed the policy's rules.
+
+    ``bounds`` holds each claim's start and end, interleaved: ``[start0, end0, start1, ...]``.
+    ``flags`` holds each claim's ``(adjusted, located)``, or is None when no claim needed
+    either, so the usual case builds no list of flags.
+    """
+
+    bounds: list[int]
+    flags: list[tuple[bool, bool]] | None
+
+
 def resolve_byte_spans(text: str, spans: Sequence[ClaimPosition]) -> list[Span]:
     """Resolve claims given as UTF-8 byte offsets (end exclusive), in one pass over ``text``.
 
@@ -76,40 +100,137 @@ def resolve_spans(
         >>> (span.start, span.end, span.start_utf16)
         (2, 4, 3)
     """
+    starts = [start for start, _end, _claim in spans]
+    ends = [end for _start, end, _claim in spans]
+    bounds, flags = place_claims(text, starts, ends, [claim for _, _, claim in spans], unit)
+    utf16 = Utf16Offsets(text, bounds)
+    positions = iter(bounds)
+    return [
+        Span(start, end, start_byte, end_byte, utf16.at(start), utf16.at(end), *flag)
+        for start_byte, end_byte, start, end, flag in zip(
+            starts, ends, positions, positions, flags or [(False, False)] * len(spans), strict=True
+        )
+    ]
+
+
+def place_claims(
+    text: str,
+    starts: Sequence[int | None],
+    ends: Sequence[int | None],
+    claim_texts: Sequence[str],
+    unit: OffsetUnit = "utf8",
+) -> Placement:
+    """Place claims in ``text`` as str indices, from their positions counted in ``unit``.
+
+    The claims are given column by column (their starts, ends and texts), as a response
+    holds them; the texts are read only for claims that must be searched for. Positions that
+    all fit are converted without a Python loop over the text (see the module docstring).
+
+    Example:
+        >>> place_claims("東京は首都", [0, 9], [6, 15], ["東京", "首都"])
+        Placement(bounds=[0, 2, 3, 5], flags=None)
+        >>> place_claims("東京は首都", [1], [None], ["首都"]).flags
+        [(False, True)]
+    """
+    bounds = _exact_bounds(text, starts, ends, unit)
+    if bounds is not None:
+        return Placement(bounds, None)
+    return _place_by_rules(text, starts, ends, claim_texts, unit)
+
+
+def _exact_bounds(
+    text: str, starts: Sequence[int | None], ends: Sequence[int | None], unit: OffsetUnit
+) -> list[int] | None:
+    """The str indices of positions that all fit as sent, or None when one needs a rule."""
+    if None in starts or None in ends:
+        return None
+    positions = [0] * (2 * len(starts))
+    positions[0::2] = cast("Sequence[int]", starts)
+    positions[1::2] = cast("Sequence[int]", ends)
+    if unit == "utf8" and not text.isascii():
+        return _utf8_codepoints(text.encode("utf-8"), positions)
+    if unit == "utf16":  # rare (CorroborateContent, when asked): the general path suffices
+        return None
+    return positions if _fit(positions, len(text)) else None
+
+
+def _fit(positions: list[int], length: int) -> bool:
+    """True when interleaved (start, end) positions all lie in [0, length], each start <= end."""
+    return not positions or (
+        min(positions) >= 0
+        and max(positions) <= length
+        and False not in map(le, positions[0::2], positions[1::2])
+    )
+
+
+def _utf8_codepoints(encoded: bytes, positions: list[int]) -> list[int] | None:
+    """Code point indices of byte positions, or None when one is out of range or inside a character.
+
+    Claims come in order, so the positions usually rise: one decode per gap between two
+    consecutive positions then counts the whole text once (and proves each start <= its end).
+    Decoding a gap fails exactly when its end (or, by induction, its start) is inside a
+    character.
+    """
+    codepoints: list[int] = []
+    append = codepoints.append
+    previous_byte = previous_codepoint = 0
+    try:
+        for position in positions:
+            if position < previous_byte:
+                return _unordered_utf8_codepoints(encoded, positions)
+            previous_codepoint += len(encoded[previous_byte:position].decode())
+            previous_byte = position
+            append(previous_codepoint)
+    except UnicodeDecodeError:
+        return None
+    return codepoints if previous_byte <= len(encoded) else None
+
+
+def _unordered_utf8_codepoints(encoded: bytes, positions: list[int]) -> list[int] | None:
+    """What :func:`_utf8_codepoints` finds, for positions that do not rise (overlapping claims)."""
+    if not _fit(positions, len(encoded)):
+        return None
+    codepoint_at: dict[int, int] = {}
+    previous_byte = previous_codepoint = 0
+    try:
+        for position in sorted(set(positions)):
+            previous_codepoint += len(encoded[previous_byte:position].decode())
+            codepoint_at[position] = previous_codepoint
+            previous_byte = position
+    except UnicodeDecodeError:
+        return None
+    return [codepoint_at[position] for position in positions]
+
+
+def _place_by_rules(
+    text: str,
+    starts: Sequence[int | None],
+    ends: Sequence[int | None],
+    claim_texts: Sequence[str],
+    unit: OffsetUnit,
+) -> Placement:
+    """The general path: every rule of the module docstring, applied claim by claim."""
     measure = _Measure(text, unit)
-    fitted = [measure.fit(start, end) for start, end, _claim in spans]
+    fitted = [measure.fit(start, end) for start, end in zip(starts, ends, strict=True)]
     codepoint_at = measure.codepoints_at(
         {offset for fit in fitted if fit is not None for offset in fit[:2]}
     )
-
-    placed: list[tuple[int, int, bool, bool]] = []
+    bounds: list[int] = []
+    flags: list[tuple[bool, bool]] = []
     previous_end = 0
-    for (sent_start, sent_end, claim_text), fit in zip(spans, fitted, strict=True):
+    for sent_start, sent_end, claim_text, fit in zip(
+        starts, ends, claim_texts, fitted, strict=True
+    ):
         if fit is None:
             start, end, found = _locate(text, claim_text, previous_end)
             reversed_positions = sent_start is not None and sent_end is not None
-            placed.append((start, end, reversed_positions or not found, True))
+            flags.append((reversed_positions or not found, True))
         else:
             start, end = codepoint_at[fit[0]], codepoint_at[fit[1]]
-            placed.append((start, end, fit[2], False))
+            flags.append((fit[2], False))
+        bounds += (start, end)
         previous_end = end
-
-    utf16_at = _utf16_offsets(text, {index for place in placed for index in place[:2]})
-    return [
-        Span(
-            start=start,
-            end=end,
-            start_byte=sent_start,
-            end_byte=sent_end,
-            start_utf16=utf16_at[start],
-            end_utf16=utf16_at[end],
-            adjusted=adjusted,
-            located=located,
-        )
-        for (sent_start, sent_end, _claim), (start, end, adjusted, located) in zip(
-            spans, placed, strict=True
-        )
-    ]
+    return Placement(bounds, flags)
 
 
 def _locate(text: str, claim_text: str, previous_end: int) -> tuple[int, int, bool]:
@@ -141,10 +262,6 @@ class _Measure:
             if self.length != len(text):
                 self._encoded = encoded
 
-    @property
-    def _identity(self) -> bool:
-        return not self._encoded
-
     def fit(self, start: int | None, end: int | None) -> tuple[int, int, bool] | None:
         """Clamp and snap (start, end) onto character boundaries; None when unusable."""
         if start is None or end is None or start > end:
@@ -158,7 +275,7 @@ class _Measure:
         return fitted_start, fitted_end, (fitted_start, fitted_end) != (start, end)
 
     def _inside_character(self, offset: int) -> bool:
-        if self._identity or offset >= self.length:
+        if not self._encoded or offset >= self.length:
             return False
         if self._unit == "utf8":
             return self._encoded[offset] & 0xC0 == 0x80
@@ -166,7 +283,7 @@ class _Measure:
 
     def codepoints_at(self, offsets: Iterable[int]) -> dict[int, int]:
         """Map each offset on a character boundary to its code point index, in one walk."""
-        if self._identity:
+        if not self._encoded:
             return {offset: offset for offset in offsets}
         width, codec = (1, "utf-8") if self._unit == "utf8" else (2, "utf-16-le")
         codepoint_at: dict[int, int] = {}
@@ -179,14 +296,43 @@ class _Measure:
         return codepoint_at
 
 
+class Utf16Offsets:
+    """The UTF-16 offsets of some str indices of one text, all found at the first lookup.
+
+    Results hold one per response and look claims' UTF-16 offsets up in it, so a caller who
+    never reads them never pays for them, and the first read converts every claim in one pass.
+
+    Example:
+        >>> utf16 = Utf16Offsets("👋 hi", [2, 4])
+        >>> utf16.at(2), utf16.at(4)
+        (3, 5)
+    """
+
+    __slots__ = ("_found", "_indices", "_text")
+
+    def __init__(self, text: str, indices: Iterable[int]) -> None:
+        """Remember ``text`` and the str ``indices`` that :meth:`at` may be asked about."""
+        self._text = text
+        self._indices = indices
+        self._found: dict[int, int] | None = None
+
+    def at(self, index: int) -> int:
+        """The UTF-16 offset of str index ``index`` (one of the indices given)."""
+        found = self._found
+        if found is None:
+            # Two threads may both get here: each computes the same map and either is kept.
+            found = self._found = _utf16_offsets(self._text, self._indices)
+        return found[index]
+
+
 def _utf16_offsets(text: str, indices: Iterable[int]) -> dict[int, int]:
-    """Map code point indices to UTF-16 offsets, walking the text once."""
-    if text.isascii():
+    """Map code point indices to UTF-16 offsets, encoding the text once, segment by segment."""
+    if text.isascii() or not _OUTSIDE_BMP.search(text):
         return {index: index for index in indices}
     utf16_at: dict[int, int] = {}
     previous, utf16 = 0, 0
-    for index in sorted(indices):
-        utf16 += len(text[previous:index].encode("utf-16-le")) // 2
+    for index in sorted(set(indices)):
+        utf16 += len(_encode_utf16(text[previous:index])[0]) // 2
         utf16_at[index] = utf16
         previous = index
     return utf16_at

@@ -1,0 +1,126 @@
+"""The chunks of evidence that claims and generated answers cite, as views of the raw chunks.
+
+A chunk read from a response holds its raw ``FactChunk``: its ``text`` is read when the chunk
+is built (callers read it most), its other fields at each read, and ``source_metadata`` is
+converted into a read-only mapping at its first read.
+
+>>> chunk = Chunk("Tokyo is Japan's capital.", "0", source_metadata={"author": "atlas"})
+>>> chunk.fact_index, chunk.source_metadata["author"], chunk.uri
+(0, 'atlas', '')
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from types import MappingProxyType
+from typing import Any, final
+
+from groundwire.core.lazy import Record, draft_class, freeze
+
+_new = object.__new__
+_NO_METADATA: Mapping[str, str] = MappingProxyType({})
+
+
+@dataclass(frozen=True, slots=True)
+class _GivenChunk:
+    """What a hand-built chunk holds where one read from a response holds its raw chunk."""
+
+    source: str
+    index: int
+    source_metadata: Mapping[str, str]
+    uri: str
+    title: str
+    domain: str
+
+
+@final
+class Chunk(Record):
+    """A piece of evidence a claim cites: the supporting text and where it came from.
+
+    `source_metadata` is read-only. `uri`, `title` and `domain` are empty where the API
+    version has none (v1alpha).
+    """
+
+    __slots__ = ("_metadata", "_raw", "text")
+    _fields = ("text", "source", "index", "source_metadata", "uri", "title", "domain")
+    text: str
+    _raw: Any  # the raw chunk, or a _GivenChunk
+    _metadata: Mapping[str, str] | None  # None until the first read of a raw chunk's
+
+    def __new__(
+        cls,
+        text: str,
+        source: str,
+        index: int = 0,
+        source_metadata: Mapping[str, str] = _NO_METADATA,
+        uri: str = "",
+        title: str = "",
+        domain: str = "",
+    ) -> Chunk:
+        """A chunk built by hand; `source_metadata` is copied into a read-only mapping."""
+        metadata = MappingProxyType(dict(source_metadata))
+        chunk: Any = _new(_ChunkDraft)
+        chunk.text, chunk._metadata = text, metadata
+        chunk._raw = _GivenChunk(source, index, metadata, uri, title, domain)
+        return freeze(chunk, Chunk)
+
+    @property
+    def source(self) -> str:
+        """Where the chunk came from: a request's fact index as digits, or a source's name."""
+        return self._raw.source
+
+    @property
+    def index(self) -> int:
+        """The chunk's index, as the API numbers it."""
+        return self._raw.index
+
+    @property
+    def source_metadata(self) -> Mapping[str, str]:
+        """The fact's attributes as the API returned them (author, title, …), read-only."""
+        metadata = self._metadata
+        if metadata is None:
+            metadata = MappingProxyType(dict(self._raw.source_metadata))
+            # Converted once; two threads may both convert, equally, and either is kept.
+            object.__setattr__(self, "_metadata", metadata)
+        return metadata
+
+    @property
+    def uri(self) -> str:
+        """The web page or document the chunk came from, when the API names one."""
+        return getattr(self._raw, "uri", "")
+
+    @property
+    def title(self) -> str:
+        """The title of that page or document, when the API names one."""
+        return getattr(self._raw, "title", "")
+
+    @property
+    def domain(self) -> str:
+        """The domain of that page, when the API names one."""
+        return getattr(self._raw, "domain", "")
+
+    def __reduce__(self) -> tuple[type[Chunk], tuple[Any, ...]]:
+        """Pickle and copy by the constructor, the metadata as a dict (a mapping proxy won't)."""
+        fields = (self.text, self.source, self.index, dict(self.source_metadata))
+        return Chunk, (*fields, self.uri, self.title, self.domain)
+
+    @property
+    def fact_index(self) -> int | None:
+        """The index of the request's fact this chunk came from, when `source` is one."""
+        source = self.source
+        return int(source) if source.isdigit() else None
+
+
+_ChunkDraft = draft_class(Chunk)
+
+
+def chunks_of(raw_chunks: Iterable[Any]) -> tuple[Chunk, ...]:
+    """Views of raw ``FactChunk`` messages, each reading its text now and the rest when read."""
+    chunks = []
+    for raw in raw_chunks:
+        chunk: Any = _new(_ChunkDraft)
+        chunk.text, chunk._raw, chunk._metadata = raw.chunk_text, raw, None
+        chunk.__class__ = Chunk  # `freeze`, inlined: this runs for every chunk
+        chunks.append(chunk)
+    return tuple(chunks)

@@ -1,0 +1,252 @@
+"""CorroborateContent's results: corroborated claims located in the content, read lazily.
+
+They follow `groundwire.core.results`: the claims are a `LazySequence` built, all offsets at
+once, on the first read of one; UTF-16 offsets and scores are read when read.
+
+>>> from groundwire.core.apis import method
+>>> response = method("aiplatform", "v1", "CorroborateContent").response_class()
+>>> claim = response.claims.add(start_index=0, end_index=6, fact_indexes=[0])
+>>> result = corroboration_result("東京です", ["a fact"], response)
+>>> len(result.claims), result.claims[0].text, result.claims[0].facts
+(1, '東京', ('a fact',))
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, final
+
+from google.protobuf import message
+
+from groundwire.core.lazy import (
+    LazySequence,
+    Record,
+    draft_class,
+    freeze,
+    optional,
+    optional_each,
+    pick_each,
+    utf16_bound,
+)
+from groundwire.core.offsets import OffsetUnit, Utf16Offsets, place_claims
+
+_new = object.__new__
+
+
+@dataclass(frozen=True, slots=True)
+class _GivenScore:
+    """What a hand-built claim holds where one read from a response holds its raw claim."""
+
+    score: float | None
+
+
+@final
+class CorroboratedClaim(Record):
+    """A claim of corroborated content and the facts that support it.
+
+    `start_index`/`end_index` are what the API sent, in the unit the client was told
+    (UTF-8 bytes by default); `start`/`end` index the content text as a Python str.
+    """
+
+    __slots__ = (
+        "_raw",
+        "_utf16",
+        "end",
+        "end_index",
+        "fact_indexes",
+        "facts",
+        "offsets_adjusted",
+        "start",
+        "start_index",
+        "text",
+    )
+    _fields = (
+        "text",
+        "start",
+        "end",
+        "start_index",
+        "end_index",
+        "start_utf16",
+        "end_utf16",
+        "fact_indexes",
+        "facts",
+        "score",
+        "offsets_adjusted",
+    )
+    text: str
+    start: int
+    end: int
+    start_index: int | None
+    end_index: int | None
+    fact_indexes: tuple[int, ...]
+    facts: tuple[message.Message, ...]
+    offsets_adjusted: bool
+    _raw: Any  # the raw claim, or a _GivenScore
+    _utf16: tuple[int, int] | Utf16Offsets
+
+    def __new__(
+        cls,
+        text: str,
+        start: int,
+        end: int,
+        start_index: int | None,
+        end_index: int | None,
+        start_utf16: int,
+        end_utf16: int,
+        fact_indexes: Sequence[int],
+        facts: Sequence[message.Message],
+        score: float | None,
+        offsets_adjusted: bool = False,
+    ) -> CorroboratedClaim:
+        """A claim built by hand, every position given."""
+        return _corroborated(
+            text,
+            start,
+            end,
+            start_index,
+            end_index,
+            tuple(fact_indexes),
+            tuple(facts),
+            offsets_adjusted,
+            _GivenScore(score),
+            (start_utf16, end_utf16),
+        )
+
+    @property
+    def start_utf16(self) -> int:
+        """Where the claim starts in UTF-16 code units (JavaScript string indices)."""
+        return utf16_bound(self._utf16, 0, self.start)
+
+    @property
+    def end_utf16(self) -> int:
+        """Where the claim ends (exclusive) in UTF-16 code units."""
+        return utf16_bound(self._utf16, 1, self.end)
+
+    @property
+    def score(self) -> float | None:
+        """How well the facts corroborate the claim (None when the API sent none)."""
+        raw = self._raw
+        return raw.score if isinstance(raw, _GivenScore) else optional(raw, "score")
+
+
+_CorroboratedClaimDraft = draft_class(CorroboratedClaim)
+
+
+def _corroborated(
+    text: str,
+    start: int,
+    end: int,
+    start_index: int | None,
+    end_index: int | None,
+    fact_indexes: tuple[int, ...],
+    facts: tuple[message.Message, ...],
+    offsets_adjusted: bool,
+    raw: Any,
+    utf16: tuple[int, int] | Utf16Offsets,
+) -> CorroboratedClaim:
+    claim: Any = _new(_CorroboratedClaimDraft)
+    claim.text, claim.start, claim.end = text, start, end
+    claim.start_index, claim.end_index = start_index, end_index
+    claim.fact_indexes, claim.facts, claim.offsets_adjusted = fact_indexes, facts, offsets_adjusted
+    claim._raw, claim._utf16 = raw, utf16
+    return freeze(claim, CorroboratedClaim)
+
+
+@final
+class CorroborationResult(Record):
+    """How well facts corroborate content: overall score and the corroborated claims."""
+
+    __slots__ = ("claims", "content_text", "corroboration_score", "raw")
+    _fields = ("content_text", "corroboration_score", "claims", "raw")
+    content_text: str
+    corroboration_score: float | None
+    claims: Sequence[CorroboratedClaim]
+    raw: message.Message
+
+    def __new__(
+        cls,
+        content_text: str,
+        corroboration_score: float | None,
+        claims: Sequence[CorroboratedClaim],
+        raw: message.Message,
+    ) -> CorroborationResult:
+        """A result built by hand (its claims are copied into a tuple)."""
+        return _result(content_text, corroboration_score, tuple(claims), raw)
+
+
+_CorroborationResultDraft = draft_class(CorroborationResult)
+
+
+def _result(
+    content_text: str,
+    corroboration_score: float | None,
+    claims: Sequence[CorroboratedClaim],
+    raw: Any,
+) -> CorroborationResult:
+    result: Any = _new(_CorroborationResultDraft)
+    result.content_text, result.corroboration_score = content_text, corroboration_score
+    result.claims, result.raw = claims, raw
+    return freeze(result, CorroborationResult)
+
+
+def corroboration_result(
+    content_text: str,
+    facts: Sequence[message.Message],
+    response: message.Message,
+    unit: OffsetUnit = "utf8",
+) -> CorroborationResult:
+    """Builds the result of a CorroborateContent call; `unit` says what its indexes count."""
+    raw: Any = response
+    source = (content_text, tuple(facts), raw, unit)
+    claims = LazySequence(_corroborated_claims, source, _count_claims)
+    return _result(content_text, optional(raw, "corroboration_score"), claims, raw)
+
+
+def _count_claims(source: tuple[str, tuple[message.Message, ...], Any, OffsetUnit]) -> int:
+    return len(source[2].claims)
+
+
+def _corroborated_claims(
+    source: tuple[str, tuple[message.Message, ...], Any, OffsetUnit],
+) -> tuple[CorroboratedClaim, ...]:
+    """Every claim of a CorroborateContent response, all their offsets converted in one pass."""
+    text, facts, raw, unit = source
+    raw_claims = list(raw.claims)  # each pass over a repeated field makes new wrappers: one
+    if not raw_claims:
+        return ()
+    starts = optional_each(raw_claims, "start_index")
+    ends = optional_each(raw_claims, "end_index")
+    # Claims carry no text to search for: one without positions is an empty, flagged span.
+    bounds, flags = place_claims(text, starts, ends, [""] * len(raw_claims), unit)
+    adjusted = [flag[0] for flag in flags] if flags else [False] * len(raw_claims)
+    indexes = [tuple(raw_claim.fact_indexes[:]) for raw_claim in raw_claims]
+    utf16 = Utf16Offsets(text, bounds)
+    positions = iter(bounds)
+    claims = []
+    for raw_claim, start, end, start_index, end_index, fact_indexes, cited, offsets_adjusted in zip(
+        raw_claims,
+        positions,
+        positions,
+        starts,
+        ends,
+        indexes,
+        pick_each(facts, indexes),
+        adjusted,
+        strict=True,
+    ):
+        claims.append(
+            _corroborated(
+                text[start:end],
+                start,
+                end,
+                start_index,
+                end_index,
+                fact_indexes,
+                cited,
+                offsets_adjusted,
+                raw_claim,
+                utf16,
+            )
+        )
+    return tuple(claims)

@@ -1,0 +1,246 @@
+"""Building blocks of lazy results: read-only records, sequences built on first read, raw reads.
+
+Results are read from raw responses only as far as a caller reads them (see
+`groundwire.core.results`). :class:`Record` gives them what frozen dataclasses gave — refused
+assignment, equality and hashing by value, a readable ``repr``, pickling — at the cost of a
+plain slotted class to build. :class:`LazySequence` is a tuple whose items appear on first read.
+The functions at the end read raw protobuf fields as fast as Python can, for every builder.
+
+>>> items = LazySequence(lambda count: tuple(range(count)), 3, lambda count: count)
+>>> len(items), items.built
+(3, False)
+>>> items[1], items.built, items == (0, 1, 2)
+(1, True, True)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import FrozenInstanceError
+from operator import attrgetter
+from typing import Any, ClassVar, NoReturn, TypeVar, overload
+
+from groundwire.core.offsets import Utf16Offsets
+
+T = TypeVar("T")
+R = TypeVar("R", bound="Record")
+
+
+class Record:
+    """Base of the result types: slotted, read-only, compared and shown by their public fields.
+
+    A subclass names its public fields in ``_fields``, in the order its constructor takes
+    them; equality, hashing, ``repr`` and pickling use them, as they would a frozen
+    dataclass's fields. Assigning or deleting any attribute raises
+    `dataclasses.FrozenInstanceError` (an `AttributeError`), as it does on a frozen dataclass.
+    Builders fill a writable twin made by :func:`draft_class` and :func:`freeze` it: a third of
+    the cost of assigning the same slots through `object.__setattr__`, as a dataclass does.
+    """
+
+    __slots__ = ()
+    _fields: ClassVar[tuple[str, ...]] = ()
+
+    def _values(self) -> tuple[Any, ...]:
+        return tuple([getattr(self, name) for name in self._fields])
+
+    def __setattr__(self, name: str, value: object) -> NoReturn:
+        """Refuse: results are immutable."""
+        raise FrozenInstanceError(f"cannot assign to field {name!r}")
+
+    def __delattr__(self, name: str) -> NoReturn:
+        """Refuse: results are immutable."""
+        raise FrozenInstanceError(f"cannot delete field {name!r}")
+
+    def __eq__(self, other: object) -> bool:
+        """Equal to a record of the same class whose fields are all equal, as a dataclass is."""
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        return self._values() == other._values()
+
+    def __hash__(self) -> int:
+        """The hash of the fields (a TypeError when one is unhashable, as a dataclass's)."""
+        return hash(self._values())
+
+    def __repr__(self) -> str:
+        """``Class(field=value, ...)``, as a dataclass shows itself."""
+        shown = ", ".join(
+            f"{name}={value!r}" for name, value in zip(self._fields, self._values(), strict=True)
+        )
+        return f"{type(self).__name__}({shown})"
+
+    def __reduce__(self) -> tuple[type[Record], tuple[Any, ...]]:
+        """Pickle and copy by the public constructor, with the fields in ``_fields`` order."""
+        return type(self), self._values()
+
+
+def draft_class(record: type[R]) -> type[R]:
+    """A writable twin of ``record``: same slots, so a builder can fill it, then `freeze` it.
+
+    >>> class Point(Record):
+    ...     __slots__ = ("x", "y")
+    ...     _fields = ("x", "y")
+    >>> draft = object.__new__(draft_class(Point))
+    >>> draft.x, draft.y = 1, 2
+    >>> freeze(draft, Point)
+    Point(x=1, y=2)
+    """
+    twin = {
+        "__slots__": (),
+        "__setattr__": object.__setattr__,
+        "__delattr__": object.__delattr__,  # with __setattr__, keeps slot stores at C speed
+        "__module__": record.__module__,
+    }
+    return type(f"_{record.__name__}Draft", (record,), twin)
+
+
+def freeze(draft: Any, record: type[R]) -> R:
+    """Turn a filled draft of ``record`` (see :func:`draft_class`) into a read-only ``record``."""
+    draft.__class__ = record
+    frozen: R = draft
+    return frozen
+
+
+class LazySequence(Sequence[T]):
+    """An immutable sequence whose items are all built at once, on the first read of any.
+
+    ``build(source)`` makes the items; ``length(source)`` says how many there are without
+    building them, so ``len()`` and truth tests stay cheap. Once built, it behaves as the tuple
+    of its items: it compares equal to that tuple, hashes, slices and shows itself like it.
+
+    Two threads reading an unbuilt sequence at once may both build it; each gets complete,
+    equal items, and whichever tuple is stored last is kept (builds are pure reads of the
+    source, so building twice is only wasted time).
+    """
+
+    __slots__ = ("_build", "_items", "_length", "_source")
+
+    def __init__(
+        self, build: Callable[[Any], tuple[T, ...]], source: Any, length: Callable[[Any], int]
+    ) -> None:
+        """Remember how to build the items from ``source`` and how to count them."""
+        self._build = build
+        self._source = source
+        self._length = length
+        self._items: tuple[T, ...] | None = None
+
+    @property
+    def built(self) -> bool:
+        """True once the items exist: after the first read of an item, never after `len()`."""
+        return self._items is not None
+
+    def _built(self) -> tuple[T, ...]:
+        items = self._items
+        if items is None:
+            # A benign race: threads that all find no items all build them, each returning
+            # complete items equal to the others'; the tuple stored last serves later reads.
+            items = self._items = self._build(self._source)
+        return items
+
+    def __len__(self) -> int:
+        """The number of items, counted in the source when they are not built yet."""
+        items = self._items
+        return self._length(self._source) if items is None else len(items)
+
+    @overload
+    def __getitem__(self, index: int) -> T: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> tuple[T, ...]: ...
+
+    def __getitem__(self, index: int | slice) -> T | tuple[T, ...]:
+        return self._built()[index]
+
+    def __iter__(self) -> Iterator[T]:
+        return iter(self._built())
+
+    def __reversed__(self) -> Iterator[T]:
+        return reversed(self._built())
+
+    def __contains__(self, value: object) -> bool:
+        return value in self._built()
+
+    def index(self, value: Any, start: int = 0, stop: int = 2**63 - 1) -> int:
+        """The position of the first item equal to ``value``, as `tuple.index`."""
+        return self._built().index(value, start, stop)
+
+    def count(self, value: Any) -> int:
+        """How many items equal ``value``."""
+        return self._built().count(value)
+
+    def __eq__(self, other: object) -> bool:
+        """Equal to a tuple or lazy sequence with equal items, in the same order."""
+        if isinstance(other, LazySequence):
+            return self._built() == other._built()
+        if isinstance(other, tuple):
+            return self._built() == other
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        """The hash of the tuple of the items."""
+        return hash(self._built())
+
+    def __repr__(self) -> str:
+        """The items, shown as a tuple."""
+        return repr(self._built())
+
+    def __reduce__(self) -> tuple[type[tuple[T, ...]], tuple[tuple[T, ...]]]:
+        """Pickle and copy as the tuple of the items."""
+        return tuple, (self._built(),)
+
+
+_FIELD_NAMES: dict[type, frozenset[str]] = {}
+
+
+def has_field(raw: Any, name: str) -> bool:
+    """Whether the message type of ``raw`` has field ``name`` (API versions differ).
+
+    >>> from groundwire.core.apis import method
+    >>> has_field(method("discoveryengine", "v1alpha", "CheckGrounding").response_class(), "claims")
+    True
+    """
+    names = _FIELD_NAMES.get(type(raw))
+    if names is None:
+        names = _FIELD_NAMES[type(raw)] = frozenset(raw.DESCRIPTOR.fields_by_name)
+    return name in names
+
+
+def optional(raw: Any, name: str) -> Any:
+    """Proto3 ``optional`` field ``name`` of ``raw``, or None when unset.
+
+    A value other than zero is set, so presence is asked only of a zero.
+    """
+    value = getattr(raw, name)
+    return value if value or raw.HasField(name) else None
+
+
+def optional_each(raw_items: list[Any], name: str) -> list[Any]:
+    """Proto3 ``optional`` field ``name`` of each of ``raw_items``, None where unset."""
+    values: list[Any] = list(map(attrgetter(name), raw_items))
+    index = -1
+    for _zero in range(values.count(0)):  # only a zero may be unset: ask only those
+        index = values.index(0, index + 1)
+        if not raw_items[index].HasField(name):
+            values[index] = None
+    return values
+
+
+def pick_each(items: tuple[T, ...], index_lists: list[tuple[int, ...]]) -> list[tuple[T, ...]]:
+    """For each tuple of indices the API sent, the items at them; one out of range is skipped.
+
+    >>> pick_each(("a", "b"), [(1, 0), (2, -1, 1), ()])
+    [('b', 'a'), ('b',), ()]
+    """
+    at = dict(enumerate(items))
+    try:
+        return [tuple(map(at.__getitem__, indices)) for indices in index_lists]
+    except KeyError:  # an index the API should not have sent: never trusted
+        return [tuple([at[i] for i in indices if i in at]) for indices in index_lists]
+
+
+def utf16_bound(utf16: tuple[int, int] | Utf16Offsets, which: int, index: int) -> int:
+    """A record's UTF-16 start (``which`` 0) or end (1), for str index ``index``.
+
+    ``utf16`` is the pair a hand-built record was given, or the converter its response's
+    records share, which converts all of them on the first read of one.
+    """
+    return utf16[which] if isinstance(utf16, tuple) else utf16.at(index)
