@@ -328,7 +328,10 @@ def user_agent() -> str:
 def request_metadata(
     method: Method, request: message.Message, *, quota_project: str | None
 ) -> tuple[tuple[str, str], ...]:
-    """Headers (gRPC metadata) for one call: routing, API client, user agent, quota project.
+    """Headers (gRPC metadata) for one call: routing, API client, quota project.
+
+    The user agent is not among them: gRPC channels send it as their primary user agent,
+    and the REST transports add it to their headers (`transports.rest.request_headers`).
 
     >>> from groundwire.core.apis import method
     >>> m = method("aiplatform", "v1", "CorroborateContent")
@@ -341,7 +344,6 @@ def request_metadata(
     metadata = [
         ("x-goog-request-params", _routing_header(field, value)),
         ("x-goog-api-client", api_client_header()),
-        ("user-agent", user_agent()),
     ]
     if quota_project:
         metadata.append(("x-goog-user-project", quota_project))

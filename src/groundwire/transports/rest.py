@@ -21,6 +21,7 @@ from google.protobuf.message import Message
 
 from groundwire.core.apis import Method
 from groundwire.core.bodies import MAX_RESPONSE_BYTES
+from groundwire.core.endpoints import user_agent
 from groundwire.core.errors import (
     ClientClosed,
     DeadlineExceeded,
@@ -83,8 +84,8 @@ def base_url_for(
 
 
 def request_headers(metadata: Metadata) -> dict[str, str]:
-    """The HTTP headers of a call: JSON content type plus the client's metadata."""
-    headers = {"content-type": "application/json"}
+    """The HTTP headers of a call: JSON content type, groundwire's user agent, the metadata."""
+    headers = {"content-type": "application/json", "user-agent": user_agent()}
     headers.update(metadata)
     return headers
 
