@@ -17,6 +17,7 @@ Each check here looks at one such thing and says whether the evidence contradict
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable, Sequence
 
 from groundwire.emulator.engine.analysis import Analysis, Token
@@ -24,6 +25,7 @@ from groundwire.emulator.engine.lexicon import ANTONYMS
 from groundwire.emulator.engine.text import word_terms
 
 _QUANTITY_REACH = 4
+_YEAR = re.compile(r"1[5-9]\d\d|20\d\d|\d{3,4}0s")
 _SLOT_REACH = 3
 
 
@@ -121,7 +123,7 @@ def unbound_numbers(claim: Analysis, evidence: Sequence[Analysis]) -> list[str]:
         after_name = position > 0 and tokens[position - 1].name_like
         if not token.numeric or not noun.content or noun.numeric or after_name:
             continue
-        if token.term.startswith("month:") or noun.word_index - token.word_index > 1:
+        if noun.word_index - token.word_index > 1 or _dates(tokens, position):
             continue
         nouns = _counted_nouns(tokens, position)
         mentions = [(r, i) for r in evidence for i, t in enumerate(r.tokens) if t.term in nouns]
@@ -130,6 +132,18 @@ def unbound_numbers(claim: Analysis, evidence: Sequence[Analysis]) -> list[str]:
         ):
             unbound.append(token.term)
     return unbound
+
+
+def _dates(tokens: Sequence[Token], position: int) -> bool:
+    """Whether the number at ``position`` dates something rather than counting it.
+
+    A month, a year (``the 2012 shooting``), a decade (``the 1860s``) or a day after its month
+    (``March 26``) is no quantity of the word after it.
+    """
+    term = tokens[position].term
+    if term.startswith("month:") or _YEAR.fullmatch(term):
+        return True
+    return position > 0 and tokens[position - 1].term.startswith("month:")
 
 
 def _counted_nouns(tokens: Sequence[Token], position: int) -> frozenset[str]:

@@ -28,10 +28,15 @@ STOPWORDS: frozenset[str] = _words(
     more less located situated based known called named include includes including included
     currently now today ever once again well while whereas although though however because out
     true therefore thus hence additionally furthermore moreover overall finally lastly also
+    conversely meanwhile likewise similarly instead
     mention mentions mentioned suggest suggests suggested describe describes described
     highlight highlights highlighted summarize summarizes summarized summarise summarises
     summarised discuss discusses discussed explain explains explained emphasize emphasizes
     emphasized emphasise emphasises emphasised indicate indicates indicated
+    note noting due despite rather whether whichever whatever whoever whereby thereby
+    typically usually generally often sometimes commonly frequently normally mostly mainly
+    primarily largely especially particularly specifically essentially basically actually
+    really simply
     up down off le la les de des du un une et est en à au aux pour par sur dans que qui été il
     elle ce cette son sa ses d l el los las del y es con se su sus al lo más o os as do da dos
     das um uma é em na mais der die das den dem des ein eine einer und ist sind war im mit von
@@ -60,6 +65,10 @@ CLAUSE_BREAK_WORDS: frozenset[str] = _words(
     "but however although though whereas while yet except mais pero aber sondern но"
 )
 """Words that start a new clause, so that a negation does not reach past them."""
+
+SUBORDINATORS: frozenset[str] = _words("if unless until because when whenever whether")
+"""Words that open a subordinate clause: a negation inside it (``if he doesn't learn``) does not
+reach the main clause, nor one in the main clause into it."""
 
 CLAUSE_STARTING_PRONOUNS: frozenset[str] = _words(
     "it they he she we i you which who this these those there"
@@ -136,7 +145,7 @@ _SYNONYM_GROUPS: tuple[tuple[str, ...], ...] = (
     ("choose", "select", "pick", "chose", "chosen", "selected", "picked"),
     ("keep", "retain", "kept", "retained", "keeps", "retains"),
     ("get", "obtain", "got", "obtained", "gets", "obtains", "gotten"),
-    ("use", "utilize", "utilise", "used", "utilized", "utilised", "uses", "usage"),
+    ("use", "utilize", "utilise", "used", "using", "utilized", "utilised", "uses", "usage"),
     ("hard", "difficult", "harder", "tough"),
     ("easy", "simple", "easier", "simpler"),
     ("near", "close", "nearby"),

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from groundwire.emulator.engine.analysis import Analysis, may_negate
 from groundwire.emulator.engine.checks import OPPOSABLE_TERMS
 from groundwire.emulator.engine.index import FactIndex, Window
+from groundwire.emulator.engine.relations import compares
 
 RELATED_TERM_CREDIT = 0.8
 _CANDIDATE_SENTENCES = 16
@@ -56,6 +57,7 @@ class ClaimMatcher:
             or sum(token.name_like for token in claim.tokens) >= 2
             or any(token.term in OPPOSABLE_TERMS for token in claim.tokens)
             or any(token.numeric for token in claim.tokens)
+            or compares(claim)
         )
 
     def bits(self, terms: Sequence[str]) -> int:

@@ -39,7 +39,11 @@ from groundwire.emulator.engine.checks import (
 from groundwire.emulator.engine.index import FactIndex, Window
 from groundwire.emulator.engine.layout import strip_layout
 from groundwire.emulator.engine.matching import ClaimMatcher, ScoredWindow
-from groundwire.emulator.engine.relations import roles_swapped, separated_names
+from groundwire.emulator.engine.relations import (
+    roles_swapped,
+    separated_names,
+    unsupported_comparison,
+)
 from groundwire.emulator.engine.results import Citation
 
 DEFAULT_BAR = 0.6
@@ -59,6 +63,7 @@ OTHER_VALUE_FACTOR = 0.4
 NEGATION_FACTOR = 0.35
 OPPOSITE_MEANING_FACTOR = 0.35
 SWAPPED_ROLES_FACTOR = 0.35
+COMPARISON_FACTOR = 0.35
 SEPARATED_NAMES_FACTOR = 0.55
 
 _WINDOWS_TRIED_PER_FACT = 4
@@ -317,6 +322,8 @@ def _veto_factor(windows: Sequence[Window], matcher: ClaimMatcher, keys: Sequenc
         factor *= OPPOSITE_MEANING_FACTOR
     if readings and roles_swapped(matcher.claim, readings):
         factor *= SWAPPED_ROLES_FACTOR
+    if readings and unsupported_comparison(matcher.claim, readings):
+        factor *= COMPARISON_FACTOR
     everywhere = frozenset().union(*(index.attribute_terms[w.fact_index] for w in windows))
     from_records = any(index.is_record[w.fact_index] for w in windows)
     passages = [

@@ -237,6 +237,20 @@ def join_number_words(terms: list[str]) -> list[str]:
     return [term for term, _ in join_number_tokens([(term, None) for term in terms])]
 
 
+def opening_word(word: str, following: str) -> str:
+    """A sentence's first word as it should be read: an opening modal is no month.
+
+    ``May reduce the risk`` opens with the verb, written capitalised only because it is first.
+
+    Example:
+        >>> opening_word("May", "reduce"), opening_word("May", "2021"), opening_word("Rome", "is")
+        ('may', 'May', 'Rome')
+    """
+    if word.casefold() in _AMBIGUOUS_MONTHS and following[:1].islower():
+        return word.casefold()
+    return word
+
+
 @text_cache(max_characters=4_000_000, max_key_characters=MAX_CACHED_TEXT)
 def content_terms(text: str) -> frozenset[str]:
     """Give the set of content terms of a text: what a claim or a fact sentence is about.
@@ -246,6 +260,8 @@ def content_terms(text: str) -> frozenset[str]:
         ['19', '1997', 'month:12', 'movi', 'releas']
     """
     words = TOKEN_PATTERN.findall(text)
+    if len(words) > 1:
+        words[0] = opening_word(words[0], words[1])
     if NUMBER_WORD_FORMS.isdisjoint(words):
         return frozenset(chain.from_iterable(map(_content_word_terms, words)))
     terms = join_number_words(list(chain.from_iterable(map(word_terms, words))))
