@@ -138,3 +138,39 @@ def test_a_comparison_the_evidence_makes_is_supported() -> None:
 
 def test_more_than_a_number_is_a_bound_not_a_comparison() -> None:
     assert grounded("More than 500 fighters were killed.", "Over 500 fighters were killed.")
+
+
+def test_rather_than_in_the_evidence_is_no_comparison() -> None:
+    fact = "Mule deer have large ears, rather than the small ears of white-tailed deer."
+    assert not grounded("Mule deer have larger ears than white-tailed deer.", fact)
+
+
+# Values in words, and opposites by prefix.
+
+
+def test_twice_is_the_number_two() -> None:
+    assert "2" in content_terms("The ferry sails twice a week.")
+    assert grounded("The ferry sails twice a week.", "The ferry sails two times a week.")
+    assert not grounded("The ferry sails twice a week.", "The ferry sails three times a week.")
+
+
+def test_an_un_form_contradicts_evidence_that_has_only_its_base() -> None:
+    fact = "The sauce is always served thickened, with a little flour."
+    assert not grounded("The sauce is always served unthickened, with a little flour.", fact)
+    assert grounded("The sauce is always served thickened, with a little flour.", fact)
+
+
+# Added details: a specific word no fact holds costs more than a common one.
+
+
+def test_an_added_specific_word_costs_more_than_an_added_common_word() -> None:
+    fact = "Stir the soup gently over a low heat for ten minutes before serving it."
+    (common,) = check("Stir the soup gently over a low heat for ten minutes to help it.", fact)
+    (specific,) = check("Stir the soup gently over a low heat for ten minutes with saffron.", fact)
+    assert specific.score < common.score
+
+
+def test_a_specific_word_the_facts_hold_costs_nothing() -> None:
+    fact = "Stir the soup gently with saffron over a low heat for ten minutes."
+    (claim,) = check("Stir the soup gently with saffron over a low heat for ten minutes.", fact)
+    assert claim.score == 1.0

@@ -25,6 +25,8 @@ from groundwire.emulator.engine.lexicon import ANTONYMS
 from groundwire.emulator.engine.text import word_terms
 
 _QUANTITY_REACH = 4
+_NEGATING_PREFIXES = ("un", "non")
+_SHORTEST_NEGATED_BASE = 4
 _YEAR = re.compile(r"1[5-9]\d\d|20\d\d|\d{3,4}0s")
 _SLOT_REACH = 3
 
@@ -275,6 +277,9 @@ def _matches_negative_clause_best(
 def opposite_meaning(claim: Analysis, evidence: Sequence[Analysis]) -> bool:
     """Say whether the claim uses a word whose opposite, and not the word, is in the evidence.
 
+    Opposites are the antonym list's pairs and a word against its ``un-`` or ``non-`` form
+    (``unthickened`` where the evidence says only ``thickened``).
+
     Example:
         >>> from groundwire.emulator.engine.analysis import analyse
         >>> fact = [analyse("Sales decreased by 5% in 2023.")]
@@ -282,12 +287,34 @@ def opposite_meaning(claim: Analysis, evidence: Sequence[Analysis]) -> bool:
         True
         >>> opposite_meaning(analyse("Sales decreased by 5% in 2023."), fact)
         False
+        >>> opposite_meaning(analyse("It is unsafe."), [analyse("It is safe.")])
+        True
     """
-    claimed = {token.term for token in claim.tokens} & OPPOSABLE_TERMS
-    if not claimed:
-        return False
     said = {token.term for reading in evidence for token in reading.tokens}
-    return any(term not in said and not said.isdisjoint(_OPPOSITES[term]) for term in claimed)
+    for token in claim.tokens:
+        term = token.term
+        if term in said:
+            continue
+        if term in OPPOSABLE_TERMS and not said.isdisjoint(_OPPOSITES[term]):
+            return True
+        base = negated_base(term)
+        if base is not None and base in said:
+            return True
+    return False
+
+
+def negated_base(term: str) -> str | None:
+    """The word that a ``un-`` or ``non-`` form denies, if the term is one.
+
+    Example:
+        >>> negated_base("unthicken"), negated_base("uniform"), negated_base("under")
+        ('thicken', 'iform', None)
+    """
+    for prefix in _NEGATING_PREFIXES:
+        base = term[len(prefix) :]
+        if term.startswith(prefix) and len(base) >= _SHORTEST_NEGATED_BASE and base.isalpha():
+            return base
+    return None
 
 
 def conflicting_value(claim: Analysis, keys: Sequence[Token], evidence: Sequence[Analysis]) -> bool:

@@ -66,6 +66,12 @@ CLAUSE_BREAK_WORDS: frozenset[str] = _words(
 )
 """Words that start a new clause, so that a negation does not reach past them."""
 
+ENGLISH_FUNCTION_WORDS: frozenset[str] = _words(
+    "the is are was were and of that with this these have has been from which it its their to "
+    "for be"
+)
+"""Function words of English that other languages rarely write: a sentence with one is English."""
+
 SUBORDINATORS: frozenset[str] = _words("if unless until because when whenever whether")
 """Words that open a subordinate clause: a negation inside it (``if he doesn't learn``) does not
 reach the main clause, nor one in the main clause into it."""
@@ -340,6 +346,8 @@ ORDINAL_SUFFIXES: frozenset[str] = frozenset({"st", "nd", "rd", "th", "er", "e",
 """Suffixes that make a number an ordinal (``19th``); the ordinal matches the plain number."""
 
 UNITS: dict[str, int] = {
+    "twice": 2,
+    "thrice": 3,
     "zero": 0,
     "one": 1,
     "two": 2,

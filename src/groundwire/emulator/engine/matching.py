@@ -2,7 +2,8 @@
 
 Coverage is the share of the claim's term weight (rarity over the request's facts) that a
 window contains; a term found only with another ending counts ``RELATED_TERM_CREDIT``. The
-fact's attributes (author, title, uri) count as part of each of its windows.
+fact's attributes (author, title, uri) count as part of each of its windows. The matcher also
+counts the claim's added details: specific words (:mod:`rarity`) that no fact holds.
 """
 
 from __future__ import annotations
@@ -12,8 +13,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from groundwire.emulator.engine.analysis import Analysis, may_negate
-from groundwire.emulator.engine.checks import OPPOSABLE_TERMS
+from groundwire.emulator.engine.checks import OPPOSABLE_TERMS, negated_base
 from groundwire.emulator.engine.index import FactIndex, Window
+from groundwire.emulator.engine.rarity import specific_terms
 from groundwire.emulator.engine.relations import compares
 
 RELATED_TERM_CREDIT = 0.8
@@ -46,18 +48,35 @@ class ClaimMatcher:
         self.weights = [index.weight(term) for term in self.terms]
         self.total = sum(self.weights)
         self.related = [index.related_terms(term) for term in self.terms]
+        self._specific = specific_terms(claim)
         self._exact_bits = {term: 1 << bit for bit, term in enumerate(self.terms)}
         self._related_bits: dict[str, int] = {}
         for bit, others in enumerate(self.related):
             for other in others:
                 self._related_bits[other] = self._related_bits.get(other, 0) | 1 << bit
         self._sentence_masks: dict[int, tuple[int, int]] = {}
+        self.added_details = self._added_details()
         self._claim_needs_readings = (
             bool(claim.negated_clauses)
             or sum(token.name_like for token in claim.tokens) >= 2
-            or any(token.term in OPPOSABLE_TERMS for token in claim.tokens)
+            or any(
+                token.term in OPPOSABLE_TERMS or negated_base(token.term) for token in claim.tokens
+            )
             or any(token.numeric for token in claim.tokens)
             or compares(claim)
+        )
+
+    def _added_details(self) -> int:
+        """How many specific words of the claim no fact holds in any form (:mod:`rarity`)."""
+        found = self.index.postings
+        attributes = self.index.attribute_terms
+        return sum(
+            1
+            for bit, term in enumerate(self.terms)
+            if term in self._specific
+            and term not in found
+            and not self.related[bit]
+            and not any(term in terms for terms in attributes)
         )
 
     def bits(self, terms: Sequence[str]) -> int:

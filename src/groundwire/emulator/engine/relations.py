@@ -168,7 +168,7 @@ def unsupported_comparison(claim: Analysis, evidence: Sequence[Analysis]) -> boo
     """Say whether the claim compares two things and no sentence of the evidence compares any.
 
     A comparison is a ``than`` not after ``rather`` or ``other`` and not before a number
-    (``more than 500`` is a bound, not a comparison).
+    (``more than 500`` is a bound, not a comparison), in the claim as in the evidence.
 
     Example:
         >>> from groundwire.emulator.engine.analysis import analyse
@@ -179,11 +179,7 @@ def unsupported_comparison(claim: Analysis, evidence: Sequence[Analysis]) -> boo
         >>> unsupported_comparison(claim, [analyse("Their ears are larger than a whitetail's.")])
         False
     """
-    if not compares(claim):
-        return False
-    return not any(
-        token.term == COMPARISON_TERM for reading in evidence for token in reading.tokens
-    )
+    return compares(claim) and not any(compares(reading) for reading in evidence)
 
 
 def compares(reading: Analysis) -> bool:

@@ -65,6 +65,8 @@ OPPOSITE_MEANING_FACTOR = 0.35
 SWAPPED_ROLES_FACTOR = 0.35
 COMPARISON_FACTOR = 0.35
 SEPARATED_NAMES_FACTOR = 0.55
+ADDED_DETAIL_FACTOR = 0.9
+"""Per specific word of the claim that no fact holds in any form (an added detail)."""
 
 _WINDOWS_TRIED_PER_FACT = 4
 _FACTS_TRIED = 8
@@ -308,7 +310,7 @@ def _veto_factor(windows: Sequence[Window], matcher: ClaimMatcher, keys: Sequenc
     readings = (
         [analyse(strip_layout(text)) for text in texts] if matcher.needs_readings(texts) else []
     )
-    factor = 1.0
+    factor = ADDED_DETAIL_FACTOR**matcher.added_details
     missing = missing_key_terms(keys, evidence_terms, index.related_terms)
     if readings:
         missing += [n for n in unbound_numbers(matcher.claim, readings) if n not in missing]
