@@ -174,3 +174,23 @@ def test_a_specific_word_the_facts_hold_costs_nothing() -> None:
     fact = "Stir the soup gently with saffron over a low heat for ten minutes."
     (claim,) = check("Stir the soup gently with saffron over a low heat for ten minutes.", fact)
     assert claim.score == 1.0
+
+
+# A claim that names its source is checked against that source.
+
+
+def test_a_claim_is_supported_by_the_passage_it_names() -> None:
+    facts = (
+        "Kale is rich in iron.",
+        "Broccoli supports the heart.",
+        "Broccoli improves liver health.",
+    )
+    assert grounded("Broccoli improves liver health (Passage 3).", *facts)
+    assert not grounded("Broccoli improves liver health (Passage 2).", *facts)
+    assert grounded("Broccoli improves liver health.", *facts)
+
+
+def test_a_named_source_beyond_the_facts_changes_nothing() -> None:
+    facts = ("Kale is rich in iron.", "Broccoli improves liver health.")
+    assert grounded("Broccoli improves liver health [7].", *facts)
+    assert grounded("Broccoli improves liver health (Passages 1 and 2).", *facts)

@@ -41,9 +41,13 @@ class ScoredWindow:
 class ClaimMatcher:
     """A claim's terms as bits, so that covering a window is OR-ing a few integers."""
 
-    def __init__(self, claim: Analysis, index: FactIndex) -> None:
+    def __init__(
+        self, claim: Analysis, index: FactIndex, named_facts: frozenset[int] = frozenset()
+    ) -> None:
         self.claim = claim
         self.index = index
+        self.named_facts = named_facts
+        """The facts the claim names as its sources (``(Passage 2)``), if any."""
         self.terms = list(dict.fromkeys(token.term for token in claim.content_tokens))
         self.weights = [index.weight(term) for term in self.terms]
         self.total = sum(self.weights)

@@ -37,7 +37,7 @@ from groundwire.emulator.engine.checks import (
     unbound_numbers,
 )
 from groundwire.emulator.engine.index import FactIndex, Window
-from groundwire.emulator.engine.layout import strip_layout
+from groundwire.emulator.engine.layout import named_sources, strip_layout
 from groundwire.emulator.engine.matching import ClaimMatcher, ScoredWindow
 from groundwire.emulator.engine.relations import (
     roles_swapped,
@@ -67,6 +67,8 @@ COMPARISON_FACTOR = 0.35
 SEPARATED_NAMES_FACTOR = 0.55
 ADDED_DETAIL_FACTOR = 0.9
 """Per specific word of the claim that no fact holds in any form (an added detail)."""
+OTHER_SOURCE_FACTOR = 0.5
+"""Evidence from none of the facts the claim names (``(Passage 2)``) supports it less."""
 
 _WINDOWS_TRIED_PER_FACT = 4
 _FACTS_TRIED = 8
@@ -155,7 +157,8 @@ def support_claim(
         True
     """
     claim = analyse(strip_layout(claim_text))
-    matcher = ClaimMatcher(claim, index)
+    named = frozenset(fact for fact in named_sources(claim_text) if fact < len(index.facts))
+    matcher = ClaimMatcher(claim, index, named if len(named) < len(index.facts) else frozenset())
     if not matcher.terms or index.sentence_count == 0:
         return NO_SUPPORT
     by_fact = _windows_by_fact(matcher)
@@ -334,6 +337,9 @@ def _veto_factor(windows: Sequence[Window], matcher: ClaimMatcher, keys: Sequenc
     ]
     if not from_records and separated_names(keys, passages, everywhere):
         factor *= SEPARATED_NAMES_FACTOR
+    named = matcher.named_facts
+    if named and not all(window.fact_index in named for window in windows):
+        factor *= OTHER_SOURCE_FACTOR
     return factor
 
 
