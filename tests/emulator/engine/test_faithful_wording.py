@@ -194,3 +194,31 @@ def test_a_named_source_beyond_the_facts_changes_nothing() -> None:
     facts = ("Kale is rich in iron.", "Broccoli improves liver health.")
     assert grounded("Broccoli improves liver health [7].", *facts)
     assert grounded("Broccoli improves liver health (Passages 1 and 2).", *facts)
+
+
+# Other values: a value is that of the word it belongs to.
+
+
+def test_a_value_after_a_coordinator_belongs_to_the_word_after_it() -> None:
+    fact = (
+        "The ministry said 385 civilians had been killed and 342 wounded since March. "
+        "The agency put the toll higher, with 648 killed and 2,191 injured in all."
+    )
+    claim = (
+        "The ministry said 385 civilians had been killed and 342 wounded; the agency put it higher."
+    )
+    assert grounded(claim, fact)
+
+
+def test_a_number_counts_the_noun_after_it_not_the_word_before() -> None:
+    fact = (
+        "Southwest led with the most award tickets, 11.9 million of them. "
+        "The study ranked the five biggest US airlines."
+    )
+    claim = "Southwest offered the most award tickets among the five biggest US airlines."
+    assert grounded(claim, fact)
+
+
+def test_another_value_in_the_same_slot_still_contradicts() -> None:
+    facts = ("Marie Curie was born in Warsaw.", "Pierre was born here. He met Marie in Paris.")
+    assert not grounded("Marie Curie was born in Paris.", *facts)

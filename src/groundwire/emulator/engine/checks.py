@@ -25,6 +25,7 @@ from groundwire.emulator.engine.lexicon import ANTONYMS
 from groundwire.emulator.engine.text import word_terms
 
 _QUANTITY_REACH = 4
+_COORDINATOR_TERMS = frozenset({"~and", "~or", "~but", "~nor"})
 _NEGATING_PREFIXES = ("un", "non")
 _SHORTEST_NEGATED_BASE = 4
 _YEAR = re.compile(r"1[5-9]\d\d|20\d\d|\d{3,4}0s")
@@ -358,8 +359,28 @@ def conflicting_value(claim: Analysis, keys: Sequence[Token], evidence: Sequence
 
 
 def _slot_word(tokens: Sequence[Token], position: int, key_places: set[int]) -> str | None:
-    before = [t for t in tokens[max(0, position - _SLOT_REACH) : position] if t.content]
+    """The content word whose value the key at ``position`` gives, if there is one.
+
+    None when a coordinator stands between them (in ``385 killed and 342 wounded`` the 342 is
+    no value of ``killed``), or when the key is a number that counts the word after it (``the
+    five biggest airlines``: what it counts is the quantity check's).
+    """
+    window = tokens[max(0, position - _SLOT_REACH) : position]
+    before = [t for t in window if t.content]
     if not before or id(before[-1]) in key_places or before[-1].numeric:
+        return None
+    slot_place = max(i for i, t in enumerate(window) if t is before[-1])
+    if any(t.term in _COORDINATOR_TERMS for t in window[slot_place + 1 :]):
+        return None
+    key = tokens[position]
+    after = tokens[position + 1] if position + 1 < len(tokens) else None
+    counts_next = (
+        after is not None
+        and after.content
+        and not after.numeric
+        and after.word_index == key.word_index + 1
+    )
+    if key.numeric and counts_next:
         return None
     return before[-1].term
 
