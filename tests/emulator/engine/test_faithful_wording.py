@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from groundwire.emulator.engine import Claim, Fact, check_grounding
 from groundwire.emulator.engine.analysis import analyse, written_as_name
+from groundwire.emulator.engine.index import build_index
+from groundwire.emulator.engine.matching import ClaimMatcher
 from groundwire.emulator.engine.text import content_terms
 
 
@@ -222,3 +224,26 @@ def test_a_number_counts_the_noun_after_it_not_the_word_before() -> None:
 def test_another_value_in_the_same_slot_still_contradicts() -> None:
     facts = ("Marie Curie was born in Warsaw.", "Pierre was born here. He met Marie in Paris.")
     assert not grounded("Marie Curie was born in Paris.", *facts)
+
+
+# Names of several words.
+
+
+def test_a_last_name_names_a_name_written_whole_in_some_fact() -> None:
+    index = build_index(
+        [
+            Fact("Sheriff Stanley Glanz spoke first. On Monday, Glanz left."),
+            Fact("The University of California, Riverside, and the Anschutz Campus admitted him."),
+        ]
+    )
+    matcher = ClaimMatcher(analyse("Sheriff Stanley Glanz apologised."), index)
+    assert matcher.named_by_last_word(("sheriff", "stanley", "glanz"))
+    assert not matcher.named_by_last_word(("california", "anschutz", "campus"))
+
+
+def test_a_last_name_two_names_share_names_neither() -> None:
+    index = build_index(
+        [Fact("In 1891 Marie Curie moved. Her husband Pierre Curie was born in Paris.")]
+    )
+    matcher = ClaimMatcher(analyse("Pierre Curie was born in Paris."), index)
+    assert not matcher.named_by_last_word(("pierr", "curi"))

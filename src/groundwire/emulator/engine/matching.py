@@ -12,16 +12,18 @@ import heapq
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from groundwire.emulator.engine.analysis import Analysis, may_negate
+from groundwire.emulator.engine.analysis import Analysis, Token, analyse, may_negate
 from groundwire.emulator.engine.checks import OPPOSABLE_TERMS, negated_base
 from groundwire.emulator.engine.index import FactIndex, Window
 from groundwire.emulator.engine.rarity import specific_terms
 from groundwire.emulator.engine.relations import compares
+from groundwire.emulator.engine.text import TOKEN_PATTERN
 
 RELATED_TERM_CREDIT = 0.8
 _CANDIDATE_SENTENCES = 16
 _COMMON_TERM_MIN = 50
 _COMMON_TERM_SHARE = 100
+_NAME_SAMPLES = 32
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,6 +61,7 @@ class ClaimMatcher:
             for other in others:
                 self._related_bits[other] = self._related_bits.get(other, 0) | 1 << bit
         self._sentence_masks: dict[int, tuple[int, int]] = {}
+        self._named_by_last_word: dict[tuple[str, ...], bool] = {}
         self.added_details = self._added_details()
         self._claim_needs_readings = (
             bool(claim.negated_clauses)
@@ -82,6 +85,31 @@ class ClaimMatcher:
             and not self.related[bit]
             and not any(term in terms for terms in attributes)
         )
+
+    def named_by_last_word(self, name: tuple[str, ...]) -> bool:
+        """Whether this name's last word names it alone in these facts.
+
+        It does when some fact sentence writes the name whole, in this order, and no fact
+        writes that last word after another name word (``Marie Curie`` against ``Pierre
+        Curie``: then ``Curie`` alone is ambiguous). Then a passage that holds only the last
+        word (``Glanz`` for ``Sheriff Stanley Glanz``) still names it. Computed once per
+        name, over a bounded number of sentences.
+        """
+        known = self._named_by_last_word.get(name)
+        if known is not None:
+            return known
+        texts = [
+            self.index.sentence_text(sentence)
+            for sentence in self.index.postings.get(name[-1], ())[:_NAME_SAMPLES]
+        ]
+        readings = [analyse(text).content_tokens for text in texts]
+        whole = any(_holds_run([t.term for t in tokens], name) for tokens in readings)
+        found = whole and not any(
+            _after_other_name(text, tokens, name)
+            for text, tokens in zip(texts, readings, strict=True)
+        )
+        self._named_by_last_word[name] = found
+        return found
 
     def bits(self, terms: Sequence[str]) -> int:
         """The bits of some of the claim's terms."""
@@ -173,3 +201,29 @@ def _union(masks: Sequence[int]) -> int:
     for mask in masks:
         merged |= mask
     return merged
+
+
+def _holds_run(terms: Sequence[str], run: tuple[str, ...]) -> bool:
+    """Whether ``run`` appears in ``terms`` as consecutive items."""
+    width = len(run)
+    return any(tuple(terms[i : i + width]) == run for i in range(len(terms) - width + 1))
+
+
+def _after_other_name(text: str, tokens: Sequence[Token], name: tuple[str, ...]) -> bool:
+    """Whether the sentence writes the name's last word right after a word of another name.
+
+    Right after: the next word, with nothing but space between (``Pierre Curie``; not ``On
+    Monday, Curie``).
+    """
+    words = TOKEN_PATTERN.finditer(text)
+    spans = [(match.start(), match.end()) for match in words]
+    for place in range(1, len(tokens)):
+        token, before = tokens[place], tokens[place - 1]
+        if token.term != name[-1] or not before.name_like:
+            continue
+        if before.term in name or before.word_index != token.word_index - 1:
+            continue
+        gap = text[spans[before.word_index][1] : spans[token.word_index][0]]
+        if not gap.strip():
+            return True
+    return False

@@ -68,17 +68,30 @@ def separated_names(
 
 def _names(keys: Sequence[Token]) -> list[frozenset[str]]:
     """The claim's names, a run of name words (adjacent words) being one name."""
-    names: list[set[str]] = []
+    return [frozenset(name) for name in name_runs(keys)]
+
+
+def name_runs(keys: Sequence[Token]) -> list[tuple[str, ...]]:
+    """The claim's names in order, a run of name words (adjacent words) being one name.
+
+    Example:
+        >>> from groundwire.emulator.engine.analysis import analyse
+        >>> claim = analyse("Sheriff Stanley Glanz met Harris.")
+        >>> name_runs([t for t in claim.tokens if t.name_like])
+        [('sheriff', 'stanley', 'glanz'), ('harris',)]
+    """
+    names: list[list[str]] = []
     last_word = -2
     for token in keys:
         if token.numeric:
             continue
         if token.word_index == last_word + 1 and names:
-            names[-1].add(token.term)
+            if token.term not in names[-1]:
+                names[-1].append(token.term)
         elif token.word_index != last_word:
-            names.append({token.term})
+            names.append([token.term])
         last_word = token.word_index
-    return [frozenset(name) for name in names]
+    return [tuple(name) for name in names]
 
 
 def roles_swapped(claim: Analysis, evidence: Sequence[Analysis]) -> bool:

@@ -40,6 +40,7 @@ from groundwire.emulator.engine.index import FactIndex, Window
 from groundwire.emulator.engine.layout import named_sources, strip_layout
 from groundwire.emulator.engine.matching import ClaimMatcher, ScoredWindow
 from groundwire.emulator.engine.relations import (
+    name_runs,
     roles_swapped,
     separated_names,
     unsupported_comparison,
@@ -314,7 +315,11 @@ def _veto_factor(windows: Sequence[Window], matcher: ClaimMatcher, keys: Sequenc
         [analyse(strip_layout(text)) for text in texts] if matcher.needs_readings(texts) else []
     )
     factor = ADDED_DETAIL_FACTOR**matcher.added_details
-    missing = missing_key_terms(keys, evidence_terms, index.related_terms)
+    missing = [
+        term
+        for term in missing_key_terms(keys, evidence_terms, index.related_terms)
+        if not _named_in_part(term, keys, evidence_terms, matcher)
+    ]
     if readings:
         missing += [n for n in unbound_numbers(matcher.claim, readings) if n not in missing]
     if missing:
@@ -341,6 +346,21 @@ def _veto_factor(windows: Sequence[Window], matcher: ClaimMatcher, keys: Sequenc
     if named and not all(window.fact_index in named for window in windows):
         factor *= OTHER_SOURCE_FACTOR
     return factor
+
+
+def _named_in_part(
+    term: str, keys: Sequence[Token], evidence_terms: frozenset[str], matcher: ClaimMatcher
+) -> bool:
+    """Whether a missing word of a name is named all the same: by the name's last word.
+
+    The evidence must hold the name's last word, the one that names (``Glanz`` for ``Sheriff
+    Stanley Glanz``; ``Marie`` alone does not name ``Marie Curie``), and that word must name
+    only this name in the facts (:meth:`ClaimMatcher.named_by_last_word`).
+    """
+    for name in name_runs(keys):
+        if term in name[:-1] and name[-1] in evidence_terms:
+            return matcher.named_by_last_word(name)
+    return False
 
 
 def _is_known_name(term: str, index: FactIndex) -> bool:
