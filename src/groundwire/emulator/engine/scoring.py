@@ -49,8 +49,8 @@ from groundwire.emulator.engine.results import Citation
 
 DEFAULT_BAR = 0.6
 """The default citation threshold (Google's), and the score a just-supported claim gets."""
-COVERAGE_AT_DEFAULT_BAR = 0.65
-"""Coverage that scores :data:`DEFAULT_BAR`; tuned on the development cases only."""
+COVERAGE_AT_DEFAULT_BAR = 0.66
+"""Coverage that scores :data:`DEFAULT_BAR`; tuned on tuning data only (engine-dev tune part)."""
 PAIR_MIN_GAIN = 0.06
 MAX_COMPOSED = 3
 """The most windows one piece of composed evidence joins."""
