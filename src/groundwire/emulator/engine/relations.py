@@ -206,11 +206,13 @@ def compares(reading: Analysis) -> bool:
         False
     """
     tokens = reading.tokens
-    for place, token in enumerate(tokens):
-        if token.term != COMPARISON_TERM:
-            continue
-        before = tokens[place - 1].term if place else ""
-        after = next((t for t in tokens[place + 1 :] if t.content), None)
-        if before not in _NOT_COMPARING and after is not None and not after.numeric:
-            return True
+    after: Token | None = None
+    for place in range(len(tokens) - 1, -1, -1):
+        token = tokens[place]
+        if token.term == COMPARISON_TERM:
+            before = tokens[place - 1].term if place else ""
+            if before not in _NOT_COMPARING and after is not None and not after.numeric:
+                return True
+        elif token.content:
+            after = token
     return False

@@ -76,6 +76,7 @@ _FACTS_TRIED = 8
 _FACTS_COMPOSED = 6
 _COMPOSITION_SEEDS = 3
 _KNOWN_NAME_SAMPLES = 4
+_LONGEST_NAME = 6
 
 
 @dataclass(frozen=True, slots=True)
@@ -315,10 +316,11 @@ def _veto_factor(windows: Sequence[Window], matcher: ClaimMatcher, keys: Sequenc
         [analyse(strip_layout(text)) for text in texts] if matcher.needs_readings(texts) else []
     )
     factor = ADDED_DETAIL_FACTOR**matcher.added_details
+    runs = {term: name for name in name_runs(keys) for term in name[:-1]}
     missing = [
         term
         for term in missing_key_terms(keys, evidence_terms, index.related_terms)
-        if not _named_in_part(term, keys, evidence_terms, matcher)
+        if not _named_by_its_last_word(runs.get(term), evidence_terms, matcher)
     ]
     if readings:
         missing += [n for n in unbound_numbers(matcher.claim, readings) if n not in missing]
@@ -348,19 +350,18 @@ def _veto_factor(windows: Sequence[Window], matcher: ClaimMatcher, keys: Sequenc
     return factor
 
 
-def _named_in_part(
-    term: str, keys: Sequence[Token], evidence_terms: frozenset[str], matcher: ClaimMatcher
+def _named_by_its_last_word(
+    name: tuple[str, ...] | None, evidence_terms: frozenset[str], matcher: ClaimMatcher
 ) -> bool:
-    """Whether a missing word of a name is named all the same: by the name's last word.
+    """Whether a missing word of a name (not its last) is named all the same, by the last word.
 
     The evidence must hold the name's last word, the one that names (``Glanz`` for ``Sheriff
     Stanley Glanz``; ``Marie`` alone does not name ``Marie Curie``), and that word must name
     only this name in the facts (:meth:`ClaimMatcher.named_by_last_word`).
     """
-    for name in name_runs(keys):
-        if term in name[:-1] and name[-1] in evidence_terms:
-            return matcher.named_by_last_word(name)
-    return False
+    if name is None or len(name) > _LONGEST_NAME or name[-1] not in evidence_terms:
+        return False
+    return matcher.named_by_last_word(name)
 
 
 def _is_known_name(term: str, index: FactIndex) -> bool:
