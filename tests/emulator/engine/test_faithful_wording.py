@@ -247,3 +247,23 @@ def test_a_last_name_two_names_share_names_neither() -> None:
     )
     matcher = ClaimMatcher(analyse("Pierre Curie was born in Paris."), index)
     assert not matcher.named_by_last_word(("pierr", "curi"))
+
+
+# Clock times: a bare hour takes the meridiem stated after it.
+
+
+def test_a_bare_hour_takes_the_meridiem_after_it() -> None:
+    fact = "hours Friday: 17:0-21:0"
+    assert grounded("On Friday it is open from 5 to 9 pm.", fact)
+    assert grounded("On Friday it is open 5-9pm.", fact)
+    assert not grounded("On Friday it is open from 5 to 9 am.", fact)
+
+
+def test_an_hour_of_the_morning_or_the_evening_is_a_clock_time() -> None:
+    assert grounded("The market opens at 8 in the morning.", "The market opens at 8:00.")
+    assert grounded("The bar closes at 11 at night.", "The bar closes at 23:00.")
+    assert not grounded("The bar closes at 11 in the morning.", "The bar closes at 23:00.")
+
+
+def test_a_range_of_bare_numbers_stays_numbers() -> None:
+    assert "5" in content_terms("The house has 5 to 9 rooms.")

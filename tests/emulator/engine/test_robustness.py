@@ -50,6 +50,8 @@ HOSTILE_UNITS = {
     "clock times": "1:1 ",
     "underscores": "a_",
     "comparisons": "than ",
+    "hour ranges": "5 to 9 pm ",
+    "hours of the day": "8 in the ",
     "negating prefixes": "unfold ",
     "named passages": "(Passage 2) ",
     "names of several words": "Sheriff Bob Glanz ",

@@ -37,6 +37,7 @@ from groundwire.emulator.engine.text import (
     NUMBER_WORD_FORMS,
     TOKEN_PATTERN,
     opening_word,
+    with_clock_hours,
     word_terms,
 )
 
@@ -146,6 +147,12 @@ def analyse(sentence: str) -> Analysis:
     """
     matches = list(TOKEN_PATTERN.finditer(sentence))
     raw_words = [match.group() for match in matches]
+    if any(word.isdigit() for word in raw_words):
+        ends = [0] + [match.end() for match in matches[:-1]]
+        gaps = [sentence[end : match.start()] for end, match in zip(ends, matches, strict=True)]
+        clock_words = with_clock_hours(raw_words, gaps)
+    else:
+        clock_words = raw_words
     items: list[tuple[str, _Word]] = []
     clause = 0
     previous_end = 0
@@ -175,7 +182,9 @@ def analyse(sentence: str) -> Analysis:
             sentence_initial=sentence_initial,
             negation=negation,
         )
-        written = opening_word(raw, following) if sentence_initial else raw
+        written = clock_words[index]
+        if sentence_initial:
+            written = opening_word(written, following)
         items.extend((term, word) for term in word_terms(written))
         previous_end = match.end()
     if not NUMBER_WORD_FORMS.isdisjoint(raw_words):
