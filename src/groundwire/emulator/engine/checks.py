@@ -5,7 +5,8 @@ differs is the point, that ``not`` flips the meaning, or that winner and loser t
 Each check here looks at one such thing and says whether the evidence contradicts the claim:
 
 * key terms: every number, date part and name of the claim must be in the evidence, and a
-  quantity must count the same thing (``three doses`` is not ``three weeks``);
+  quantity must count the same thing (``three doses`` is not ``three weeks``) in the same unit
+  (``5 km`` is not ``5 miles``);
 * negation: a negative claim needs a negative passage about its key word, and a positive claim
   must not match a negative clause better than any positive one, nor use a word that the
   evidence has only as a record's key valued ``no`` or ``False``;
@@ -21,7 +22,7 @@ import re
 from collections.abc import Callable, Iterable, Sequence
 
 from groundwire.emulator.engine.analysis import Analysis, Token
-from groundwire.emulator.engine.lexicon import ANTONYMS
+from groundwire.emulator.engine.lexicon import ANTONYMS, MEASURES
 from groundwire.emulator.engine.text import word_terms
 
 _QUANTITY_REACH = 4
@@ -42,6 +43,19 @@ def _opposites_by_term() -> dict[str, frozenset[str]]:
 
 
 _OPPOSITES = _opposites_by_term()
+
+
+def _units_by_term() -> dict[str, tuple[str, int]]:
+    units: dict[str, tuple[str, int]] = {}
+    for dimension, spellings in MEASURES.items():
+        for unit, words in enumerate(spellings):
+            for word in words.split():
+                for term in word_terms(word):
+                    units.setdefault(term, (dimension, unit))
+    return units
+
+
+_UNITS = _units_by_term()
 OPPOSABLE_TERMS = frozenset(_OPPOSITES)
 """Terms (function words included, ``~more``) that have an opposite in the antonym list."""
 
@@ -130,8 +144,11 @@ def unbound_numbers(claim: Analysis, evidence: Sequence[Analysis]) -> list[str]:
             continue
         nouns = _counted_nouns(tokens, position)
         mentions = [(r, i) for r in evidence for i, t in enumerate(r.tokens) if t.term in nouns]
-        if mentions and not any(
+        counted_otherwise = bool(mentions) and not any(
             _counts(reading.tokens, place, token.term) for reading, place in mentions
+        )
+        if counted_otherwise or (
+            noun.term in _UNITS and _measured_otherwise(evidence, token.term, noun.term)
         ):
             unbound.append(token.term)
     return unbound
@@ -147,6 +164,27 @@ def _dates(tokens: Sequence[Token], position: int) -> bool:
     if term.startswith("month:") or _YEAR.fullmatch(term):
         return True
     return position > 0 and tokens[position - 1].term.startswith("month:")
+
+
+def _measured_otherwise(evidence: Sequence[Analysis], number: str, unit: str) -> bool:
+    """Whether the evidence gives the number in another unit of the same measure, never in this.
+
+    ``5 miles`` against ``5 km``; ``5 litres`` against ``5 liters`` is the same unit.
+    """
+    dimension, wanted = _UNITS[unit]
+    other = False
+    for reading in evidence:
+        tokens = reading.tokens
+        for place in range(len(tokens) - 1):
+            if tokens[place].term != number:
+                continue
+            measured = _UNITS.get(tokens[place + 1].term)
+            if measured is None or measured[0] != dimension:
+                continue
+            if measured[1] == wanted:
+                return False
+            other = True
+    return other
 
 
 def _counted_nouns(tokens: Sequence[Token], position: int) -> frozenset[str]:

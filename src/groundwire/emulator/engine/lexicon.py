@@ -345,6 +345,75 @@ UNIT_WORDS: dict[str, str] = {
 ORDINAL_SUFFIXES: frozenset[str] = frozenset({"st", "nd", "rd", "th", "er", "e", "ème", "º", "ª"})
 """Suffixes that make a number an ordinal (``19th``); the ordinal matches the plain number."""
 
+MEASURES: dict[str, tuple[str, ...]] = {
+    "length": (
+        "km kilometre kilometer kilometres kilometers",
+        "mile miles mi",
+        "m metre meter metres meters",
+        "cm centimetre centimeter centimetres centimeters",
+        "mm millimetre millimeter millimetres millimeters",
+        "ft foot feet",
+        "inch inches",
+        "yard yards",
+    ),
+    "mass": (
+        "kg kilogram kilograms",
+        "g gram grams",
+        "mg milligram milligrams",
+        "lb lbs pound pounds",
+        "oz ounce ounces",
+        "ton tons tonne tonnes",
+    ),
+    "volume": (
+        "l litre liter litres liters",
+        "ml millilitre milliliter millilitres milliliters",
+        "gallon gallons",
+        "quart quarts",
+        "pint pints",
+    ),
+    "temperature": ("celsius", "fahrenheit"),
+    "time": (
+        "min minute minutes",
+        "h hour hours",
+        "day days",
+        "week weeks",
+        "month months",
+        "year years",
+    ),
+    "money": ("dollar dollars", "euro euros", "yen"),
+}
+"""Units of measure by what they measure, each unit's spellings together: ``5 km`` is no ``5
+miles``, ``3 hours`` no ``3 days``, ``5 litres`` is ``5 liters``."""
+
+ORDINALS: dict[str, int] = {
+    "third": 3,
+    "fourth": 4,
+    "fifth": 5,
+    "sixth": 6,
+    "seventh": 7,
+    "eighth": 8,
+    "ninth": 9,
+    "tenth": 10,
+    "eleventh": 11,
+    "twelfth": 12,
+    "thirteenth": 13,
+    "fourteenth": 14,
+    "fifteenth": 15,
+    "sixteenth": 16,
+    "seventeenth": 17,
+    "eighteenth": 18,
+    "nineteenth": 19,
+    "twentieth": 20,
+    "thirtieth": 30,
+    "fortieth": 40,
+    "fiftieth": 50,
+    "sixtieth": 60,
+    "seventieth": 70,
+    "eightieth": 80,
+    "ninetieth": 90,
+}
+"""Ordinal words from ``third`` on (``first`` and ``second`` stay words: ``1st`` is ``first``)."""
+
 UNITS: dict[str, int] = {
     "twice": 2,
     "thrice": 3,
@@ -406,6 +475,8 @@ UNITS: dict[str, int] = {
     "zehn": 10,
 }
 """Number words worth a fixed value (``eleven`` is 11; ordinals match cardinals)."""
+
+UNITS.update(ORDINALS)
 
 MULTIPLIERS: dict[str, int] = {
     "hundred": 100,
