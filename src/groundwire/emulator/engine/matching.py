@@ -9,6 +9,7 @@ counts the claim's added details: specific words (:mod:`rarity`) that no fact ho
 from __future__ import annotations
 
 import heapq
+import operator
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -186,14 +187,22 @@ class ClaimMatcher:
             if variant in postings
         ]
         variants.sort(key=lambda variant: (len(postings[variant[0]]), variant[0]))
+        used = 0
         for variant, gain in variants:
             sentences = postings[variant]
             if len(sentences) > common and scores:
                 break
+            used += 1
+            if used == 1:
+                scores = dict.fromkeys(sentences, gain)
+                continue
             for sentence in sentences:
                 scores[sentence] = scores.get(sentence, 0.0) + gain
-        best = heapq.nlargest(_CANDIDATE_SENTENCES, scores.items(), key=lambda kv: (kv[1], -kv[0]))
-        return [sentence for sentence, _ in best]
+        if used == 1:  # all scored alike: the earliest sentences
+            return postings[variants[0][0]][:_CANDIDATE_SENTENCES]
+        # Tuples compare in C: no key function called per sentence (ties: the earlier sentence).
+        ranked = zip(scores.values(), map(operator.neg, scores), strict=True)
+        return [-negated for _, negated in heapq.nlargest(_CANDIDATE_SENTENCES, ranked)]
 
 
 def _union(masks: Sequence[int]) -> int:
