@@ -6,7 +6,8 @@ How (after MiniCheck, AlignScore and SummaC, without a model):
    and every window of one to three consecutive sentences around them.
 2. Coverage (:mod:`matching`): the share of the claim's term weight that a window contains.
 3. Score: coverage mapped so that ``COVERAGE_AT_DEFAULT_BAR`` lands on 0.6, the default
-   citation threshold, then cut by each veto of :mod:`checks` that the window triggers.
+   citation threshold, then cut by each veto that the window triggers (:mod:`checks`,
+   :mod:`quantities`, :mod:`relations`, :mod:`rarity`).
 4. Composed evidence: a claim may join what distant sentences of one fact, or several facts,
    say. Up to ``MAX_COMPOSED`` windows that do not overlap are joined while each adds clearly
    to what the others cover (``PAIR_MIN_GAIN``) and is about the same thing (it holds one of
@@ -34,11 +35,11 @@ from groundwire.emulator.engine.checks import (
     missing_key_terms,
     negation_conflict,
     opposite_meaning,
-    unbound_numbers,
 )
 from groundwire.emulator.engine.index import FactIndex, Window
 from groundwire.emulator.engine.layout import named_sources, strip_layout
 from groundwire.emulator.engine.matching import ClaimMatcher, ScoredWindow
+from groundwire.emulator.engine.quantities import unbound_numbers
 from groundwire.emulator.engine.relations import (
     name_runs,
     roles_swapped,
