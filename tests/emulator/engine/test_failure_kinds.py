@@ -72,6 +72,21 @@ def test_a_written_date_matches_an_iso_date_and_a_number_word_its_digits() -> No
     )
 
 
+def test_units_and_signs_match_their_written_names() -> None:
+    assert grounded("The trail is 5 kilometres long.", "The trail is 5 km long.")
+    assert grounded("It was 20 degrees Celsius at noon.", "At noon it was 20 °C.")
+    assert grounded("Turnout was 50 percent.", "Turnout was 50%.")
+    assert not grounded("The trail is 5 miles long.", "The trail is 5 km long.")
+    assert not grounded("The ride takes 3 days.", "The ride takes 3 hours.")
+    assert grounded("The tank holds 5 litres.", "The tank holds 5 liters.")
+
+
+def test_ordinals_and_number_words_match_their_digits() -> None:
+    assert grounded("It was her 19th title.", "It was her nineteenth title.")
+    assert grounded("The club has twenty-six members.", "The club has 26 members.")
+    assert not grounded("The club has twenty-seven members.", "The club has 26 members.")
+
+
 def test_dotted_abbreviations_match_their_undotted_form() -> None:
     assert grounded(
         "She was one of six PhD students awarded the grant.",

@@ -17,6 +17,7 @@ from groundwire.emulator.engine.analysis import analyse, may_negate
 from groundwire.emulator.engine.caches import TextCache
 from groundwire.emulator.engine.check_required import needs_check
 from groundwire.emulator.engine.index import clear_caches
+from groundwire.emulator.engine.relations import compares
 from groundwire.emulator.engine.sentences import split_sentences
 from groundwire.emulator.engine.text import content_terms
 
@@ -48,6 +49,12 @@ HOSTILE_UNITS = {
     "camel case": "aB",
     "clock times": "1:1 ",
     "underscores": "a_",
+    "comparisons": "than ",
+    "hour ranges": "5 to 9 pm ",
+    "hours of the day": "8 in the ",
+    "negating prefixes": "unfold ",
+    "named passages": "(Passage 2) ",
+    "names of several words": "Sheriff Bob Glanz ",
 }
 """One repeated unit per kind of text a pattern could backtrack on."""
 
@@ -56,10 +63,14 @@ READERS: dict[str, Callable[[str], object]] = {
     "split_claims": split_claims,
     "content_terms": content_terms,
     "analyse": analyse,
+    "compares": lambda text: compares(analyse(text)),
     "may_negate": may_negate,
     "needs_check": needs_check,
     "check_grounding as answer": lambda text: check_grounding("x" + text + "y", [Fact("x y.")]),
     "check_grounding as fact": lambda text: check_grounding("Bob met Alice.", [Fact(text)]),
+    "check_grounding of a comparison naming its source": lambda text: check_grounding(
+        "Sheriff Bob Glanz is taller than Alice (Passage 2).", [Fact(text), Fact("Glanz.")]
+    ),
 }
 
 

@@ -5,7 +5,8 @@ name, a flipped negation, swapped roles) need more, and run on few sentences, so
 reading is done on demand and cached.
 
 A clause ends at ``; : ( ) —`` (but a record's ``key: no`` or ``key: False`` is one clause),
-at a contrast word (``but``, ``although``) and at a comma that is followed by a pronoun
+at a contrast word (``but``, ``although``), at a subordinator (``if``, ``until``,
+``because``) and at a comma that is followed by a pronoun
 (``..., it is open on Tuesdays``), and before a second predicate (``and will``). A clause is
 negative when it holds a negation cue (``not``, ``never``, ``n't``, ``false``, ``no`` but not
 ``No. 9``, ``no more than`` nor ``no wonder``, ``kein``, ``不``, ``ない``).
@@ -25,6 +26,7 @@ from groundwire.emulator.engine.lexicon import (
     NEGATION_CHARACTERS,
     NEGATION_CUES,
     NEGATION_SUFFIXES,
+    SUBORDINATORS,
 )
 from groundwire.emulator.engine.numbers import is_numeric_term, join_number_tokens
 from groundwire.emulator.engine.scripts import has_spaceless, is_spaceless
@@ -34,6 +36,8 @@ from groundwire.emulator.engine.text import (
     MAX_CACHED_WORD,
     NUMBER_WORD_FORMS,
     TOKEN_PATTERN,
+    opening_word,
+    with_clock_hours,
     word_terms,
 )
 
@@ -41,6 +45,7 @@ _NOT_ONLY = frozenset({"only", "just", "merely", "simply", "solely"})
 _IDIOMS = frozenset({"wonder", "doubt"})
 _BOUNDS = frozenset({"more", "fewer", "less", "later", "earlier", "greater"})
 _COORDINATORS = frozenset({"and", "or"})
+_OPENING_GAP = re.compile(r"[.!?:;\n\"“(\[*•]")
 _CLAUSE_PUNCTUATION = re.compile(r"[;:()\[\]—–]|\s-\s|[，、；：（）]")
 _NEGATION_HINT = re.compile(
     "|".join(sorted(NEGATION_CUES, key=len, reverse=True)).join((r"(?i)\b(?:", r")\b|n['’]t\b"))
@@ -64,13 +69,23 @@ def may_negate(sentence: str) -> bool:
 def written_as_name(sentence: str, term: str) -> bool:
     """Say whether the sentence writes the term capitalised somewhere other than first.
 
+    A word that opens a line, a list item (``2 Add the rice``), a quotation or what follows a
+    colon (``Tip: Apply it``) is written capitalised for that reason, not as a name.
+
     Example:
         >>> written_as_name("Her rival Alice won.", "alic"), written_as_name("Alice won.", "alic")
         (True, False)
+        >>> written_as_name("Step 2: Add the rice.", "add")
+        False
     """
+    previous_end = 0
+    numbered = False
     for position, match in enumerate(TOKEN_PATTERN.finditer(sentence)):
         word = match.group()
-        if position and _looks_like_name(word) and term in word_terms(word):
+        opening = numbered or _OPENING_GAP.search(sentence, previous_end, match.start()) is not None
+        numbered = position == 0 and word[0].isdigit()
+        previous_end = match.end()
+        if position and not opening and _looks_like_name(word) and term in word_terms(word):
             return True
     return False
 
@@ -132,6 +147,12 @@ def analyse(sentence: str) -> Analysis:
     """
     matches = list(TOKEN_PATTERN.finditer(sentence))
     raw_words = [match.group() for match in matches]
+    if any(word.isdigit() for word in raw_words):
+        ends = [0] + [match.end() for match in matches[:-1]]
+        gaps = [sentence[end : match.start()] for end, match in zip(ends, matches, strict=True)]
+        clock_words = with_clock_hours(raw_words, gaps)
+    else:
+        clock_words = raw_words
     items: list[tuple[str, _Word]] = []
     clause = 0
     previous_end = 0
@@ -152,15 +173,19 @@ def analyse(sentence: str) -> Analysis:
         )
         if negation and ":" in gap:
             valued.add(clause)
+        sentence_initial = index == 0 or ":" in gap or "\n" in gap
         word = _Word(
             position=index,
             clause=clause,
             name_like=name_like,
             unmistakable_name=unmistakable,
-            sentence_initial=index == 0 or ":" in gap or "\n" in gap,
+            sentence_initial=sentence_initial,
             negation=negation,
         )
-        items.extend((term, word) for term in word_terms(raw))
+        written = clock_words[index]
+        if sentence_initial:
+            written = opening_word(written, following)
+        items.extend((term, word) for term in word_terms(written))
         previous_end = match.end()
     if not NUMBER_WORD_FORMS.isdisjoint(raw_words):
         items = join_number_tokens(items)
@@ -192,7 +217,7 @@ def _token(term: str, word: _Word) -> Token:
 def _starts_clause(gap: str, lowered: str) -> bool:
     if ":" in gap and lowered in NEGATION_CUES:
         return False  # a record's ``Delivery: no`` negates its key
-    if _CLAUSE_PUNCTUATION.search(gap) or lowered in CLAUSE_BREAK_WORDS:
+    if _CLAUSE_PUNCTUATION.search(gap) or lowered in CLAUSE_BREAK_WORDS or lowered in SUBORDINATORS:
         return True
     return ("," in gap or "，" in gap) and lowered in CLAUSE_STARTING_PRONOUNS
 

@@ -4,8 +4,8 @@ Overlap says a claim and a passage share most words; it cannot see that the one 
 differs is the point, that ``not`` flips the meaning, or that winner and loser traded places.
 Each check here looks at one such thing and says whether the evidence contradicts the claim:
 
-* key terms: every number, date part and name of the claim must be in the evidence, and a
-  quantity must count the same thing (``three doses`` is not ``three weeks``);
+* key terms: every number, date part and name of the claim must be in the evidence (and a
+  quantity must count the same thing in the same unit: :mod:`quantities`);
 * negation: a negative claim needs a negative passage about its key word, and a positive claim
   must not match a negative clause better than any positive one, nor use a word that the
   evidence has only as a record's key valued ``no`` or ``False``;
@@ -23,7 +23,9 @@ from groundwire.emulator.engine.analysis import Analysis, Token
 from groundwire.emulator.engine.lexicon import ANTONYMS
 from groundwire.emulator.engine.text import word_terms
 
-_QUANTITY_REACH = 4
+_COORDINATOR_TERMS = frozenset({"~and", "~or", "~but", "~nor"})
+_NEGATING_PREFIXES = ("un", "non")
+_SHORTEST_NEGATED_BASE = 4
 _SLOT_REACH = 3
 
 
@@ -37,6 +39,8 @@ def _opposites_by_term() -> dict[str, frozenset[str]]:
 
 
 _OPPOSITES = _opposites_by_term()
+
+
 OPPOSABLE_TERMS = frozenset(_OPPOSITES)
 """Terms (function words included, ``~more``) that have an opposite in the antonym list."""
 
@@ -97,70 +101,6 @@ def missing_key_terms(
             continue
         missing.append(token.term)
     return missing
-
-
-def unbound_numbers(claim: Analysis, evidence: Sequence[Analysis]) -> list[str]:
-    """Quantities of the claim that the evidence gives for something else.
-
-    A number written right before a noun (``three doses``) must stand before that noun (or the
-    word after it: ``award tickets``) in the evidence too (within four words), when the
-    evidence mentions it at all: ``two
-    doses, three weeks apart`` has a 3, but not three doses. Codes such as ``COVID-19`` or
-    ``Apollo 11`` (a number right after a name) are not quantities.
-
-    Example:
-        >>> from groundwire.emulator.engine.analysis import analyse
-        >>> fact = [analyse("It is given as two doses, three weeks apart.")]
-        >>> unbound_numbers(analyse("It requires three doses."), fact)
-        ['3']
-    """
-    unbound: list[str] = []
-    tokens = claim.tokens
-    for position, token in enumerate(tokens[:-1]):
-        noun = tokens[position + 1]
-        after_name = position > 0 and tokens[position - 1].name_like
-        if not token.numeric or not noun.content or noun.numeric or after_name:
-            continue
-        if token.term.startswith("month:") or noun.word_index - token.word_index > 1:
-            continue
-        nouns = _counted_nouns(tokens, position)
-        mentions = [(r, i) for r in evidence for i, t in enumerate(r.tokens) if t.term in nouns]
-        if mentions and not any(
-            _counts(reading.tokens, place, token.term) for reading, place in mentions
-        ):
-            unbound.append(token.term)
-    return unbound
-
-
-def _counted_nouns(tokens: Sequence[Token], position: int) -> frozenset[str]:
-    """What the number at ``position`` may count.
-
-    The next content word, and the one after it in the same clause (``892,000 award
-    tickets`` counts tickets).
-    """
-    found: list[str] = []
-    for later in range(position + 1, min(len(tokens), position + 4)):
-        token = tokens[later]
-        if token.numeric or token.clause != tokens[position].clause or len(found) == 2:
-            break
-        if token.content:
-            found.append(token.term)
-    return frozenset(found)
-
-
-def _counts(tokens: Sequence[Token], place: int, number: str) -> bool:
-    """Whether the number counts the noun at ``place``.
-
-    It does when it stands shortly before it, or is the value of a record's key ending in
-    that noun (``review_count: 356``, the next clause's first word).
-    """
-    if any(t.term == number for t in tokens[max(0, place - _QUANTITY_REACH) : place]):
-        return True
-    key_clause = tokens[place].clause
-    for later in range(place + 1, min(len(tokens), place + 1 + _QUANTITY_REACH)):
-        if tokens[later].clause != key_clause:
-            return tokens[later].clause == key_clause + 1 and tokens[later].term == number
-    return False
 
 
 def negation_conflict(
@@ -261,6 +201,9 @@ def _matches_negative_clause_best(
 def opposite_meaning(claim: Analysis, evidence: Sequence[Analysis]) -> bool:
     """Say whether the claim uses a word whose opposite, and not the word, is in the evidence.
 
+    Opposites are the antonym list's pairs and a word against its ``un-`` or ``non-`` form
+    (``unthickened`` where the evidence says only ``thickened``).
+
     Example:
         >>> from groundwire.emulator.engine.analysis import analyse
         >>> fact = [analyse("Sales decreased by 5% in 2023.")]
@@ -268,12 +211,34 @@ def opposite_meaning(claim: Analysis, evidence: Sequence[Analysis]) -> bool:
         True
         >>> opposite_meaning(analyse("Sales decreased by 5% in 2023."), fact)
         False
+        >>> opposite_meaning(analyse("It is unsafe."), [analyse("It is safe.")])
+        True
     """
-    claimed = {token.term for token in claim.tokens} & OPPOSABLE_TERMS
-    if not claimed:
-        return False
     said = {token.term for reading in evidence for token in reading.tokens}
-    return any(term not in said and not said.isdisjoint(_OPPOSITES[term]) for term in claimed)
+    for token in claim.tokens:
+        term = token.term
+        if term in said:
+            continue
+        if term in OPPOSABLE_TERMS and not said.isdisjoint(_OPPOSITES[term]):
+            return True
+        base = negated_base(term)
+        if base is not None and base in said:
+            return True
+    return False
+
+
+def negated_base(term: str) -> str | None:
+    """The word that a ``un-`` or ``non-`` form denies, if the term is one.
+
+    Example:
+        >>> negated_base("unthicken"), negated_base("uniform"), negated_base("under")
+        ('thicken', 'iform', None)
+    """
+    for prefix in _NEGATING_PREFIXES:
+        base = term[len(prefix) :]
+        if term.startswith(prefix) and len(base) >= _SHORTEST_NEGATED_BASE and base.isalpha():
+            return base
+    return None
 
 
 def conflicting_value(claim: Analysis, keys: Sequence[Token], evidence: Sequence[Analysis]) -> bool:
@@ -317,8 +282,28 @@ def conflicting_value(claim: Analysis, keys: Sequence[Token], evidence: Sequence
 
 
 def _slot_word(tokens: Sequence[Token], position: int, key_places: set[int]) -> str | None:
-    before = [t for t in tokens[max(0, position - _SLOT_REACH) : position] if t.content]
+    """The content word whose value the key at ``position`` gives, if there is one.
+
+    None when a coordinator stands between them (in ``385 killed and 342 wounded`` the 342 is
+    no value of ``killed``), or when the key is a number that counts the word after it (``the
+    five biggest airlines``: what it counts is the quantity check's).
+    """
+    window = tokens[max(0, position - _SLOT_REACH) : position]
+    before = [t for t in window if t.content]
     if not before or id(before[-1]) in key_places or before[-1].numeric:
+        return None
+    slot_place = max(i for i, t in enumerate(window) if t is before[-1])
+    if any(t.term in _COORDINATOR_TERMS for t in window[slot_place + 1 :]):
+        return None
+    key = tokens[position]
+    after = tokens[position + 1] if position + 1 < len(tokens) else None
+    counts_next = (
+        after is not None
+        and after.content
+        and not after.numeric
+        and after.word_index == key.word_index + 1
+    )
+    if key.numeric and counts_next:
         return None
     return before[-1].term
 

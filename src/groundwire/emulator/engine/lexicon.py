@@ -28,10 +28,15 @@ STOPWORDS: frozenset[str] = _words(
     more less located situated based known called named include includes including included
     currently now today ever once again well while whereas although though however because out
     true therefore thus hence additionally furthermore moreover overall finally lastly also
+    conversely meanwhile likewise similarly instead
     mention mentions mentioned suggest suggests suggested describe describes described
     highlight highlights highlighted summarize summarizes summarized summarise summarises
     summarised discuss discusses discussed explain explains explained emphasize emphasizes
     emphasized emphasise emphasises emphasised indicate indicates indicated
+    note noting due despite rather whether whichever whatever whoever whereby thereby
+    typically usually generally often sometimes commonly frequently normally mostly mainly
+    primarily largely especially particularly specifically essentially basically actually
+    really simply
     up down off le la les de des du un une et est en à au aux pour par sur dans que qui été il
     elle ce cette son sa ses d l el los las del y es con se su sus al lo más o os as do da dos
     das um uma é em na mais der die das den dem des ein eine einer und ist sind war im mit von
@@ -60,6 +65,16 @@ CLAUSE_BREAK_WORDS: frozenset[str] = _words(
     "but however although though whereas while yet except mais pero aber sondern но"
 )
 """Words that start a new clause, so that a negation does not reach past them."""
+
+ENGLISH_FUNCTION_WORDS: frozenset[str] = _words(
+    "the is are was were and of that with this these have has been from which it its their to "
+    "for be"
+)
+"""Function words of English that other languages rarely write: a sentence with one is English."""
+
+SUBORDINATORS: frozenset[str] = _words("if unless until because when whenever whether")
+"""Words that open a subordinate clause: a negation inside it (``if he doesn't learn``) does not
+reach the main clause, nor one in the main clause into it."""
 
 CLAUSE_STARTING_PRONOUNS: frozenset[str] = _words(
     "it they he she we i you which who this these those there"
@@ -136,7 +151,7 @@ _SYNONYM_GROUPS: tuple[tuple[str, ...], ...] = (
     ("choose", "select", "pick", "chose", "chosen", "selected", "picked"),
     ("keep", "retain", "kept", "retained", "keeps", "retains"),
     ("get", "obtain", "got", "obtained", "gets", "obtains", "gotten"),
-    ("use", "utilize", "utilise", "used", "utilized", "utilised", "uses", "usage"),
+    ("use", "utilize", "utilise", "used", "using", "utilized", "utilised", "uses", "usage"),
     ("hard", "difficult", "harder", "tough"),
     ("easy", "simple", "easier", "simpler"),
     ("near", "close", "nearby"),
@@ -330,7 +345,78 @@ UNIT_WORDS: dict[str, str] = {
 ORDINAL_SUFFIXES: frozenset[str] = frozenset({"st", "nd", "rd", "th", "er", "e", "ème", "º", "ª"})
 """Suffixes that make a number an ordinal (``19th``); the ordinal matches the plain number."""
 
+MEASURES: dict[str, tuple[str, ...]] = {
+    "length": (
+        "km kilometre kilometer kilometres kilometers",
+        "mile miles mi",
+        "m metre meter metres meters",
+        "cm centimetre centimeter centimetres centimeters",
+        "mm millimetre millimeter millimetres millimeters",
+        "ft foot feet",
+        "inch inches",
+        "yard yards",
+    ),
+    "mass": (
+        "kg kilogram kilograms",
+        "g gram grams",
+        "mg milligram milligrams",
+        "lb lbs pound pounds",
+        "oz ounce ounces",
+        "ton tons tonne tonnes",
+    ),
+    "volume": (
+        "l litre liter litres liters",
+        "ml millilitre milliliter millilitres milliliters",
+        "gallon gallons",
+        "quart quarts",
+        "pint pints",
+    ),
+    "temperature": ("celsius", "fahrenheit"),
+    "time": (
+        "min minute minutes",
+        "h hour hours",
+        "day days",
+        "week weeks",
+        "month months",
+        "year years",
+    ),
+    "money": ("dollar dollars", "euro euros", "yen"),
+}
+"""Units of measure by what they measure, each unit's spellings together: ``5 km`` is no ``5
+miles``, ``3 hours`` no ``3 days``, ``5 litres`` is ``5 liters``."""
+
+ORDINALS: dict[str, int] = {
+    "third": 3,
+    "fourth": 4,
+    "fifth": 5,
+    "sixth": 6,
+    "seventh": 7,
+    "eighth": 8,
+    "ninth": 9,
+    "tenth": 10,
+    "eleventh": 11,
+    "twelfth": 12,
+    "thirteenth": 13,
+    "fourteenth": 14,
+    "fifteenth": 15,
+    "sixteenth": 16,
+    "seventeenth": 17,
+    "eighteenth": 18,
+    "nineteenth": 19,
+    "twentieth": 20,
+    "thirtieth": 30,
+    "fortieth": 40,
+    "fiftieth": 50,
+    "sixtieth": 60,
+    "seventieth": 70,
+    "eightieth": 80,
+    "ninetieth": 90,
+}
+"""Ordinal words from ``third`` on (``first`` and ``second`` stay words: ``1st`` is ``first``)."""
+
 UNITS: dict[str, int] = {
+    "twice": 2,
+    "thrice": 3,
     "zero": 0,
     "one": 1,
     "two": 2,
@@ -389,6 +475,8 @@ UNITS: dict[str, int] = {
     "zehn": 10,
 }
 """Number words worth a fixed value (``eleven`` is 11; ordinals match cardinals)."""
+
+UNITS.update(ORDINALS)
 
 MULTIPLIERS: dict[str, int] = {
     "hundred": 100,

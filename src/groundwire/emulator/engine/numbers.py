@@ -4,7 +4,9 @@ Digits lose their thousands separators (``2,100,000``; ``1.000.000``) and traili
 (``1.50``); a single separator before other than three digits is a decimal point (``3,5`` is
 3.5). Number words join into one number (``two hundred and six`` is 206, ``twenty-six`` is
 26), and a number followed by a multiplier is multiplied (``2.1 million`` is 2100000). A plural
-quantity alone (``thousands of runners``) is vague and is no number.
+quantity alone (``thousands of runners``) is vague and is no number, nor is a lone ``one``
+(``one reviewer``, ``one of them``, ``one possible reason``): written out alone it is mostly a
+determiner or a pronoun, and a claim's ``one reason`` must not need a 1 in the facts.
 """
 
 from __future__ import annotations
@@ -20,6 +22,8 @@ multiplier); :func:`join_number_tokens` turns runs of them into numbers."""
 
 AND_TERM = "~and"
 """The term of ``and``, which may sit inside a written number (``one hundred and two``)."""
+LONE_ONE_TERM = "~one"
+"""The term of ``one`` written alone: a function word, not the number 1."""
 
 Payload = TypeVar("Payload")
 _NUMBER_GROUPS = re.compile(r"[.,]")
@@ -151,7 +155,10 @@ class _NumberRun(Generic[Payload]):
     def flush_into(self, joined: list[tuple[str, Payload]]) -> None:
         """Write out the number read so far (and a held-back ``and``), and start afresh."""
         if self.payloads:
-            joined.append((_format_decimal(self.total + self.current), self.payloads[0]))
+            value = self.total + self.current
+            lone_one = len(self.payloads) == 1 and not self.from_digits and value == 1
+            term = LONE_ONE_TERM if lone_one else _format_decimal(value)
+            joined.append((term, self.payloads[0]))
         if self.pending_and is not None:
             joined.append(self.pending_and)
         self.total = self.current = Decimal(0)

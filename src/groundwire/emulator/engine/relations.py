@@ -3,6 +3,8 @@
 Every entity of an invented relation is usually in the source ("X is similar to Y, where the
 court ruled..."); what is missing is a sentence that relates them. Two checks:
 
+* comparisons: a claim that compares (``X is larger than Y``) needs evidence that compares
+  too; that both are large, or that they differ in size, says nothing of which is larger;
 * roles: two names around the same relation word in the other order (``Alice defeated Bob`` /
   ``Bob defeated Alice``), unless one of the two is passive (``Bob was defeated by Alice``);
 * separated names: a name of the claim that no passage of the evidence (a window of up to
@@ -21,6 +23,9 @@ from groundwire.emulator.engine.lexicon import PASSIVE_MARKERS
 from groundwire.emulator.engine.text import FUNCTION_WORD_MARK
 
 _PASSIVE_TERMS = frozenset(FUNCTION_WORD_MARK + marker for marker in PASSIVE_MARKERS)
+COMPARISON_TERM = FUNCTION_WORD_MARK + "than"
+"""The term of ``than``: a claim holding it may compare two things."""
+_NOT_COMPARING = frozenset({FUNCTION_WORD_MARK + "rather", FUNCTION_WORD_MARK + "other"})
 _NAMES_PAIRED_AHEAD = 6
 
 
@@ -63,24 +68,39 @@ def separated_names(
 
 def _names(keys: Sequence[Token]) -> list[frozenset[str]]:
     """The claim's names, a run of name words (adjacent words) being one name."""
-    names: list[set[str]] = []
+    return [frozenset(name) for name in name_runs(keys)]
+
+
+def name_runs(keys: Sequence[Token]) -> list[tuple[str, ...]]:
+    """The claim's names in order, a run of name words (adjacent words) being one name.
+
+    Example:
+        >>> from groundwire.emulator.engine.analysis import analyse
+        >>> claim = analyse("Sheriff Stanley Glanz met Harris.")
+        >>> name_runs([t for t in claim.tokens if t.name_like])
+        [('sheriff', 'stanley', 'glanz'), ('harris',)]
+    """
+    names: list[list[str]] = []
     last_word = -2
     for token in keys:
         if token.numeric:
             continue
         if token.word_index == last_word + 1 and names:
-            names[-1].add(token.term)
+            if token.term not in names[-1]:
+                names[-1].append(token.term)
         elif token.word_index != last_word:
-            names.append({token.term})
+            names.append([token.term])
         last_word = token.word_index
-    return [frozenset(name) for name in names]
+    return [tuple(name) for name in names]
 
 
 def roles_swapped(claim: Analysis, evidence: Sequence[Analysis]) -> bool:
     """Say whether two names stand around the same relation word in the other order.
 
-    Every capitalised word counts as a name here, the first of the sentence too: the order and
-    the shared relation word are what make a swap, and paraphrases rarely have both reversed.
+    Every capitalised word counts as a name here, a sentence's first word too unless the
+    evidence writes it in lower case (an opening imperative, ``Use the Windows prompt``, is no
+    party to a relation). The order and the shared relation word are what make a swap, and
+    paraphrases rarely have both reversed.
 
     Example:
         >>> from groundwire.emulator.engine.analysis import analyse
@@ -91,7 +111,14 @@ def roles_swapped(claim: Analysis, evidence: Sequence[Analysis]) -> bool:
         False
     """
     positions = {id(token): index for index, token in enumerate(claim.tokens)}
-    names = [token for token in claim.tokens if token.name_like]
+    written_lower = {
+        token.term for reading in evidence for token in reading.tokens if not token.name_like
+    }
+    names = [
+        token
+        for token in claim.tokens
+        if token.name_like and not (token.sentence_initial and token.term in written_lower)
+    ]
     key_terms = {token.term for token in names}
     for first_index, first in enumerate(names):
         for second in names[first_index + 1 : first_index + 1 + _NAMES_PAIRED_AHEAD]:
@@ -148,3 +175,44 @@ def _closest_pair(firsts: Sequence[int], seconds: Sequence[int]) -> tuple[int, i
             if abs(place - candidate) < abs(best[0] - best[1]):
                 best = (place, candidate)
     return best
+
+
+def unsupported_comparison(claim: Analysis, evidence: Sequence[Analysis]) -> bool:
+    """Say whether the claim compares two things and no sentence of the evidence compares any.
+
+    A comparison is a ``than`` not after ``rather`` or ``other`` and not before a number
+    (``more than 500`` is a bound, not a comparison), in the claim as in the evidence.
+
+    Example:
+        >>> from groundwire.emulator.engine.analysis import analyse
+        >>> claim = analyse("Mule deer have larger ears than white-tailed deer.")
+        >>> differ = analyse("The two deer differ in the size of their ears.")
+        >>> unsupported_comparison(claim, [differ])
+        True
+        >>> unsupported_comparison(claim, [analyse("Their ears are larger than a whitetail's.")])
+        False
+    """
+    return compares(claim) and not any(compares(reading) for reading in evidence)
+
+
+def compares(reading: Analysis) -> bool:
+    """Whether a sentence compares two things with ``than`` (see :func:`unsupported_comparison`).
+
+    Example:
+        >>> from groundwire.emulator.engine.analysis import analyse
+        >>> compares(analyse("It is older than Rome."))
+        True
+        >>> compares(analyse("It has more than 5 rooms."))
+        False
+    """
+    tokens = reading.tokens
+    after: Token | None = None
+    for place in range(len(tokens) - 1, -1, -1):
+        token = tokens[place]
+        if token.term == COMPARISON_TERM:
+            before = tokens[place - 1].term if place else ""
+            if before not in _NOT_COMPARING and after is not None and not after.numeric:
+                return True
+        elif token.content:
+            after = token
+    return False

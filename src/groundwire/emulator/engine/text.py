@@ -7,6 +7,8 @@ What a term is:
   and a few frequent synonyms share one term (``film`` = ``movie``, ``bought`` = ``acquire``).
   British and American spellings meet (``organise``/``organize``, ``metre``/``meter``).
   Cyrillic words lose a common case ending (``столицей`` = ``столица``).
+* Clock times are one value however written: ``5pm`` = ``5 p.m.`` = ``17:00`` = ``17:0``, and a
+  bare hour takes the meridiem stated after it (``from 5 to 9 pm``, ``8 in the morning``).
 * Numbers are written one way: ``1,000`` = ``1000`` = ``one thousand``, ``2.1 million`` =
   ``2100000``, ``twenty-six`` = ``26``, ``19th`` = ``19``; signs become words (``%``, ``$``).
 * Dates become their parts: a month name is ``month:12``, ``1997-12-19`` and ``12/19/1997``
@@ -92,6 +94,15 @@ _CAMEL_CASE = re.compile(r"[a-z][A-Z]")
 _CAMEL_PART = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+")
 _CLOCK_TIME = re.compile(r"\d{1,2}(?::\d{1,2}(?:\s?[ap]\.?m\.?)?|\s?[ap]\.?m\.?)", re.IGNORECASE)
 _CLOCK_WORDS = {"noon": "12:00", "midday": "12:00", "midnight": "0:00"}
+_MERIDIEM_CLOCK = re.compile(r"(\d{1,2})(?::\d{1,2})?\s?([AaPp])\.?[Mm]\.?")
+_RANGE_WORDS = frozenset({"to", "until", "till", "and", "through"})
+_RANGE_SIGNS = frozenset({"-", "–", "—"})
+_DAY_PARTS = {
+    ("in", "the", "morning"): "am",
+    ("in", "the", "afternoon"): "pm",
+    ("in", "the", "evening"): "pm",
+    ("at", "night"): "pm",
+}
 _ELISIONS = re.compile(r"^(?:l|d|j|qu|n|s|c|m|t|dell|all|nell|sull)'")
 _LEADING_DIGITS = re.compile(r"\d+(?:[.,]\d+)*")
 _PLURAL_QUANTITIES = frozenset({"hundreds", "thousands", "millions", "billions", "dozens"})
@@ -237,6 +248,67 @@ def join_number_words(terms: list[str]) -> list[str]:
     return [term for term, _ in join_number_tokens([(term, None) for term in terms])]
 
 
+def with_clock_hours(words: list[str], gaps: list[str]) -> list[str]:
+    """The words, each bare hour given the meridiem that the words after it state.
+
+    ``from 5 to 9 pm`` and ``5-9pm`` are 17:00 to 21:00 (``11 to 2pm`` starts in the
+    morning), ``8 in the morning`` is 8:00 and ``9 at night`` 21:00. ``gaps[i]`` is the text
+    between word ``i - 1`` and word ``i``. One pass, looking at most three words ahead.
+
+    Example:
+        >>> with_clock_hours(["5", "to", "9pm"], ["", " ", " "])
+        ['5pm', 'to', '9pm']
+        >>> with_clock_hours(["11", "2pm"], ["", "-"])
+        ['11am', '2pm']
+        >>> with_clock_hours(["8", "in", "the", "morning"], [""] * 4)
+        ['8am', 'in', 'the', 'morning']
+    """
+    read = list(words)
+    for place, word in enumerate(words):
+        if not (word.isascii() and word.isdigit() and 1 <= int(word) <= 12):
+            continue
+        meridiem = _stated_meridiem(words, gaps, place)
+        if meridiem is not None:
+            read[place] = word + meridiem
+    return read
+
+
+def _stated_meridiem(words: list[str], gaps: list[str], place: int) -> str | None:
+    ahead = [word.casefold() for word in words[place + 1 : place + 4]]
+    phrase = tuple(ahead[:3]) if tuple(ahead[:3]) in _DAY_PARTS else tuple(ahead[:2])
+    if phrase in _DAY_PARTS:
+        return _DAY_PARTS[phrase]
+    following = place + 1
+    if ahead and ahead[0] in _RANGE_WORDS:
+        following = place + 2
+    elif not (place + 1 < len(words) and gaps[place + 1].strip() in _RANGE_SIGNS):
+        return None
+    if following >= len(words):
+        return None
+    clock = _MERIDIEM_CLOCK.fullmatch(words[following])
+    if clock is None:
+        return None
+    hour, stated = int(clock.group(1)), "pm" if clock.group(2).casefold() == "p" else "am"
+    hour_here = int(words[place])
+    if hour_here <= hour or hour_here == 12:
+        return stated
+    return "am" if stated == "pm" else "pm"
+
+
+def opening_word(word: str, following: str) -> str:
+    """A sentence's first word as it should be read: an opening modal is no month.
+
+    ``May reduce the risk`` opens with the verb, written capitalised only because it is first.
+
+    Example:
+        >>> opening_word("May", "reduce"), opening_word("May", "2021"), opening_word("Rome", "is")
+        ('may', 'May', 'Rome')
+    """
+    if word.casefold() in _AMBIGUOUS_MONTHS and following[:1].islower():
+        return word.casefold()
+    return word
+
+
 @text_cache(max_characters=4_000_000, max_key_characters=MAX_CACHED_TEXT)
 def content_terms(text: str) -> frozenset[str]:
     """Give the set of content terms of a text: what a claim or a fact sentence is about.
@@ -246,10 +318,24 @@ def content_terms(text: str) -> frozenset[str]:
         ['19', '1997', 'month:12', 'movi', 'releas']
     """
     words = TOKEN_PATTERN.findall(text)
+    if len(words) > 1:
+        words[0] = opening_word(words[0], words[1])
+    if any(word.isdigit() for word in words):
+        words = with_clock_hours(words, _gaps(text))
     if NUMBER_WORD_FORMS.isdisjoint(words):
         return frozenset(chain.from_iterable(map(_content_word_terms, words)))
     terms = join_number_words(list(chain.from_iterable(map(word_terms, words))))
     return frozenset(term for term in terms if term[0] != FUNCTION_WORD_MARK)
+
+
+def _gaps(text: str) -> list[str]:
+    """The text before each written word (after the previous one)."""
+    gaps: list[str] = []
+    end = 0
+    for match in TOKEN_PATTERN.finditer(text):
+        gaps.append(text[end : match.start()])
+        end = match.end()
+    return gaps
 
 
 @word_cache(max_entries=131072, max_key_characters=MAX_CACHED_WORD)

@@ -1,0 +1,135 @@
+"""Checks that a claim's quantity counts, or measures, what the evidence's does.
+
+A number before a noun (``three doses``) is a quantity of that noun: the evidence must give
+the same number for it (``two doses, three weeks apart`` has a 3, but not three doses), in
+the same unit (``5 km`` is no ``5 miles``). Codes (``COVID-19``, ``Apollo 11``) and numbers
+that date something (a year, a decade, a day after its month) are no quantities.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from groundwire.emulator.engine.analysis import Analysis, Token
+from groundwire.emulator.engine.lexicon import MEASURES
+from groundwire.emulator.engine.text import word_terms
+
+_QUANTITY_REACH = 4
+_YEAR = re.compile(r"1[5-9]\d\d|20\d\d|\d{3,4}0s")
+
+
+def _units_by_term() -> dict[str, tuple[str, int]]:
+    units: dict[str, tuple[str, int]] = {}
+    for dimension, spellings in MEASURES.items():
+        for unit, words in enumerate(spellings):
+            for word in words.split():
+                for term in word_terms(word):
+                    units.setdefault(term, (dimension, unit))
+    return units
+
+
+_UNITS = _units_by_term()
+
+
+def unbound_numbers(claim: Analysis, evidence: Sequence[Analysis]) -> list[str]:
+    """Quantities of the claim that the evidence gives for something else.
+
+    A number written right before a noun (``three doses``) must stand before that noun (or the
+    word after it: ``award tickets``) in the evidence too (within four words), when the
+    evidence mentions it at all: ``two doses, three weeks apart`` has a 3, but not three
+    doses. A number before a unit must not be given only in another unit of the same measure.
+    Codes such as ``COVID-19`` or ``Apollo 11`` (a number right after a name) and dates are
+    not quantities.
+
+    Example:
+        >>> from groundwire.emulator.engine.analysis import analyse
+        >>> fact = [analyse("It is given as two doses, three weeks apart.")]
+        >>> unbound_numbers(analyse("It requires three doses."), fact)
+        ['3']
+        >>> unbound_numbers(analyse("The trail is 5 miles long."), [analyse("It is 5 km.")])
+        ['5']
+    """
+    unbound: list[str] = []
+    tokens = claim.tokens
+    for position, token in enumerate(tokens[:-1]):
+        noun = tokens[position + 1]
+        after_name = position > 0 and tokens[position - 1].name_like
+        if not token.numeric or not noun.content or noun.numeric or after_name:
+            continue
+        if noun.word_index - token.word_index > 1 or _dates(tokens, position):
+            continue
+        nouns = _counted_nouns(tokens, position)
+        mentions = [(r, i) for r in evidence for i, t in enumerate(r.tokens) if t.term in nouns]
+        counted_otherwise = bool(mentions) and not any(
+            _counts(reading.tokens, place, token.term) for reading, place in mentions
+        )
+        if counted_otherwise or (
+            noun.term in _UNITS and _measured_otherwise(evidence, token.term, noun.term)
+        ):
+            unbound.append(token.term)
+    return unbound
+
+
+def _dates(tokens: Sequence[Token], position: int) -> bool:
+    """Whether the number at ``position`` dates something rather than counting it.
+
+    A month, a year (``the 2012 shooting``), a decade (``the 1860s``) or a day after its month
+    (``March 26``) is no quantity of the word after it.
+    """
+    term = tokens[position].term
+    if term.startswith("month:") or _YEAR.fullmatch(term):
+        return True
+    return position > 0 and tokens[position - 1].term.startswith("month:")
+
+
+def _measured_otherwise(evidence: Sequence[Analysis], number: str, unit: str) -> bool:
+    """Whether the evidence gives the number in another unit of the same measure, never in this.
+
+    ``5 miles`` against ``5 km``; ``5 litres`` against ``5 liters`` is the same unit.
+    """
+    dimension, wanted = _UNITS[unit]
+    other = False
+    for reading in evidence:
+        tokens = reading.tokens
+        for place in range(len(tokens) - 1):
+            if tokens[place].term != number:
+                continue
+            measured = _UNITS.get(tokens[place + 1].term)
+            if measured is None or measured[0] != dimension:
+                continue
+            if measured[1] == wanted:
+                return False
+            other = True
+    return other
+
+
+def _counted_nouns(tokens: Sequence[Token], position: int) -> frozenset[str]:
+    """What the number at ``position`` may count.
+
+    The next content word, and the one after it in the same clause (``892,000 award
+    tickets`` counts tickets).
+    """
+    found: list[str] = []
+    for later in range(position + 1, min(len(tokens), position + 4)):
+        token = tokens[later]
+        if token.numeric or token.clause != tokens[position].clause or len(found) == 2:
+            break
+        if token.content:
+            found.append(token.term)
+    return frozenset(found)
+
+
+def _counts(tokens: Sequence[Token], place: int, number: str) -> bool:
+    """Whether the number counts the noun at ``place``.
+
+    It does when it stands shortly before it, or is the value of a record's key ending in
+    that noun (``review_count: 356``, the next clause's first word).
+    """
+    if any(t.term == number for t in tokens[max(0, place - _QUANTITY_REACH) : place]):
+        return True
+    key_clause = tokens[place].clause
+    for later in range(place + 1, min(len(tokens), place + 1 + _QUANTITY_REACH)):
+        if tokens[later].clause != key_clause:
+            return tokens[later].clause == key_clause + 1 and tokens[later].term == number
+    return False
