@@ -71,6 +71,11 @@ class GroundingClient(ClientBase):
             `"codepoint"` or `"utf16"`.
         max_response_bytes: the largest response accepted, decompressed (default 64 MiB);
             a larger one fails with `MessageTooLarge` and is not retried.
+        interceptors: `groundwire.interceptors.Interceptor`s that see every call, may add
+            metadata, and observe each attempt and the outcome (e.g.
+            `groundwire.otel.OpenTelemetryInterceptor`); the first listed is the outermost.
+        log_bodies: also log request and response bodies (scrubbed of credentials) in the
+            DEBUG log of each call, which this turns on (see `groundwire.logs`).
     """
 
     @staticmethod

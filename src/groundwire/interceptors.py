@@ -165,14 +165,20 @@ class Chain:
         """Starts a call: each interceptor sees it, with what the previous ones added."""
         call = CallInfo(method, request, metadata, streaming)
         observers: list[CallObserver] = []
-        for interceptor in self._interceptors:
-            observer = interceptor.start(call)
-            if observer is None:
-                continue
-            observers.append(observer)
-            extra = observer.metadata()
-            if extra:
-                call = CallInfo(method, request, call.metadata + tuple(extra), streaming)
+        try:
+            for interceptor in self._interceptors:
+                observer = interceptor.start(call)
+                if observer is None:
+                    continue
+                observers.append(observer)
+                extra = observer.metadata()
+                if extra:
+                    call = CallInfo(method, request, call.metadata + tuple(extra), streaming)
+        except BaseException as failure:
+            # The call fails before it is sent: those already started see it end (their
+            # spans close), and the caller gets the interceptor's exception.
+            RunningCall(call, tuple(observers)).finish(None, failure)
+            raise
         return RunningCall(call, tuple(observers))
 
 

@@ -290,3 +290,25 @@ def test_the_async_auto_transport_reports_its_fallback(servers: CannedServers) -
 
     asyncio.run(run())
     assert [(a.transport, a.fell_back) for a in recording.attempts] == [("rest", True)]
+
+
+class Refusing(Interceptor):
+    """Fails every call as it starts, as an interceptor enforcing a policy might."""
+
+    def start(self, call: CallInfo) -> CallObserver:
+        raise errors.PermissionDenied("no calls on Sundays")
+
+
+def test_an_interceptor_that_fails_a_call_finishes_those_started_before_it(
+    servers: CannedServers,
+) -> None:
+    servers.behaviour = ok_check
+    outer = Recording()
+    with (
+        client_for(servers, "grpc", outer, Refusing()) as client,
+        pytest.raises(errors.PermissionDenied),
+    ):
+        client.check_grounding("x", ["y"])
+    (outcome,) = outer.outcomes
+    assert isinstance(outcome.error, errors.PermissionDenied)
+    assert (outcome.attempts, servers.recorder.grpc_calls) == (0, 0)
