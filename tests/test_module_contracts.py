@@ -22,7 +22,7 @@ def _all_modules() -> list[str]:
 
 
 MODULES = _all_modules()
-OPTIONAL = {"groundwire.otel": "opentelemetry"}
+OPTIONAL = {"groundwire.otel": "opentelemetry.trace"}
 """Modules of an extra, and what they need: skipped where the extra is not installed."""
 
 

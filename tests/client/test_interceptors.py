@@ -312,3 +312,32 @@ def test_an_interceptor_that_fails_a_call_finishes_those_started_before_it(
     (outcome,) = outer.outcomes
     assert isinstance(outcome.error, errors.PermissionDenied)
     assert (outcome.attempts, servers.recorder.grpc_calls) == (0, 0)
+
+
+@pytest.mark.parametrize("asynchronous", [False, True])
+def test_a_stream_the_auto_transport_sent_over_rest_reports_the_fallback(
+    servers: CannedServers, asynchronous: bool
+) -> None:
+    servers.behaviour = stream_pieces
+    recording = Recording()
+    options: dict[str, Any] = {
+        "endpoint": f"127.0.0.1:{refused_port()}",
+        "rest_endpoint": servers.http_url,
+        "retry": FAST_RETRY,
+        "interceptors": [recording],
+    }
+
+    async def run_async() -> int:
+        async with AsyncGroundingClient("p", **options) as client:
+            return len([p async for p in client.stream_generate_grounded_content("Kyoto?")])
+
+    if asynchronous:
+        count = asyncio.run(run_async())
+    else:
+        with GroundingClient("p", **options) as client:
+            count = len(list(client.stream_generate_grounded_content("Kyoto?")))
+    assert count == 3
+    assert [(a.transport, a.fell_back, a.responses) for a in recording.attempts] == [
+        ("rest", True, 3)
+    ]
+    assert recording.outcomes[0].fell_back
