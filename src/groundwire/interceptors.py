@@ -120,9 +120,11 @@ class CallObserver(Protocol):
 
     def on_attempt(self, attempt: Attempt) -> None:
         """Called after each attempt, successful or not."""
+        return None
 
     def on_finish(self, outcome: Outcome) -> None:
         """Called once when the call ends, with its response or its error."""
+        return None
 
 
 class Interceptor(Protocol):

@@ -9,7 +9,10 @@ It uses the global tracer and meter providers unless given others, and for each 
 
 * starts one CLIENT span named by the RPC (`package.Service/Method`), a child of the current
   span; each attempt is an event on it (`groundwire.attempt`: number, transport, status,
-  duration), so retries and the fallback show inside the one span;
+  duration), so retries and the fallback show inside the one span. A unary call's span is
+  the current span while the call runs, so what runs inside it (credentials refresh, a
+  transport's own instrumentation) is its child; a stream's is not, since the caller runs
+  between its pieces;
 * sends the span's W3C trace context (`traceparent`, `tracestate`, and baggage: the global
   propagator's fields) as gRPC metadata or as HTTP headers over REST;
 * records the call duration in a histogram (retries included, as the span's).
@@ -38,9 +41,12 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
+from contextvars import Token
 from urllib.parse import urlsplit
 
+from opentelemetry import context as otel_context
 from opentelemetry import metrics, propagate, trace
+from opentelemetry.context import Context
 from opentelemetry.metrics import Histogram, MeterProvider
 from opentelemetry.trace import Span, SpanKind, Status, StatusCode, TracerProvider
 from opentelemetry.util.types import AttributeValue
@@ -122,12 +128,19 @@ class OpenTelemetryInterceptor(Interceptor):
             attributes["groundwire.characters_sent"] = characters
         span = self._tracer.start_span(call.procedure, kind=SpanKind.CLIENT, attributes=attributes)
         carrier: dict[str, str] = {}
-        propagate.inject(carrier, context=trace.set_span_in_context(span))
-        return _TracedCall(self._old, self._current, self._histograms, span, tuple(carrier.items()))
+        span_context = trace.set_span_in_context(span)
+        propagate.inject(carrier, context=span_context)
+        # A unary call runs between start and finish in one thread or task, so its span is
+        # made current, the parent of whatever runs inside the call. A stream yields to its
+        # caller between pieces: its span is not, lest the caller's own work land in it.
+        token = None if call.streaming else otel_context.attach(span_context)
+        return _TracedCall(
+            self._old, self._current, self._histograms, span, tuple(carrier.items()), token
+        )
 
 
 class _TracedCall(CallObserver):
-    __slots__ = ("_current", "_histograms", "_metadata", "_old", "_span")
+    __slots__ = ("_current", "_histograms", "_metadata", "_old", "_span", "_token")
 
     def __init__(
         self,
@@ -136,10 +149,12 @@ class _TracedCall(CallObserver):
         histograms: list[tuple[Histogram, float]],
         span: Span,
         metadata: Metadata,
+        token: Token[Context] | None,
     ) -> None:
         self._old, self._current, self._histograms = old, current, histograms
         self._span = span
         self._metadata = metadata
+        self._token = token
 
     def metadata(self) -> Metadata:
         return self._metadata
@@ -176,6 +191,8 @@ class _TracedCall(CallObserver):
         if outcome.error is not None:
             span.set_status(Status(StatusCode.ERROR, outcome.error.message))
         span.end()
+        if self._token is not None:
+            otel_context.detach(self._token)
         if transport:
             attributes["groundwire.transport"] = transport
         for histogram, scale in self._histograms:

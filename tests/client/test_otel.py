@@ -10,6 +10,7 @@ import pytest
 
 pytest.importorskip("opentelemetry.sdk", reason="groundwire[otel] and the SDK are not installed")
 
+from opentelemetry import trace
 from opentelemetry.sdk.metrics import MeterProvider
 from opentelemetry.sdk.metrics.export import HistogramDataPoint, InMemoryMetricReader
 from opentelemetry.sdk.trace import ReadableSpan, TracerProvider
@@ -21,6 +22,7 @@ from groundwire import GroundingClient
 from groundwire.core import errors
 from groundwire.core.calls import TransportName
 from groundwire.emulator import Emulator, emulator
+from groundwire.interceptors import Attempt, CallInfo, CallObserver, Interceptor
 from groundwire.otel import OpenTelemetryInterceptor
 from tests.client.test_calls import FAST_RETRY, failing, ok_check
 from tests.support.canned import CannedServers, refused_port
@@ -257,3 +259,34 @@ def test_a_stream_is_one_span(
     span = telemetry.span()
     assert span.name.endswith("/StreamGenerateGroundedContent")
     assert attributes(span)["groundwire.transport"] == transport
+
+
+class CurrentSpan(Interceptor):
+    """Notes which span is current while each attempt of a call runs."""
+
+    def __init__(self) -> None:
+        self.seen: list[int] = []
+
+    def start(self, call: CallInfo) -> CallObserver:
+        return _SeeCurrent(self.seen)
+
+
+class _SeeCurrent(CallObserver):
+    def __init__(self, seen: list[int]) -> None:
+        self.seen = seen
+
+    def on_attempt(self, attempt: Attempt) -> None:
+        self.seen.append(trace.get_current_span().get_span_context().span_id)
+
+
+def test_a_unary_call_runs_inside_its_span_and_leaves_the_context_as_it_was(
+    emu: Emulator, telemetry: Telemetry
+) -> None:
+    inside = CurrentSpan()
+    before = trace.get_current_span()
+    with emu.client(interceptors=[telemetry.interceptor(), inside]) as client:
+        client.check_grounding(ANSWER, [FACT])
+    context = telemetry.span().get_span_context()
+    assert context is not None
+    assert inside.seen == [context.span_id]
+    assert trace.get_current_span() is before
