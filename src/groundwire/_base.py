@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import random
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from groundwire.core import calls
@@ -22,6 +23,8 @@ from groundwire.core.endpoints import (
 from groundwire.core.errors import ClientClosed, Unauthenticated
 from groundwire.core.offsets import OffsetUnit
 from groundwire.core.retry import Retrying, RetryPolicy
+from groundwire.interceptors import Interceptor, chain_of
+from groundwire.logs import call_logging
 
 if TYPE_CHECKING:
     from google.auth.credentials import Credentials
@@ -216,6 +219,8 @@ class ClientBase:
         root_certificates: bytes | None = None,
         client_certificate: tuple[bytes, bytes] | None = None,
         max_response_bytes: int = MAX_RESPONSE_BYTES,
+        interceptors: Sequence[Interceptor] = (),
+        log_bodies: bool = False,
     ) -> None:
         if max_response_bytes < 1:
             raise ValueError("max_response_bytes must be at least 1")
@@ -237,6 +242,10 @@ class ClientBase:
         )
         self._transports: dict[str, Any] = {}
         self._lock = self._new_lock()
+        logging_interceptor = call_logging(log_bodies)
+        self._chain = chain_of(
+            [*interceptors] if logging_interceptor is None else [*interceptors, logging_interceptor]
+        )
 
     @staticmethod
     def _new_lock() -> Any:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Iterable, Mapping, Sequence
+from collections.abc import AsyncGenerator, AsyncIterator, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from google.protobuf import message
@@ -13,6 +13,8 @@ from groundwire.core import calls
 from groundwire.core.errors import ClientClosed, GroundwireError
 from groundwire.core.requests import FactLike, TurnLike
 from groundwire.core.results import CheckGroundingResult, CorroborationResult, GenerateResult
+from groundwire.interceptors import RunningCall, first_request
+from groundwire.logs import log_retry
 
 if TYPE_CHECKING:
     from groundwire.transports.base import AsyncTransport
@@ -114,6 +116,9 @@ class AsyncGroundingClient(ClientBase):
             return found
 
     async def _unary(self, call: calls.Call[Any], timeout: float | None) -> message.Message:
+        if self._chain is not None:
+            running = self._chain.start(call.method, call.request, call.metadata, streaming=False)
+            return await self._intercepted_unary(running, call, timeout)
         retrying = self._settings.retrying(timeout)
         transport = await self._transport(call.method.api)
         while True:
@@ -128,11 +133,55 @@ class AsyncGroundingClient(ClientBase):
                 delay = retrying.after_failure(error)
                 if delay is None:
                     raise
+                log_retry(call.method, retrying.attempts, error, delay)
                 await asyncio.sleep(delay)
+
+    async def _intercepted_unary(
+        self, running: RunningCall, call: calls.Call[Any], timeout: float | None
+    ) -> message.Message:
+        """`_unary` with each attempt and the outcome reported to the interceptors."""
+        try:
+            retrying = self._settings.retrying(timeout)
+            transport = await self._transport(call.method.api)
+            while True:
+                running.attempt_started(transport)
+                try:
+                    response = await transport.unary(
+                        call.method,
+                        call.request,
+                        timeout=retrying.attempt_timeout(),
+                        metadata=running.metadata,
+                    )
+                except GroundwireError as error:
+                    running.attempt_ended(error)
+                    delay = retrying.after_failure(error)
+                    if delay is None:
+                        raise
+                    log_retry(call.method, retrying.attempts, error, delay)
+                    await asyncio.sleep(delay)
+                else:
+                    running.attempt_ended(None)
+                    break
+        except BaseException as failure:
+            running.finish(None, failure)
+            raise
+        running.finish(response)
+        return response
 
     async def _stream(
         self, plan: calls.StreamCall, timeout: float | None
     ) -> AsyncIterator[message.Message]:
+        if self._chain is not None:
+            running = self._chain.start(
+                plan.method, first_request(plan), plan.metadata, streaming=True
+            )
+            responses = self._intercepted_stream(running, plan, timeout)
+            try:
+                async for response in responses:
+                    yield response
+            finally:
+                await responses.aclose()
+            return
         retrying = self._settings.retrying(timeout)
         transport = await self._transport(plan.method.api)
         while True:
@@ -153,7 +202,47 @@ class AsyncGroundingClient(ClientBase):
                 )
                 if delay is None:
                     raise
+                log_retry(plan.method, retrying.attempts, error, delay)
                 await asyncio.sleep(delay)
+
+    async def _intercepted_stream(
+        self, running: RunningCall, plan: calls.StreamCall, timeout: float | None
+    ) -> AsyncGenerator[message.Message]:
+        """`_stream` with each attempt and the outcome reported to the interceptors."""
+        last: message.Message | None = None
+        received = 0
+        try:
+            retrying = self._settings.retrying(timeout)
+            transport = await self._transport(plan.method.api)
+            while True:
+                received = 0
+                running.attempt_started(transport)
+                try:
+                    async for response in transport.stream(
+                        plan.method,
+                        plan.requests,
+                        timeout=retrying.attempt_timeout(),
+                        metadata=running.metadata,
+                    ):
+                        received += 1
+                        last = response
+                        yield response
+                except GroundwireError as error:
+                    running.attempt_ended(error, received)
+                    delay = retrying.after_failure(
+                        error, response_received=received > 0, requests_consumed=plan.interactive
+                    )
+                    if delay is None:
+                        raise
+                    log_retry(plan.method, retrying.attempts, error, delay)
+                    await asyncio.sleep(delay)
+                else:
+                    running.attempt_ended(None, received)
+                    break
+        except BaseException as failure:
+            running.finish(last, failure, received)
+            raise
+        running.finish(last)
 
     async def close(self) -> None:
         """Closes the connections; the client cannot be used afterwards."""

@@ -14,6 +14,8 @@ from groundwire.core import calls
 from groundwire.core.errors import ClientClosed, GroundwireError
 from groundwire.core.requests import FactLike, TurnLike
 from groundwire.core.results import CheckGroundingResult, CorroborationResult, GenerateResult
+from groundwire.interceptors import RunningCall, first_request
+from groundwire.logs import log_retry
 
 if TYPE_CHECKING:
     from groundwire.transports.base import Transport
@@ -69,6 +71,11 @@ class GroundingClient(ClientBase):
             `"codepoint"` or `"utf16"`.
         max_response_bytes: the largest response accepted, decompressed (default 64 MiB);
             a larger one fails with `MessageTooLarge` and is not retried.
+        interceptors: `groundwire.interceptors.Interceptor`s that see every call, may add
+            metadata, and observe each attempt and the outcome (e.g.
+            `groundwire.otel.OpenTelemetryInterceptor`); the first listed is the outermost.
+        log_bodies: also log request and response bodies (scrubbed of credentials) in the
+            DEBUG log of each call, which this turns on (see `groundwire.logs`).
     """
 
     @staticmethod
@@ -189,6 +196,12 @@ class GroundingClient(ClientBase):
             return found
 
     def _unary(self, call: calls.Call[Any], timeout: float | None) -> message.Message:
+        if self._chain is not None:
+            return self._intercepted_unary(
+                self._chain.start(call.method, call.request, call.metadata, streaming=False),
+                call,
+                timeout,
+            )
         retrying = self._settings.retrying(timeout)
         transport = self._transport(call.method.api)
         while True:
@@ -203,9 +216,48 @@ class GroundingClient(ClientBase):
                 delay = retrying.after_failure(error)
                 if delay is None:
                     raise
+                log_retry(call.method, retrying.attempts, error, delay)
                 time.sleep(delay)
 
+    def _intercepted_unary(
+        self, running: RunningCall, call: calls.Call[Any], timeout: float | None
+    ) -> message.Message:
+        """`_unary` with each attempt and the outcome reported to the interceptors."""
+        try:
+            retrying = self._settings.retrying(timeout)
+            transport = self._transport(call.method.api)
+            while True:
+                running.attempt_started(transport)
+                try:
+                    response = transport.unary(
+                        call.method,
+                        call.request,
+                        timeout=retrying.attempt_timeout(),
+                        metadata=running.metadata,
+                    )
+                except GroundwireError as error:
+                    running.attempt_ended(error)
+                    delay = retrying.after_failure(error)
+                    if delay is None:
+                        raise
+                    log_retry(call.method, retrying.attempts, error, delay)
+                    time.sleep(delay)
+                else:
+                    running.attempt_ended(None)
+                    break
+        except BaseException as failure:
+            running.finish(None, failure)
+            raise
+        running.finish(response)
+        return response
+
     def _stream(self, plan: calls.StreamCall, timeout: float | None) -> Iterator[message.Message]:
+        if self._chain is not None:
+            running = self._chain.start(
+                plan.method, first_request(plan), plan.metadata, streaming=True
+            )
+            yield from self._intercepted_stream(running, plan, timeout)
+            return
         retrying = self._settings.retrying(timeout)
         transport = self._transport(plan.method.api)
         while True:
@@ -226,7 +278,47 @@ class GroundingClient(ClientBase):
                 )
                 if delay is None:
                     raise
+                log_retry(plan.method, retrying.attempts, error, delay)
                 time.sleep(delay)
+
+    def _intercepted_stream(
+        self, running: RunningCall, plan: calls.StreamCall, timeout: float | None
+    ) -> Iterator[message.Message]:
+        """`_stream` with each attempt and the outcome reported to the interceptors."""
+        last: message.Message | None = None
+        received = 0
+        try:
+            retrying = self._settings.retrying(timeout)
+            transport = self._transport(plan.method.api)
+            while True:
+                received = 0
+                running.attempt_started(transport)
+                try:
+                    for response in transport.stream(
+                        plan.method,
+                        plan.requests,
+                        timeout=retrying.attempt_timeout(),
+                        metadata=running.metadata,
+                    ):
+                        received += 1
+                        last = response
+                        yield response
+                except GroundwireError as error:
+                    running.attempt_ended(error, received)
+                    delay = retrying.after_failure(
+                        error, response_received=received > 0, requests_consumed=plan.interactive
+                    )
+                    if delay is None:
+                        raise
+                    log_retry(plan.method, retrying.attempts, error, delay)
+                    time.sleep(delay)
+                else:
+                    running.attempt_ended(None, received)
+                    break
+        except BaseException as failure:
+            running.finish(last, failure, received)
+            raise
+        running.finish(last)
 
     def close(self) -> None:
         """Closes the connections; the client cannot be used afterwards."""

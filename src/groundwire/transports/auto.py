@@ -4,7 +4,8 @@ A call that fails with `ConnectionFailure` over gRPC is sent again over REST at 
 what is left of the attempt's timeout, and calls keep going over REST for the cool-down; then
 gRPC is tried again. Every other failure, including UNAVAILABLE from a reachable server, is
 raised as it is (the client retries).
-Each switch is logged once, at WARNING, on the "groundwire" logger.
+Each switch is logged once, at WARNING, on the "groundwire" logger; the end of a cool-down
+(gRPC is tried again) at INFO.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from groundwire.transports.base import (
     ConnectionFailure,
     Metadata,
     Transport,
+    over_rest,
 )
 
 logger = logging.getLogger("groundwire")
@@ -39,14 +41,23 @@ class _Switch:
         self.cooldown = cooldown
         self.clock = clock
         self._lock = threading.Lock()
+        self._cooldown_end_logged = False
 
     def use_grpc(self) -> bool:
         state = self.state
-        return not state.on_rest or state.prefer_grpc(self.clock())
+        if not state.on_rest:
+            return True
+        if not state.prefer_grpc(self.clock()):
+            return False
+        if not self._cooldown_end_logged:
+            self._cooldown_end_logged = True
+            logger.info("the %g s REST cool-down is over; trying gRPC again", self.cooldown)
+        return True
 
     def connection_failed(self, failure: ConnectionFailure) -> None:
         with self._lock:
             switched = self.state.record_connection_failure(self.clock())
+            self._cooldown_end_logged = False
         if switched:
             logger.warning(
                 "gRPC could not connect (%s); using REST for the next %g s, then trying gRPC again",
@@ -120,6 +131,7 @@ class AutoTransport:
             else:
                 self._switch.grpc_worked()
                 return response
+        over_rest.set(True)
         return self.rest.unary(method, request, timeout=timeout, metadata=metadata)
 
     def stream(
@@ -139,6 +151,7 @@ class AutoTransport:
             yield from self.grpc.stream(method, requests, timeout=timeout, metadata=metadata)
             return
         if not self._switch.use_grpc():
+            over_rest.set(True)
             yield from self.rest.stream(method, requests, timeout=timeout, metadata=metadata)
             return
         started = self._switch.clock()
@@ -151,6 +164,7 @@ class AutoTransport:
         except ConnectionFailure as failure:
             self._switch.connection_failed(failure)
             timeout = self._switch.time_left(timeout, started, failure)
+            over_rest.set(True)
             yield from self.rest.stream(method, requests, timeout=timeout, metadata=metadata)
             return
         self._switch.grpc_worked()
@@ -196,6 +210,7 @@ class AsyncAutoTransport:
             else:
                 self._switch.grpc_worked()
                 return response
+        over_rest.set(True)
         return await self.rest.unary(method, request, timeout=timeout, metadata=metadata)
 
     async def stream(
@@ -213,6 +228,7 @@ class AsyncAutoTransport:
         live = not isinstance(requests, Sequence)
         if live or not self._switch.use_grpc():
             transport = self.grpc if live else self.rest
+            over_rest.set(not live)
             responses = transport.stream(method, requests, timeout=timeout, metadata=metadata)
             try:
                 async for response in responses:
@@ -231,6 +247,7 @@ class AsyncAutoTransport:
             except ConnectionFailure as failure:
                 self._switch.connection_failed(failure)
                 timeout = self._switch.time_left(timeout, started, failure)
+                over_rest.set(True)
                 responses = self.rest.stream(method, requests, timeout=timeout, metadata=metadata)
             else:
                 self._switch.grpc_worked()

@@ -8,6 +8,7 @@ transport as a `GroundwireError`, whichever protocol carried the call.
 from __future__ import annotations
 
 from collections.abc import AsyncIterable, AsyncIterator, Iterable, Iterator, Sequence
+from contextvars import ContextVar
 from typing import Protocol
 
 from google.protobuf.message import Message
@@ -18,6 +19,9 @@ from groundwire.core.errors import Unavailable, bad_request
 
 Metadata = Sequence[tuple[str, str]]
 """Per-call metadata as (lowercase name, value) pairs: gRPC metadata, or REST HTTP headers."""
+
+over_rest: ContextVar[bool] = ContextVar("groundwire_over_rest", default=False)
+"""Set by the auto transport when it sends an attempt over REST, for interceptors to read."""
 
 
 class ConnectionFailure(Unavailable):

@@ -1,0 +1,291 @@
+"""OpenTelemetry on the interceptor chain: a span per call, the duration metric, trace context.
+
+Install `groundwire[otel]` and register the interceptor on either client:
+
+>>> from groundwire.otel import OpenTelemetryInterceptor                    # doctest: +SKIP
+>>> client = GroundingClient("p", interceptors=[OpenTelemetryInterceptor()])  # doctest: +SKIP
+
+It uses the global tracer and meter providers unless given others, and for each call:
+
+* starts one CLIENT span named by the RPC (`package.Service/Method`), a child of the current
+  span; each attempt is an event on it (`groundwire.attempt`: number, transport, status,
+  duration), so retries and the fallback show inside the one span. A unary call's span is
+  the current span while the call runs, so what runs inside it (credentials refresh, a
+  transport's own instrumentation) is its child; a stream's is not, since the caller runs
+  between its pieces;
+* sends the span's W3C trace context (`traceparent`, `tracestate`, and baggage: the global
+  propagator's fields) as gRPC metadata or as HTTP headers over REST;
+* records the call duration in a histogram (retries included, as the span's).
+
+Attributes follow the RPC semantic conventions. By default, the experimental ones most
+instrumentations emit (`rpc.system`, `rpc.service`, `rpc.method` = the bare method,
+`rpc.grpc.status_code`; histogram `rpc.client.duration` in ms). `OTEL_SEMCONV_STABILITY_OPT_IN`
+with `rpc` switches to the current ones (`rpc.system.name`, `rpc.method` =
+`package.Service/Method`, `rpc.response.status_code` as the code's name; histogram
+`rpc.client.call.duration` in s); `rpc/dup` emits both. Either way `server.address`,
+`server.port` and, on failure, `error.type` (the canonical code's name) are set.
+
+Over REST, `rpc.system` (and `rpc.system.name`) is `"rest"`: the call is the same RPC with the
+same canonical status codes, transcoded to HTTP/JSON by its `google.api.http` rule, not gRPC
+on the wire. The HTTP client attributes are added: `http.request.method`, `url.full` and
+`http.response.status_code`.
+
+groundwire's own attributes: `groundwire.transport` (`grpc` or `rest`, of the last attempt),
+`groundwire.fell_back` (an attempt went over REST because gRPC could not connect),
+`groundwire.retries` (attempts after the first), `groundwire.status_code` (the canonical
+code's name) and, for CheckGrounding, `groundwire.characters_sent`: the answer's and the
+facts' characters, the unit Google bills CheckGrounding by.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from contextvars import Token
+from urllib.parse import urlsplit
+
+from opentelemetry import context as otel_context
+from opentelemetry import metrics, propagate, trace
+from opentelemetry.context import Context
+from opentelemetry.metrics import Histogram, MeterProvider
+from opentelemetry.trace import Span, SpanKind, Status, StatusCode, TracerProvider
+from opentelemetry.util.types import AttributeValue
+
+from groundwire.core.errors import GroundwireError
+from groundwire.core.version import VERSION
+from groundwire.interceptors import Attempt, CallInfo, CallObserver, Interceptor, Metadata, Outcome
+
+Attributes = dict[str, AttributeValue]
+
+OPT_IN_VARIABLE = "OTEL_SEMCONV_STABILITY_OPT_IN"
+SECONDS_BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.075, 0.1, 0.25, 0.5, 0.75, 1, 2.5, 5, 7.5, 10)
+
+
+def conventions(environ: Mapping[str, str]) -> tuple[bool, bool]:
+    """Which RPC conventions to emit, from `OTEL_SEMCONV_STABILITY_OPT_IN`: (old, current).
+
+    Example:
+        >>> conventions({}), conventions({OPT_IN_VARIABLE: "http,rpc"})
+        ((True, False), (False, True))
+        >>> conventions({OPT_IN_VARIABLE: "rpc, rpc/dup"})
+        (True, True)
+    """
+    values = {part.strip() for part in environ.get(OPT_IN_VARIABLE, "").split(",")}
+    if "rpc/dup" in values:
+        return True, True
+    if "rpc" in values:
+        return False, True
+    return True, False
+
+
+class OpenTelemetryInterceptor(Interceptor):
+    """Traces and measures every call of the client it is registered on (see the module).
+
+    Args:
+        tracer_provider: where spans go; by default the global tracer provider.
+        meter_provider: where the duration histogram goes; by default the global one.
+
+    `OTEL_SEMCONV_STABILITY_OPT_IN` is read when the interceptor is made.
+    """
+
+    def __init__(
+        self,
+        *,
+        tracer_provider: TracerProvider | None = None,
+        meter_provider: MeterProvider | None = None,
+    ) -> None:
+        self._tracer = trace.get_tracer("groundwire", VERSION, tracer_provider)
+        meter = metrics.get_meter("groundwire", VERSION, meter_provider)
+        self._old, self._current = conventions(os.environ)
+        self._histograms: list[tuple[Histogram, float]] = []
+        if self._old:
+            self._histograms.append(
+                (
+                    meter.create_histogram(
+                        "rpc.client.duration", unit="ms", description="Duration of outgoing RPCs."
+                    ),
+                    1000.0,
+                )
+            )
+        if self._current:
+            self._histograms.append(
+                (
+                    meter.create_histogram(
+                        "rpc.client.call.duration",
+                        unit="s",
+                        description="Duration of outgoing RPCs.",
+                        explicit_bucket_boundaries_advisory=list(SECONDS_BUCKETS),
+                    ),
+                    1.0,
+                )
+            )
+
+    def start(self, call: CallInfo) -> CallObserver:
+        """Starts the call's span and gives its trace context to the call's metadata."""
+        attributes = rpc_attributes(call, None, self._old, self._current)
+        characters = characters_sent(call)
+        if characters is not None:
+            attributes["groundwire.characters_sent"] = characters
+        span = self._tracer.start_span(call.procedure, kind=SpanKind.CLIENT, attributes=attributes)
+        carrier: dict[str, str] = {}
+        span_context = trace.set_span_in_context(span)
+        propagate.inject(carrier, context=span_context)
+        # A unary call runs between start and finish in one thread or task, so its span is
+        # made current, the parent of whatever runs inside the call. A stream yields to its
+        # caller between pieces: its span is not, lest the caller's own work land in it.
+        token = None if call.streaming else otel_context.attach(span_context)
+        return _TracedCall(
+            self._old, self._current, self._histograms, span, tuple(carrier.items()), token
+        )
+
+
+class _TracedCall(CallObserver):
+    __slots__ = ("_current", "_histograms", "_metadata", "_old", "_span", "_token")
+
+    def __init__(
+        self,
+        old: bool,
+        current: bool,
+        histograms: list[tuple[Histogram, float]],
+        span: Span,
+        metadata: Metadata,
+        token: Token[Context] | None,
+    ) -> None:
+        self._old, self._current, self._histograms = old, current, histograms
+        self._span = span
+        self._metadata = metadata
+        self._token = token
+
+    def metadata(self) -> Metadata:
+        return self._metadata
+
+    def on_attempt(self, attempt: Attempt) -> None:
+        code = "OK" if attempt.error is None else attempt.error.code.name
+        self._span.add_event(
+            "groundwire.attempt",
+            {
+                "groundwire.attempt": attempt.number,
+                "groundwire.transport": attempt.transport,
+                "groundwire.fell_back": attempt.fell_back,
+                "groundwire.status_code": code,
+                "groundwire.duration": attempt.duration,
+                "server.address": server_of(attempt.server)[0],
+            },
+        )
+
+    def on_finish(self, outcome: Outcome) -> None:
+        span, attempt = self._span, outcome.last_attempt
+        transport = "" if attempt is None else attempt.transport
+        attributes = rpc_attributes(outcome.call, attempt, self._old, self._current)
+        attributes.update(status_attributes(outcome.error, transport, self._old, self._current))
+        span_attributes: Attributes = {
+            **attributes,
+            "groundwire.fell_back": outcome.fell_back,
+            "groundwire.retries": max(outcome.attempts - 1, 0),
+        }
+        if attempt is not None:
+            span_attributes["groundwire.transport"] = transport
+            if transport == "rest":
+                span_attributes.update(http_attributes(outcome, attempt))
+        span.set_attributes(span_attributes)
+        if outcome.error is not None:
+            span.set_status(Status(StatusCode.ERROR, outcome.error.message))
+        span.end()
+        if self._token is not None:
+            otel_context.detach(self._token)
+        if transport:
+            attributes["groundwire.transport"] = transport
+        for histogram, scale in self._histograms:
+            histogram.record(outcome.duration * scale, attributes)
+
+
+def rpc_attributes(call: CallInfo, attempt: Attempt | None, old: bool, current: bool) -> Attributes:
+    """The RPC attributes of a call ended after `attempt` (None: no attempt was made)."""
+    attributes: Attributes = {}
+    if old:
+        attributes["rpc.service"] = call.service
+        attributes["rpc.method"] = call.method.name
+    if current:
+        attributes["rpc.method"] = call.procedure
+    if attempt is None:
+        return attributes
+    system = "grpc" if attempt.transport == "grpc" else "rest"
+    if old:
+        attributes["rpc.system"] = system
+    if current:
+        attributes["rpc.system.name"] = system
+    host, port = server_of(attempt.server)
+    attributes["server.address"] = host
+    if port is not None:
+        attributes["server.port"] = port
+    return attributes
+
+
+def status_attributes(
+    error: GroundwireError | None, transport: str, old: bool, current: bool
+) -> Attributes:
+    """The status attributes of a call that ended with `error` (None: OK)."""
+    code = "OK" if error is None else error.code.name
+    attributes: Attributes = {"groundwire.status_code": code}
+    if old and transport == "grpc":
+        attributes["rpc.grpc.status_code"] = 0 if error is None else int(error.code.value)
+    if current:
+        attributes["rpc.response.status_code"] = code
+    if error is not None:
+        attributes["error.type"] = code
+    return attributes
+
+
+def http_attributes(outcome: Outcome, attempt: Attempt) -> Attributes:
+    """The HTTP client attributes of a call whose last attempt went over REST."""
+    from groundwire.core.transcoding import path_for
+
+    method = outcome.call.method
+    attributes: Attributes = {"http.request.method": method.http.verb}
+    request = outcome.call.request
+    if request is not None:
+        attributes["url.full"] = attempt.server.rstrip("/") + path_for(method, request)
+    error = outcome.error
+    attributes["http.response.status_code"] = 200 if error is None else error.http_status
+    return attributes
+
+
+def characters_sent(call: CallInfo) -> int | None:
+    """CheckGrounding's billed characters: the answer's plus every fact's (None: other RPCs).
+
+    Example:
+        >>> from groundwire.core import calls
+        >>> call = calls.check_grounding(calls.ClientConfig("p"), "Hi.", ["Hello."])
+        >>> characters_sent(CallInfo(call.method, call.request, (), False))
+        9
+    """
+    request = call.request
+    if call.method.name != "CheckGrounding" or request is None:
+        return None
+    answer: str = getattr(request, "answer_candidate", "")
+    facts = getattr(request, "facts", ())
+    return len(answer) + sum(len(fact.fact_text) for fact in facts)
+
+
+def server_of(server: str) -> tuple[str, int | None]:
+    """The host and port of a gRPC target or a REST base URL.
+
+    Example:
+        >>> server_of("127.0.0.1:50051"), server_of("https://discoveryengine.googleapis.com")
+        (('127.0.0.1', 50051), ('discoveryengine.googleapis.com', 443))
+        >>> server_of("dns:///[::1]:8443"), server_of("unix:/tmp/grounding.sock")
+        (('::1', 8443), ('/tmp/grounding.sock', None))
+    """
+    if "://" in server and not server.startswith("dns:"):
+        parts = urlsplit(server)
+        default = 443 if parts.scheme == "https" else 80
+        return parts.hostname or "", parts.port or default
+    if server.startswith("unix:"):
+        return server.removeprefix("unix:").removeprefix("//"), None
+    target = server.removeprefix("dns:").lstrip("/")
+    for prefix in ("ipv4:", "ipv6:"):
+        target = target.removeprefix(prefix)
+    host, colon, port = target.rpartition(":")
+    if not colon or not port.isdigit() or (host.count(":") and not host.startswith("[")):
+        return target.strip("[]"), 443
+    return host.strip("[]"), int(port)
