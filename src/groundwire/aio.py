@@ -8,9 +8,10 @@ from typing import TYPE_CHECKING, Any
 
 from google.protobuf import message
 
-from groundwire._base import ClientBase
+from groundwire._base import CLIENT_RETRY, ClientBase, RetryArgument, with_call_metadata
 from groundwire.core import calls
 from groundwire.core.errors import ClientClosed, GroundwireError
+from groundwire.core.metadata import MetadataLike
 from groundwire.core.requests import FactLike, TurnLike
 from groundwire.core.results import CheckGroundingResult, CorroborationResult, GenerateResult
 
@@ -41,6 +42,8 @@ class AsyncGroundingClient(ClientBase):
         user_labels: Mapping[str, str] | None = None,
         grounding_config: str = "default_grounding_config",
         timeout: float | None = None,
+        metadata: MetadataLike | None = None,
+        retry: RetryArgument = CLIENT_RETRY,
     ) -> CheckGroundingResult:
         """Checks how well `facts` support `answer_candidate` (see the sync client)."""
         call = calls.check_grounding(
@@ -52,7 +55,12 @@ class AsyncGroundingClient(ClientBase):
             user_labels=user_labels,
             grounding_config=grounding_config,
         )
-        return call.finish(await self._unary(call, timeout))
+        call = with_call_metadata(call, metadata)
+        try:
+            response = await self._unary(call, timeout, retry)
+        except GroundwireError as error:
+            raise self._explained(error, call.request) from error.__cause__
+        return call.finish(response)
 
     async def corroborate_content(
         self,
@@ -61,29 +69,45 @@ class AsyncGroundingClient(ClientBase):
         *,
         citation_threshold: float | None = None,
         timeout: float | None = None,
+        metadata: MetadataLike | None = None,
+        retry: RetryArgument = CLIENT_RETRY,
     ) -> CorroborationResult:
         """Scores how well `facts` corroborate `content` (see the sync client)."""
         call = calls.corroborate_content(
             self._config, content, facts, citation_threshold=citation_threshold
         )
-        return call.finish(await self._unary(call, timeout))
+        call = with_call_metadata(call, metadata)
+        try:
+            response = await self._unary(call, timeout, retry)
+        except GroundwireError as error:
+            raise self._explained(error, call.request) from error.__cause__
+        return call.finish(response)
 
     async def generate_grounded_content(
         self,
         prompt: str | Sequence[TurnLike] | message.Message,
         *,
         timeout: float | None = None,
+        metadata: MetadataLike | None = None,
+        retry: RetryArgument = CLIENT_RETRY,
         **options: Any,
     ) -> GenerateResult:
         """Generates an answer grounded in the given sources (see the sync client)."""
         call = calls.generate_grounded_content(self._config, prompt, **options)
-        return call.finish(await self._unary(call, timeout))
+        call = with_call_metadata(call, metadata)
+        try:
+            response = await self._unary(call, timeout, retry)
+        except GroundwireError as error:
+            raise self._explained(error, call.request) from error.__cause__
+        return call.finish(response)
 
     async def stream_generate_grounded_content(
         self,
         prompt: Any,
         *,
         timeout: float | None = None,
+        metadata: MetadataLike | None = None,
+        retry: RetryArgument = CLIENT_RETRY,
         **options: Any,
     ) -> AsyncIterator[GenerateResult]:
         """Streams an answer as it is generated (see the sync client).
@@ -94,8 +118,12 @@ class AsyncGroundingClient(ClientBase):
             plan = calls.live_stream(self._config, prompt)
         else:
             plan = calls.stream_generate_grounded_content(self._config, prompt, **options)
-        async for response in self._stream(plan, timeout):
-            yield plan.finish(response)
+        plan = with_call_metadata(plan, metadata)
+        try:
+            async for response in self._stream(plan, timeout, retry):
+                yield plan.finish(response)
+        except GroundwireError as error:
+            raise self._explained(error, None) from error.__cause__
 
     async def _transport(self, api: str) -> AsyncTransport:
         async with self._lock:
@@ -113,8 +141,10 @@ class AsyncGroundingClient(ClientBase):
                 )
             return found
 
-    async def _unary(self, call: calls.Call[Any], timeout: float | None) -> message.Message:
-        retrying = self._settings.retrying(timeout)
+    async def _unary(
+        self, call: calls.Call[Any], timeout: float | None, retry: RetryArgument = CLIENT_RETRY
+    ) -> message.Message:
+        retrying = self._settings.retrying(timeout, retry)
         transport = await self._transport(call.method.api)
         while True:
             try:
@@ -131,9 +161,9 @@ class AsyncGroundingClient(ClientBase):
                 await asyncio.sleep(delay)
 
     async def _stream(
-        self, plan: calls.StreamCall, timeout: float | None
+        self, plan: calls.StreamCall, timeout: float | None, retry: RetryArgument = CLIENT_RETRY
     ) -> AsyncIterator[message.Message]:
-        retrying = self._settings.retrying(timeout)
+        retrying = self._settings.retrying(timeout, retry)
         transport = await self._transport(plan.method.api)
         while True:
             received = False

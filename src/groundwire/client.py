@@ -9,9 +9,10 @@ from typing import TYPE_CHECKING, Any
 
 from google.protobuf import message
 
-from groundwire._base import ClientBase
+from groundwire._base import CLIENT_RETRY, ClientBase, RetryArgument, with_call_metadata
 from groundwire.core import calls
 from groundwire.core.errors import ClientClosed, GroundwireError
+from groundwire.core.metadata import MetadataLike
 from groundwire.core.requests import FactLike, TurnLike
 from groundwire.core.results import CheckGroundingResult, CorroborationResult, GenerateResult
 
@@ -69,6 +70,34 @@ class GroundingClient(ClientBase):
             `"codepoint"` or `"utf16"`.
         max_response_bytes: the largest response accepted, decompressed (default 64 MiB);
             a larger one fails with `MessageTooLarge` and is not retried.
+        client_options: a `google.api_core.client_options.ClientOptions` or a dict of its
+            fields, as the official clients take (api-core itself is not needed):
+            `api_endpoint` (the gRPC endpoint, or the REST one when it is a URL or
+            `transport="rest"`), `quota_project_id`, `universe_domain`, `scopes`,
+            `api_audience`, `client_cert_source` (used when google-auth says a client
+            certificate is to be, e.g. `GOOGLE_API_USE_CLIENT_CERTIFICATE=true`) and the
+            deprecated `credentials_file` (a DeprecationWarning). A field that repeats an
+            argument with another value is a `ConfigurationError`.
+        universe_domain: the Google Cloud universe (default `$GOOGLE_CLOUD_UNIVERSE_DOMAIN`,
+            else `googleapis.com`); the hosts become `discoveryengine.{universe}` and
+            `{location}-aiplatform.{universe}`, and credentials must be of that universe.
+        grpc_options: gRPC channel options, `(name, value)` pairs that override the
+            defaults, e.g. `[("grpc.keepalive_time_ms", 60000)]`.
+        ssl_context: the TLS settings of REST calls, used as given (`root_certificates`
+            and `client_certificate` then apply to gRPC alone).
+        pool_limits: a `groundwire.PoolLimits`: REST connections open at once per host
+            (`max_connections`, default 100; more calls wait, within their timeout) and
+            kept idle (`max_idle`, default 100).
+
+    Mutual TLS follows Google's variables: with a client certificate (the argument, or one
+    google-auth finds when `GOOGLE_API_USE_CLIENT_CERTIFICATE=true`) Google's hosts
+    become `*.mtls.googleapis.com`; `GOOGLE_API_USE_MTLS_ENDPOINT=always` or `never`
+    overrides that (default `auto`).
+
+    Every call also takes `timeout=` (its overall deadline), `metadata=` (extra gRPC
+    metadata / HTTP headers: lower-case ASCII keys; the routing header
+    `x-goog-request-params`, `authorization` and framing headers are reserved) and
+    `retry=` (a `RetryPolicy` for this call, or None for no retries).
     """
 
     @staticmethod
@@ -87,6 +116,8 @@ class GroundingClient(ClientBase):
         user_labels: Mapping[str, str] | None = None,
         grounding_config: str = "default_grounding_config",
         timeout: float | None = None,
+        metadata: MetadataLike | None = None,
+        retry: RetryArgument = CLIENT_RETRY,
     ) -> CheckGroundingResult:
         """Checks how well `facts` support `answer_candidate`, claim by claim.
 
@@ -99,6 +130,8 @@ class GroundingClient(ClientBase):
             user_labels: billing labels.
             grounding_config: the config id or full resource name.
             timeout: this call's overall deadline, instead of the client's.
+            metadata: extra gRPC metadata (HTTP headers over REST) for this call.
+            retry: this call's retry policy instead of the client's (None: no retries).
 
         Returns the claims with `start`/`end` that slice `answer_candidate` as a Python
         string, the UTF-8 offsets the API sent, UTF-16 offsets, and resolved citations.
@@ -112,7 +145,12 @@ class GroundingClient(ClientBase):
             user_labels=user_labels,
             grounding_config=grounding_config,
         )
-        return call.finish(self._unary(call, timeout))
+        call = with_call_metadata(call, metadata)
+        try:
+            response = self._unary(call, timeout, retry)
+        except GroundwireError as error:
+            raise self._explained(error, call.request) from error.__cause__
+        return call.finish(response)
 
     def corroborate_content(
         self,
@@ -121,6 +159,8 @@ class GroundingClient(ClientBase):
         *,
         citation_threshold: float | None = None,
         timeout: float | None = None,
+        metadata: MetadataLike | None = None,
+        retry: RetryArgument = CLIENT_RETRY,
     ) -> CorroborationResult:
         """Scores how well `facts` corroborate `content` (Vertex AI, aiplatform v1).
 
@@ -130,17 +170,26 @@ class GroundingClient(ClientBase):
                 `Fact` fields, or `Fact` messages.
             citation_threshold: claims scoring below it are left out (service: 0.6).
             timeout: this call's overall deadline, instead of the client's.
+            metadata: extra gRPC metadata (HTTP headers over REST) for this call.
+            retry: this call's retry policy instead of the client's (None: no retries).
         """
         call = calls.corroborate_content(
             self._config, content, facts, citation_threshold=citation_threshold
         )
-        return call.finish(self._unary(call, timeout))
+        call = with_call_metadata(call, metadata)
+        try:
+            response = self._unary(call, timeout, retry)
+        except GroundwireError as error:
+            raise self._explained(error, call.request) from error.__cause__
+        return call.finish(response)
 
     def generate_grounded_content(
         self,
         prompt: str | Sequence[TurnLike] | message.Message,
         *,
         timeout: float | None = None,
+        metadata: MetadataLike | None = None,
+        retry: RetryArgument = CLIENT_RETRY,
         **options: Any,
     ) -> GenerateResult:
         """Generates an answer grounded in the given sources.
@@ -149,6 +198,8 @@ class GroundingClient(ClientBase):
             prompt: the user's question, a list of turns (`"text"`, `(role, text)`, dicts,
                 or `GroundedGenerationContent`), or a ready request.
             timeout: this call's overall deadline, instead of the client's.
+            metadata: extra gRPC metadata (HTTP headers over REST) for this call.
+            retry: this call's retry policy instead of the client's (None: no retries).
             **options: `system_instruction`; sources: `facts` (inline), `serving_config`
                 with `max_result_count`, `search_filter`, `safe_search` (Vertex AI Search),
                 `google_search=True` with `dynamic_retrieval_threshold`; generation:
@@ -156,13 +207,20 @@ class GroundingClient(ClientBase):
                 `frequency_penalty`, `presence_penalty`, `language_code`; `user_labels`.
         """
         call = calls.generate_grounded_content(self._config, prompt, **options)
-        return call.finish(self._unary(call, timeout))
+        call = with_call_metadata(call, metadata)
+        try:
+            response = self._unary(call, timeout, retry)
+        except GroundwireError as error:
+            raise self._explained(error, call.request) from error.__cause__
+        return call.finish(response)
 
     def stream_generate_grounded_content(
         self,
         prompt: str | Sequence[TurnLike] | message.Message | Iterable[message.Message],
         *,
         timeout: float | None = None,
+        metadata: MetadataLike | None = None,
+        retry: RetryArgument = CLIENT_RETRY,
         **options: Any,
     ) -> Iterator[GenerateResult]:
         """Streams an answer as it is generated: yields one `GenerateResult` per piece.
@@ -172,8 +230,12 @@ class GroundingClient(ClientBase):
         produces requests while responses are read (gRPC only).
         """
         plan = calls.stream_generate_grounded_content(self._config, prompt, **options)
-        for response in self._stream(plan, timeout):
-            yield plan.finish(response)
+        plan = with_call_metadata(plan, metadata)
+        try:
+            for response in self._stream(plan, timeout, retry):
+                yield plan.finish(response)
+        except GroundwireError as error:
+            raise self._explained(error, None) from error.__cause__
 
     # -- plumbing ----------------------------------------------------------------------------
 
@@ -188,8 +250,10 @@ class GroundingClient(ClientBase):
                 )
             return found
 
-    def _unary(self, call: calls.Call[Any], timeout: float | None) -> message.Message:
-        retrying = self._settings.retrying(timeout)
+    def _unary(
+        self, call: calls.Call[Any], timeout: float | None, retry: RetryArgument = CLIENT_RETRY
+    ) -> message.Message:
+        retrying = self._settings.retrying(timeout, retry)
         transport = self._transport(call.method.api)
         while True:
             try:
@@ -205,8 +269,10 @@ class GroundingClient(ClientBase):
                     raise
                 time.sleep(delay)
 
-    def _stream(self, plan: calls.StreamCall, timeout: float | None) -> Iterator[message.Message]:
-        retrying = self._settings.retrying(timeout)
+    def _stream(
+        self, plan: calls.StreamCall, timeout: float | None, retry: RetryArgument = CLIENT_RETRY
+    ) -> Iterator[message.Message]:
+        retrying = self._settings.retrying(timeout, retry)
         transport = self._transport(plan.method.api)
         while True:
             received = False
@@ -241,10 +307,3 @@ class GroundingClient(ClientBase):
 
     def __exit__(self, *exc_info: object) -> None:
         self.close()
-
-    def __repr__(self) -> str:
-        config = self._config
-        return (
-            f"GroundingClient(project={config.project!r}, location={config.location!r}, "
-            f"transport={self._settings.transport!r}, api_version={config.api_version!r})"
-        )
