@@ -32,6 +32,7 @@ from groundwire.core.client_options import (
     ConfigurationError,
     GoogleClientOptions,
     one_of,
+    place_api_endpoint,
     read_client_options,
 )
 from groundwire.core.endpoint_hints import explain_wrong_endpoint
@@ -305,7 +306,7 @@ class ClientBase:
             raise ConfigurationError(
                 "credentials= and client_options.credentials_file are mutually exclusive"
             )
-        endpoint, rest_endpoint = _api_endpoint(
+        endpoint, rest_endpoint = place_api_endpoint(
             options.api_endpoint, endpoint, rest_endpoint, transport
         )
         quota_project = one_of(
@@ -374,30 +375,6 @@ def with_call_metadata(call: _CallT, metadata: MetadataLike | None) -> _CallT:
     if not metadata:
         return call
     return dataclasses.replace(call, metadata=with_metadata(call.metadata, metadata))
-
-
-def _api_endpoint(
-    api_endpoint: str | None,
-    endpoint: str | None,
-    rest_endpoint: str | None,
-    transport: str,
-) -> tuple[str | None, str | None]:
-    """(endpoint, rest_endpoint) with `client_options.api_endpoint` in its place.
-
-    It is the REST base URL when it is a URL or the transport is REST; else the gRPC
-    endpoint (and REST is derived from it, for a Google host). Given beside the argument
-    it stands for, it is a ConfigurationError.
-    """
-    if api_endpoint is None:
-        return endpoint, rest_endpoint
-    as_rest = transport == "rest" or "://" in api_endpoint
-    name, given = ("rest_endpoint", rest_endpoint) if as_rest else ("endpoint", endpoint)
-    if given is not None:
-        raise ConfigurationError(
-            f"client_options.api_endpoint={api_endpoint!r} and {name}={given!r} both name "
-            f"the {'REST' if as_rest else 'gRPC'} endpoint; give only one of them"
-        )
-    return (endpoint, api_endpoint) if as_rest else (api_endpoint, rest_endpoint)
 
 
 def _checked_grpc_options(options: Sequence[tuple[str, Any]]) -> tuple[tuple[str, Any], ...]:

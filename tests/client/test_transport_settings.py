@@ -194,3 +194,40 @@ def test_pool_limits_are_checked(limits: dict[str, int]) -> None:
 def test_pool_limits_must_be_groundwires_type() -> None:
     with pytest.raises(ConfigurationError, match="PoolLimits"):
         GroundingClient("p", pool_limits={"max_connections": 1})  # type: ignore[arg-type]
+
+
+@pytest.fixture
+def rest_server() -> Iterator[transport_servers.RestServer]:
+    server = transport_servers.start_rest_server()
+    yield server
+    server.shutdown()
+    server.server_close()
+
+
+def test_max_idle_zero_keeps_no_connection_between_calls(
+    rest_server: transport_servers.RestServer,
+) -> None:
+    for limits in (PoolLimits(max_idle=0), PoolLimits()):
+        with GroundingClient(
+            "p", transport="rest", rest_endpoint=rest_server.base_url, pool_limits=limits
+        ) as client:
+            client.check_grounding("x", ["y"])
+            client.check_grounding("x", ["y"])
+    fresh, reused = rest_server.seen.peers[:2], rest_server.seen.peers[2:]
+    assert fresh[0] != fresh[1]  # max_idle=0: a new connection for each call
+    assert reused[0] == reused[1]  # the default keeps it for the next call
+
+
+def test_the_async_pool_honours_max_idle_too(rest_server: transport_servers.RestServer) -> None:
+    async def two_calls(limits: PoolLimits) -> None:
+        async with AsyncGroundingClient(
+            "p", transport="rest", rest_endpoint=rest_server.base_url, pool_limits=limits
+        ) as client:
+            await client.check_grounding("x", ["y"])
+            await client.check_grounding("x", ["y"])
+
+    asyncio.run(two_calls(PoolLimits(max_idle=0)))
+    asyncio.run(two_calls(PoolLimits()))
+    fresh, reused = rest_server.seen.peers[:2], rest_server.seen.peers[2:]
+    assert fresh[0] != fresh[1]
+    assert reused[0] == reused[1]

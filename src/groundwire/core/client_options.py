@@ -20,6 +20,7 @@ __all__ = [
     "ConfigurationError",
     "GoogleClientOptions",
     "one_of",
+    "place_api_endpoint",
     "read_client_options",
 ]
 
@@ -135,6 +136,34 @@ def one_of(name: str, value: _T | None, option: str, option_value: _T | None) ->
             f"{name}={value!r} and {option}={option_value!r} disagree; give only one of them"
         )
     return value if value is not None else option_value
+
+
+def place_api_endpoint(
+    api_endpoint: str | None,
+    endpoint: str | None,
+    rest_endpoint: str | None,
+    transport: str,
+) -> tuple[str | None, str | None]:
+    """(endpoint, rest_endpoint) with `client_options.api_endpoint` in its place.
+
+    It is the REST base URL when it is a URL or the transport is REST; else the gRPC
+    endpoint (and REST is derived from it, for a Google host). Given beside the argument
+    it stands for, it is a ConfigurationError.
+
+    Example:
+        >>> place_api_endpoint("https://eu-discoveryengine.googleapis.com", None, None, "auto")
+        (None, 'https://eu-discoveryengine.googleapis.com')
+    """
+    if api_endpoint is None:
+        return endpoint, rest_endpoint
+    as_rest = transport == "rest" or "://" in api_endpoint
+    name, given = ("rest_endpoint", rest_endpoint) if as_rest else ("endpoint", endpoint)
+    if given is not None:
+        raise ConfigurationError(
+            f"client_options.api_endpoint={api_endpoint!r} and {name}={given!r} both name "
+            f"the {'REST' if as_rest else 'gRPC'} endpoint; give only one of them"
+        )
+    return (endpoint, api_endpoint) if as_rest else (api_endpoint, rest_endpoint)
 
 
 def _text(fields: Mapping[str, Any], name: str) -> str | None:
