@@ -1,7 +1,7 @@
 """Mutual TLS as Google's clients do it: GOOGLE_API_USE_CLIENT_CERTIFICATE, the mTLS endpoints.
 
 The certificate google-auth finds comes from a workload certificate configuration written in
-the test (`GOOGLE_API_CERTIFICATE_CONFIG`); the servers are on loopback and refuse a client
+the test's home folder; the servers are on loopback and refuse a client
 that presents no certificate. Where a client would reach Google, a recorder stands in.
 """
 
@@ -55,8 +55,13 @@ def certificate(tmp_path_factory: pytest.TempPathFactory) -> Certificate:
 def use_workload_certificate(
     monkeypatch: pytest.MonkeyPatch, certificate: Certificate, tmp_path: Path
 ) -> None:
-    """Configures google-auth's default client certificate source with `certificate`."""
-    config = tmp_path / "certificate_config.json"
+    """Configures google-auth's default client certificate source with `certificate`.
+
+    The workload configuration goes where gcloud puts it, under the (test's) home folder:
+    every google-auth from the floor (2.43) on looks there.
+    """
+    config = tmp_path / ".config" / "gcloud" / "certificate_config.json"
+    config.parent.mkdir(parents=True, exist_ok=True)
     config.write_text(
         json.dumps(
             {
@@ -69,7 +74,6 @@ def use_workload_certificate(
             }
         )
     )
-    monkeypatch.setenv("GOOGLE_API_CERTIFICATE_CONFIG", str(config))
     monkeypatch.setenv("GOOGLE_API_USE_CLIENT_CERTIFICATE", "true")
 
 
