@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator, Iterable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from google.protobuf import message
 
@@ -14,6 +14,8 @@ from groundwire.core.errors import ClientClosed, GroundwireError
 from groundwire.core.metadata import MetadataLike
 from groundwire.core.requests import FactLike, TurnLike
 from groundwire.core.results import CheckGroundingResult, CorroborationResult, GenerateResult
+
+ResultT = TypeVar("ResultT")
 
 if TYPE_CHECKING:
     from groundwire.transports.base import AsyncTransport
@@ -55,12 +57,7 @@ class AsyncGroundingClient(ClientBase):
             user_labels=user_labels,
             grounding_config=grounding_config,
         )
-        call = with_call_metadata(call, metadata)
-        try:
-            response = await self._unary(call, timeout, retry)
-        except GroundwireError as error:
-            raise self._explained(error, call.request) from error.__cause__
-        return call.finish(response)
+        return await self._run(call, timeout, metadata, retry)
 
     async def corroborate_content(
         self,
@@ -76,12 +73,7 @@ class AsyncGroundingClient(ClientBase):
         call = calls.corroborate_content(
             self._config, content, facts, citation_threshold=citation_threshold
         )
-        call = with_call_metadata(call, metadata)
-        try:
-            response = await self._unary(call, timeout, retry)
-        except GroundwireError as error:
-            raise self._explained(error, call.request) from error.__cause__
-        return call.finish(response)
+        return await self._run(call, timeout, metadata, retry)
 
     async def generate_grounded_content(
         self,
@@ -94,12 +86,7 @@ class AsyncGroundingClient(ClientBase):
     ) -> GenerateResult:
         """Generates an answer grounded in the given sources (see the sync client)."""
         call = calls.generate_grounded_content(self._config, prompt, **options)
-        call = with_call_metadata(call, metadata)
-        try:
-            response = await self._unary(call, timeout, retry)
-        except GroundwireError as error:
-            raise self._explained(error, call.request) from error.__cause__
-        return call.finish(response)
+        return await self._run(call, timeout, metadata, retry)
 
     async def stream_generate_grounded_content(
         self,
@@ -140,6 +127,21 @@ class AsyncGroundingClient(ClientBase):
                     asynchronous=True,
                 )
             return found
+
+    async def _run(
+        self,
+        call: calls.Call[ResultT],
+        timeout: float | None,
+        metadata: MetadataLike | None,
+        retry: RetryArgument,
+    ) -> ResultT:
+        """One unary call with the user's per-call options; the result read from its answer."""
+        call = with_call_metadata(call, metadata)
+        try:
+            response = await self._unary(call, timeout, retry)
+        except GroundwireError as error:
+            raise self._explained(error, call.request) from error.__cause__
+        return call.finish(response)
 
     async def _unary(
         self, call: calls.Call[Any], timeout: float | None, retry: RetryArgument = CLIENT_RETRY

@@ -5,7 +5,7 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from google.protobuf import message
 
@@ -15,6 +15,8 @@ from groundwire.core.errors import ClientClosed, GroundwireError
 from groundwire.core.metadata import MetadataLike
 from groundwire.core.requests import FactLike, TurnLike
 from groundwire.core.results import CheckGroundingResult, CorroborationResult, GenerateResult
+
+ResultT = TypeVar("ResultT")
 
 if TYPE_CHECKING:
     from groundwire.transports.base import Transport
@@ -145,12 +147,7 @@ class GroundingClient(ClientBase):
             user_labels=user_labels,
             grounding_config=grounding_config,
         )
-        call = with_call_metadata(call, metadata)
-        try:
-            response = self._unary(call, timeout, retry)
-        except GroundwireError as error:
-            raise self._explained(error, call.request) from error.__cause__
-        return call.finish(response)
+        return self._run(call, timeout, metadata, retry)
 
     def corroborate_content(
         self,
@@ -176,12 +173,7 @@ class GroundingClient(ClientBase):
         call = calls.corroborate_content(
             self._config, content, facts, citation_threshold=citation_threshold
         )
-        call = with_call_metadata(call, metadata)
-        try:
-            response = self._unary(call, timeout, retry)
-        except GroundwireError as error:
-            raise self._explained(error, call.request) from error.__cause__
-        return call.finish(response)
+        return self._run(call, timeout, metadata, retry)
 
     def generate_grounded_content(
         self,
@@ -207,12 +199,7 @@ class GroundingClient(ClientBase):
                 `frequency_penalty`, `presence_penalty`, `language_code`; `user_labels`.
         """
         call = calls.generate_grounded_content(self._config, prompt, **options)
-        call = with_call_metadata(call, metadata)
-        try:
-            response = self._unary(call, timeout, retry)
-        except GroundwireError as error:
-            raise self._explained(error, call.request) from error.__cause__
-        return call.finish(response)
+        return self._run(call, timeout, metadata, retry)
 
     def stream_generate_grounded_content(
         self,
@@ -249,6 +236,21 @@ class GroundingClient(ClientBase):
                     api, self._config.location, self._config.quota_project, asynchronous=False
                 )
             return found
+
+    def _run(
+        self,
+        call: calls.Call[ResultT],
+        timeout: float | None,
+        metadata: MetadataLike | None,
+        retry: RetryArgument,
+    ) -> ResultT:
+        """One unary call with the user's per-call options; the result read from its answer."""
+        call = with_call_metadata(call, metadata)
+        try:
+            response = self._unary(call, timeout, retry)
+        except GroundwireError as error:
+            raise self._explained(error, call.request) from error.__cause__
+        return call.finish(response)
 
     def _unary(
         self, call: calls.Call[Any], timeout: float | None, retry: RetryArgument = CLIENT_RETRY
