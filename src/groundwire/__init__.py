@@ -20,6 +20,28 @@ _EXPORTS = {
     "RetryPolicy": "groundwire.core.retry",
     "GroundwireError": "groundwire.core.errors",
     "StatusCode": "groundwire.core.errors",
+    "Aborted": "groundwire.core.errors",
+    "AlreadyExists": "groundwire.core.errors",
+    "Cancelled": "groundwire.core.errors",
+    "ClientClosed": "groundwire.core.errors",
+    "DataLoss": "groundwire.core.errors",
+    "DeadlineExceeded": "groundwire.core.errors",
+    "FailedPrecondition": "groundwire.core.errors",
+    "Internal": "groundwire.core.errors",
+    "InvalidArgument": "groundwire.core.errors",
+    "MessageTooLarge": "groundwire.core.errors",
+    "NotFound": "groundwire.core.errors",
+    "OutOfRange": "groundwire.core.errors",
+    "PermissionDenied": "groundwire.core.errors",
+    "ResourceExhausted": "groundwire.core.errors",
+    "Unauthenticated": "groundwire.core.errors",
+    "Unavailable": "groundwire.core.errors",
+    "Unimplemented": "groundwire.core.errors",
+    "Unknown": "groundwire.core.errors",
+    "EndpointError": "groundwire.core.addresses",
+    "ConfigurationError": "groundwire.core.client_options",
+    "ConnectionFailure": "groundwire.transports.base",
+    "PoolLimits": "groundwire.core.limits",
     "CheckGroundingResult": "groundwire.core.results",
     "Claim": "groundwire.core.results",
     "Chunk": "groundwire.core.results",
@@ -29,24 +51,70 @@ _EXPORTS = {
 }
 
 __all__ = [
+    "Aborted",
+    "AlreadyExists",
     "AsyncGroundingClient",
+    "Cancelled",
     "CheckGroundingResult",
     "Chunk",
     "Claim",
+    "ClientClosed",
+    "ConfigurationError",
+    "ConnectionFailure",
     "CorroboratedClaim",
     "CorroborationResult",
+    "DataLoss",
+    "DeadlineExceeded",
+    "EndpointError",
+    "FailedPrecondition",
     "GenerateResult",
     "GroundingClient",
     "GroundwireError",
+    "Internal",
+    "InvalidArgument",
+    "MessageTooLarge",
+    "NotFound",
+    "OutOfRange",
+    "PermissionDenied",
+    "PoolLimits",
+    "ResourceExhausted",
     "RetryPolicy",
     "StatusCode",
+    "Unauthenticated",
+    "Unavailable",
+    "Unimplemented",
+    "Unknown",
     "__version__",
 ]
 
 if TYPE_CHECKING:
     from groundwire.aio import AsyncGroundingClient
     from groundwire.client import GroundingClient
-    from groundwire.core.errors import GroundwireError, StatusCode
+    from groundwire.core.addresses import EndpointError
+    from groundwire.core.client_options import ConfigurationError
+    from groundwire.core.errors import (
+        Aborted,
+        AlreadyExists,
+        Cancelled,
+        ClientClosed,
+        DataLoss,
+        DeadlineExceeded,
+        FailedPrecondition,
+        GroundwireError,
+        Internal,
+        InvalidArgument,
+        MessageTooLarge,
+        NotFound,
+        OutOfRange,
+        PermissionDenied,
+        ResourceExhausted,
+        StatusCode,
+        Unauthenticated,
+        Unavailable,
+        Unimplemented,
+        Unknown,
+    )
+    from groundwire.core.limits import PoolLimits
     from groundwire.core.results import (
         CheckGroundingResult,
         Chunk,
@@ -56,6 +124,7 @@ if TYPE_CHECKING:
         GenerateResult,
     )
     from groundwire.core.retry import RetryPolicy
+    from groundwire.transports.base import ConnectionFailure
 
 
 def __getattr__(name: str) -> Any:

@@ -6,21 +6,47 @@ wait; everything they decide, they decide here.
 
 from __future__ import annotations
 
+import dataclasses
+import enum
 import os
 import random
+import ssl
+import urllib.parse
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
+from groundwire._sources import (
+    certificate_source,
+    credentials_from_file,
+    default_credentials,
+    load_certificate,
+    mtls_wanted,
+    universe_of,
+    with_scopes,
+)
 from groundwire.core import calls
+from groundwire.core.addresses import check_universe_domain
 from groundwire.core.bodies import MAX_RESPONSE_BYTES
+from groundwire.core.client_options import (
+    ConfigurationError,
+    GoogleClientOptions,
+    one_of,
+    place_api_endpoint,
+    read_client_options,
+)
+from groundwire.core.endpoint_hints import explain_wrong_endpoint
 from groundwire.core.endpoints import (
-    CLOUD_PLATFORM_SCOPE,
+    DEFAULT_UNIVERSE,
+    UNIVERSE_DOMAIN_ENV,
     EndpointError,
     Endpoints,
     resolve_endpoints,
     user_agent,
 )
-from groundwire.core.errors import ClientClosed, Unauthenticated
+from groundwire.core.errors import ClientClosed, GroundwireError
+from groundwire.core.limits import PoolLimits
+from groundwire.core.metadata import MetadataLike, with_metadata
 from groundwire.core.offsets import OffsetUnit
 from groundwire.core.retry import Retrying, RetryPolicy
 from groundwire.interceptors import Interceptor, chain_of
@@ -31,6 +57,29 @@ if TYPE_CHECKING:
 
 DEFAULT_TIMEOUT = 60.0
 DEFAULT_RETRY = RetryPolicy()
+_NO_OPTIONS = GoogleClientOptions()
+_DEFAULT_POOL = PoolLimits()
+
+
+class RetryDefault(enum.Enum):
+    """The type of `CLIENT_RETRY`: a call's `retry=` left at the client's policy."""
+
+    CLIENT = "the client's retry policy"
+
+
+CLIENT_RETRY = RetryDefault.CLIENT
+"""A call's `retry=` default: the client's policy (None there means no retries)."""
+
+RetryArgument = RetryPolicy | None | Literal[RetryDefault.CLIENT]
+
+
+@dataclass(frozen=True)
+class _Connection:
+    """How to reach one API: the endpoints, their credentials and the client certificate."""
+
+    endpoints: Endpoints
+    credentials: Credentials | None
+    client_certificate: tuple[bytes, bytes] | None
 
 
 class _Settings:
@@ -50,6 +99,11 @@ class _Settings:
         root_certificates: bytes | None = None,
         client_certificate: tuple[bytes, bytes] | None = None,
         max_response_bytes: int = MAX_RESPONSE_BYTES,
+        universe_domain: str | None = None,
+        options: GoogleClientOptions = _NO_OPTIONS,
+        grpc_options: Sequence[tuple[str, Any]] = (),
+        ssl_context: ssl.SSLContext | None = None,
+        pool_limits: PoolLimits = _DEFAULT_POOL,
     ) -> None:
         if transport not in ("auto", "grpc", "rest"):
             raise ValueError(f"transport must be 'auto', 'grpc' or 'rest', got {transport!r}")
@@ -68,58 +122,72 @@ class _Settings:
         self.random = random.Random()
         self.closed = False
         self.max_response_bytes = max_response_bytes
+        self.universe_domain = universe_domain
+        self.options = options
+        self.grpc_options = grpc_options
+        self.ssl_context = ssl_context
+        self.pool_limits = pool_limits
 
-    def retrying(self, timeout: float | None) -> Retrying:
+    def retrying(self, timeout: float | None, retry: RetryArgument = CLIENT_RETRY) -> Retrying:
         """The retry state of one call, whose deadline is its own `timeout`, else the client's.
 
-        The retry policy's `timeout` is the deadline instead when it is smaller.
+        `retry` is the call's policy (`CLIENT_RETRY`: the client's; None: no retries). The
+        policy's `timeout` is the deadline instead when it is smaller.
         """
         if self.closed:
             raise ClientClosed("this client is closed; create a new one")
-        return Retrying(self.retry, self.timeout if timeout is None else timeout, self.random)
+        policy = self.retry if retry is CLIENT_RETRY else retry
+        return Retrying(policy, self.timeout if timeout is None else timeout, self.random)
 
-    def connection(
-        self, api: str, location: str, quota_project: str | None
-    ) -> tuple[Endpoints, Credentials | None]:
-        """The endpoints of `api` and the credentials for those that carry any (None: none).
+    def connection(self, api: str, location: str, quota_project: str | None) -> _Connection:
+        """The endpoints of `api`, the credentials for those that carry any, the certificate.
 
-        The decisions are `resolve_endpoints`'s; Application Default Credentials are loaded
-        only when an endpoint of the universe carries them and the user gave none.
+        The decisions are `resolve_endpoints`'s; credentials (Application Default ones, or a
+        `credentials_file`) are loaded and a client certificate is taken from its source
+        only when an endpoint of TLS needs them.
         """
+        credentials = self.credentials
+        if credentials is None and self.options.credentials_file is not None:
+            credentials = credentials_from_file(
+                self.options.credentials_file, self.options.scopes, quota_project
+            )
+        source = certificate_source(self.client_certificate, self.options)
+        # A certificate the user gave makes a loopback endpoint TLS; one found only by
+        # google-auth does not, so a local emulator stays an emulator on such a machine.
+        given_certificate = self.client_certificate is not None or (
+            source is not None and source is self.options.client_cert_source
+        )
         found = resolve_endpoints(
             api,
             location,
             endpoint=self.endpoint,
             rest_endpoint=self.rest_endpoint,
             environ=os.environ,
-            explicit_credentials=self.credentials is not None,
-            tls_requested=self.root_certificates is not None or self.client_certificate is not None,
+            explicit_credentials=credentials is not None,
+            tls_requested=given_certificate
+            or self.root_certificates is not None
+            or self.ssl_context is not None,
             allow_remote_emulator=self.allow_remote_emulator,
-            credentials_universe=_universe_of(self.credentials),
+            credentials_universe=universe_of(credentials),
+            universe_domain=self.universe_domain,
+            mtls=mtls_wanted(source is not None),
         )
+        if found.plaintext:
+            return _Connection(found, None, None)
+        certificate = None if source is None else load_certificate(source)
         if not found.needs_credentials:
-            return found, None
-        if self.credentials is not None:
-            return found, self.credentials
-        import google.auth
-        from google.auth.exceptions import DefaultCredentialsError
-
-        try:
-            credentials, _ = google.auth.default(
-                scopes=[CLOUD_PLATFORM_SCOPE], quota_project_id=quota_project
-            )
-        except DefaultCredentialsError as error:
-            raise Unauthenticated(
-                f"no Application Default Credentials ({error}); run `gcloud auth "
-                "application-default login`, pass credentials=, or use an emulator"
-            ) from None
-        universe = _universe_of(credentials)
-        if universe is not None and universe.lower() != found.universe:
-            raise EndpointError(
-                f"the Application Default Credentials are for universe {universe!r}, not "
-                f"{found.universe!r}; set GOOGLE_CLOUD_UNIVERSE_DOMAIN or pass credentials="
-            )
-        return found, credentials
+            return _Connection(found, None, certificate)
+        if credentials is not None:
+            if self.options.scopes:
+                credentials = with_scopes(credentials, self.options.scopes)
+            return _Connection(found, credentials, certificate)
+        credentials = default_credentials(
+            self.options.scopes,
+            quota_project,
+            found.universe,
+            self.options.api_audience or _host_of(found),
+        )
+        return _Connection(found, credentials, certificate)
 
     def make_transport(
         self, api: str, location: str, quota_project: str | None, *, asynchronous: bool
@@ -127,7 +195,9 @@ class _Settings:
         """Builds the (sync or asyncio) transport for `api`: gRPC, REST, or auto over both."""
         from groundwire.transports.tls import client_ssl_context
 
-        endpoints, credentials = self.connection(api, location, quota_project)
+        connection = self.connection(api, location, quota_project)
+        endpoints, credentials = connection.endpoints, connection.credentials
+        certificate = connection.client_certificate
         grpc_target = endpoints.grpc_target if self.transport in ("auto", "grpc") else None
         rest_base_url = endpoints.rest_base_url if self.transport in ("auto", "rest") else None
         if grpc_target is None and rest_base_url is None:
@@ -151,8 +221,11 @@ class _Settings:
                 root_certificates=self.root_certificates,
                 user_agent=user_agent(),
                 allow_remote_plaintext=endpoints.remote_emulator,
-                client_certificate=self.client_certificate,
-                options=[("grpc.max_receive_message_length", self.max_response_bytes)],
+                client_certificate=certificate,
+                options=[
+                    ("grpc.max_receive_message_length", self.max_response_bytes),
+                    *self.grpc_options,
+                ],
             )
         if rest_base_url is not None:
             rest_class = _transport_class(
@@ -160,13 +233,15 @@ class _Settings:
             )
             tls = None
             if not endpoints.plaintext:
-                tls = client_ssl_context(self.root_certificates, self.client_certificate)
+                tls = self.ssl_context or client_ssl_context(self.root_certificates, certificate)
             rest_transport = rest_class(
                 rest_base_url,
                 credentials=credentials if endpoints.rest_credentials else None,
                 ssl_context=tls,
                 allow_remote_plaintext=endpoints.remote_emulator,
                 max_response_bytes=self.max_response_bytes,
+                max_connections=self.pool_limits.max_connections,
+                max_idle_connections=self.pool_limits.max_idle,
             )
         if grpc_transport is not None and rest_transport is not None:
             auto_class = _transport_class(
@@ -176,10 +251,11 @@ class _Settings:
         return grpc_transport or rest_transport
 
 
-def _universe_of(credentials: Credentials | None) -> str | None:
-    """The universe domain google-auth credentials belong to (None: none given)."""
-    universe = getattr(credentials, "universe_domain", None)
-    return universe if isinstance(universe, str) and universe else None
+def _host_of(found: Endpoints) -> str:
+    """The host the endpoints name first (gRPC's, else REST's), as an audience."""
+    if found.grpc_target is not None:
+        return found.grpc_target.rpartition(":")[0] or found.grpc_target
+    return urllib.parse.urlsplit(found.rest_base_url or "").hostname or ""
 
 
 def _transport_class(name: str) -> Any:
@@ -221,9 +297,36 @@ class ClientBase:
         max_response_bytes: int = MAX_RESPONSE_BYTES,
         interceptors: Sequence[Interceptor] = (),
         log_bodies: bool = False,
+        client_options: object = None,
+        universe_domain: str | None = None,
+        grpc_options: Sequence[tuple[str, Any]] = (),
+        ssl_context: ssl.SSLContext | None = None,
+        pool_limits: PoolLimits | None = None,
     ) -> None:
         if max_response_bytes < 1:
             raise ValueError("max_response_bytes must be at least 1")
+        options = read_client_options(client_options)
+        if credentials is not None and options.credentials_file is not None:
+            raise ConfigurationError(
+                "credentials= and client_options.credentials_file are mutually exclusive"
+            )
+        endpoint, rest_endpoint = place_api_endpoint(
+            options.api_endpoint, endpoint, rest_endpoint, transport
+        )
+        quota_project = one_of(
+            "quota_project",
+            quota_project,
+            "client_options.quota_project_id",
+            options.quota_project_id,
+        )
+        universe_domain = one_of(
+            "universe_domain",
+            universe_domain,
+            "client_options.universe_domain",
+            options.universe_domain,
+        )
+        if universe_domain is not None:
+            universe_domain = check_universe_domain(universe_domain, "universe_domain")
         self._config = calls.ClientConfig(
             project, location, api_version, validate, quota_project, corroborate_offset_unit
         )
@@ -239,6 +342,11 @@ class ClientBase:
             root_certificates=root_certificates,
             client_certificate=client_certificate,
             max_response_bytes=max_response_bytes,
+            universe_domain=universe_domain,
+            options=options,
+            grpc_options=_checked_grpc_options(grpc_options),
+            ssl_context=_checked_ssl_context(ssl_context),
+            pool_limits=_checked_pool_limits(pool_limits),
         )
         self._transports: dict[str, Any] = {}
         self._lock = self._new_lock()
@@ -250,3 +358,62 @@ class ClientBase:
     @staticmethod
     def _new_lock() -> Any:
         raise NotImplementedError
+
+    def _explained(self, error: GroundwireError, request: Any) -> GroundwireError:
+        """`error`, its message naming the right host if the server said the wrong was used."""
+        universe = self._settings.universe_domain or os.environ.get(UNIVERSE_DOMAIN_ENV, "")
+        return explain_wrong_endpoint(
+            error, request, self._config.location, universe.strip() or DEFAULT_UNIVERSE
+        )
+
+    def __repr__(self) -> str:
+        config = self._config
+        return (
+            f"{type(self).__name__}(project={config.project!r}, "
+            f"location={config.location!r}, transport={self._settings.transport!r}, "
+            f"api_version={config.api_version!r})"
+        )
+
+
+_CallT = TypeVar("_CallT", calls.Call[Any], calls.StreamCall)
+
+
+def with_call_metadata(call: _CallT, metadata: MetadataLike | None) -> _CallT:
+    """`call`, carrying the user's extra `metadata` after (or instead of) the client's."""
+    if not metadata:
+        return call
+    return dataclasses.replace(call, metadata=with_metadata(call.metadata, metadata))
+
+
+def _checked_grpc_options(options: Sequence[tuple[str, Any]]) -> tuple[tuple[str, Any], ...]:
+    """The channel options as (name, int or str) pairs; ValueError for anything else."""
+    checked = tuple(options)
+    for option in checked:
+        if (
+            not isinstance(option, tuple)
+            or len(option) != 2
+            or not isinstance(option[0], str)
+            or not isinstance(option[1], int | str)
+        ):
+            raise ConfigurationError(
+                "grpc_options must be (name, int or str) pairs, e.g. "
+                f"[('grpc.keepalive_time_ms', 60000)]; got {option!r}"
+            )
+    return checked
+
+
+def _checked_ssl_context(context: ssl.SSLContext | None) -> ssl.SSLContext | None:
+    if context is not None and not isinstance(context, ssl.SSLContext):
+        raise ConfigurationError(f"ssl_context must be an ssl.SSLContext, got {context!r}")
+    return context
+
+
+def _checked_pool_limits(limits: PoolLimits | None) -> PoolLimits:
+    if limits is None:
+        return PoolLimits()
+    if not isinstance(limits, PoolLimits):
+        raise ConfigurationError(
+            "pool_limits must be a groundwire.PoolLimits, e.g. "
+            f"PoolLimits(max_connections=10); got {limits!r}"
+        )
+    return limits

@@ -4,17 +4,20 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncGenerator, AsyncIterator, Iterable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from google.protobuf import message
 
-from groundwire._base import ClientBase
+from groundwire._base import CLIENT_RETRY, ClientBase, RetryArgument, with_call_metadata
 from groundwire.core import calls
 from groundwire.core.errors import ClientClosed, GroundwireError
+from groundwire.core.metadata import MetadataLike
 from groundwire.core.requests import FactLike, TurnLike
 from groundwire.core.results import CheckGroundingResult, CorroborationResult, GenerateResult
 from groundwire.interceptors import RunningCall, first_request
 from groundwire.logs import log_retry
+
+ResultT = TypeVar("ResultT")
 
 if TYPE_CHECKING:
     from groundwire.transports.base import AsyncTransport
@@ -43,6 +46,8 @@ class AsyncGroundingClient(ClientBase):
         user_labels: Mapping[str, str] | None = None,
         grounding_config: str = "default_grounding_config",
         timeout: float | None = None,
+        metadata: MetadataLike | None = None,
+        retry: RetryArgument = CLIENT_RETRY,
     ) -> CheckGroundingResult:
         """Checks how well `facts` support `answer_candidate` (see the sync client)."""
         call = calls.check_grounding(
@@ -54,7 +59,7 @@ class AsyncGroundingClient(ClientBase):
             user_labels=user_labels,
             grounding_config=grounding_config,
         )
-        return call.finish(await self._unary(call, timeout))
+        return await self._run(call, timeout, metadata, retry)
 
     async def corroborate_content(
         self,
@@ -63,29 +68,35 @@ class AsyncGroundingClient(ClientBase):
         *,
         citation_threshold: float | None = None,
         timeout: float | None = None,
+        metadata: MetadataLike | None = None,
+        retry: RetryArgument = CLIENT_RETRY,
     ) -> CorroborationResult:
         """Scores how well `facts` corroborate `content` (see the sync client)."""
         call = calls.corroborate_content(
             self._config, content, facts, citation_threshold=citation_threshold
         )
-        return call.finish(await self._unary(call, timeout))
+        return await self._run(call, timeout, metadata, retry)
 
     async def generate_grounded_content(
         self,
         prompt: str | Sequence[TurnLike] | message.Message,
         *,
         timeout: float | None = None,
+        metadata: MetadataLike | None = None,
+        retry: RetryArgument = CLIENT_RETRY,
         **options: Any,
     ) -> GenerateResult:
         """Generates an answer grounded in the given sources (see the sync client)."""
         call = calls.generate_grounded_content(self._config, prompt, **options)
-        return call.finish(await self._unary(call, timeout))
+        return await self._run(call, timeout, metadata, retry)
 
     async def stream_generate_grounded_content(
         self,
         prompt: Any,
         *,
         timeout: float | None = None,
+        metadata: MetadataLike | None = None,
+        retry: RetryArgument = CLIENT_RETRY,
         **options: Any,
     ) -> AsyncIterator[GenerateResult]:
         """Streams an answer as it is generated (see the sync client).
@@ -96,8 +107,12 @@ class AsyncGroundingClient(ClientBase):
             plan = calls.live_stream(self._config, prompt)
         else:
             plan = calls.stream_generate_grounded_content(self._config, prompt, **options)
-        async for response in self._stream(plan, timeout):
-            yield plan.finish(response)
+        plan = with_call_metadata(plan, metadata)
+        try:
+            async for response in self._stream(plan, timeout, retry):
+                yield plan.finish(response)
+        except GroundwireError as error:
+            raise self._explained(error, None) from error.__cause__
 
     async def _transport(self, api: str) -> AsyncTransport:
         async with self._lock:
@@ -115,11 +130,28 @@ class AsyncGroundingClient(ClientBase):
                 )
             return found
 
-    async def _unary(self, call: calls.Call[Any], timeout: float | None) -> message.Message:
+    async def _run(
+        self,
+        call: calls.Call[ResultT],
+        timeout: float | None,
+        metadata: MetadataLike | None,
+        retry: RetryArgument,
+    ) -> ResultT:
+        """One unary call with the user's per-call options; the result read from its answer."""
+        call = with_call_metadata(call, metadata)
+        try:
+            response = await self._unary(call, timeout, retry)
+        except GroundwireError as error:
+            raise self._explained(error, call.request) from error.__cause__
+        return call.finish(response)
+
+    async def _unary(
+        self, call: calls.Call[Any], timeout: float | None, retry: RetryArgument = CLIENT_RETRY
+    ) -> message.Message:
         if self._chain is not None:
             running = self._chain.start(call.method, call.request, call.metadata, streaming=False)
-            return await self._intercepted_unary(running, call, timeout)
-        retrying = self._settings.retrying(timeout)
+            return await self._intercepted_unary(running, call, timeout, retry)
+        retrying = self._settings.retrying(timeout, retry)
         transport = await self._transport(call.method.api)
         while True:
             try:
@@ -137,11 +169,15 @@ class AsyncGroundingClient(ClientBase):
                 await asyncio.sleep(delay)
 
     async def _intercepted_unary(
-        self, running: RunningCall, call: calls.Call[Any], timeout: float | None
+        self,
+        running: RunningCall,
+        call: calls.Call[Any],
+        timeout: float | None,
+        retry: RetryArgument,
     ) -> message.Message:
         """`_unary` with each attempt and the outcome reported to the interceptors."""
         try:
-            retrying = self._settings.retrying(timeout)
+            retrying = self._settings.retrying(timeout, retry)
             transport = await self._transport(call.method.api)
             while True:
                 running.attempt_started(transport)
@@ -169,20 +205,20 @@ class AsyncGroundingClient(ClientBase):
         return response
 
     async def _stream(
-        self, plan: calls.StreamCall, timeout: float | None
+        self, plan: calls.StreamCall, timeout: float | None, retry: RetryArgument = CLIENT_RETRY
     ) -> AsyncIterator[message.Message]:
         if self._chain is not None:
             running = self._chain.start(
                 plan.method, first_request(plan), plan.metadata, streaming=True
             )
-            responses = self._intercepted_stream(running, plan, timeout)
+            responses = self._intercepted_stream(running, plan, timeout, retry)
             try:
                 async for response in responses:
                     yield response
             finally:
                 await responses.aclose()
             return
-        retrying = self._settings.retrying(timeout)
+        retrying = self._settings.retrying(timeout, retry)
         transport = await self._transport(plan.method.api)
         while True:
             received = False
@@ -206,13 +242,17 @@ class AsyncGroundingClient(ClientBase):
                 await asyncio.sleep(delay)
 
     async def _intercepted_stream(
-        self, running: RunningCall, plan: calls.StreamCall, timeout: float | None
+        self,
+        running: RunningCall,
+        plan: calls.StreamCall,
+        timeout: float | None,
+        retry: RetryArgument,
     ) -> AsyncGenerator[message.Message]:
         """`_stream` with each attempt and the outcome reported to the interceptors."""
         last: message.Message | None = None
         received = 0
         try:
-            retrying = self._settings.retrying(timeout)
+            retrying = self._settings.retrying(timeout, retry)
             transport = await self._transport(plan.method.api)
             while True:
                 received = 0

@@ -5,17 +5,20 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from google.protobuf import message
 
-from groundwire._base import ClientBase
+from groundwire._base import CLIENT_RETRY, ClientBase, RetryArgument, with_call_metadata
 from groundwire.core import calls
 from groundwire.core.errors import ClientClosed, GroundwireError
+from groundwire.core.metadata import MetadataLike
 from groundwire.core.requests import FactLike, TurnLike
 from groundwire.core.results import CheckGroundingResult, CorroborationResult, GenerateResult
 from groundwire.interceptors import RunningCall, first_request
 from groundwire.logs import log_retry
+
+ResultT = TypeVar("ResultT")
 
 if TYPE_CHECKING:
     from groundwire.transports.base import Transport
@@ -76,6 +79,34 @@ class GroundingClient(ClientBase):
             `groundwire.otel.OpenTelemetryInterceptor`); the first listed is the outermost.
         log_bodies: also log request and response bodies (scrubbed of credentials) in the
             DEBUG log of each call, which this turns on (see `groundwire.logs`).
+        client_options: a `google.api_core.client_options.ClientOptions` or a dict of its
+            fields, as the official clients take (api-core itself is not needed):
+            `api_endpoint` (the gRPC endpoint, or the REST one when it is a URL or
+            `transport="rest"`), `quota_project_id`, `universe_domain`, `scopes`,
+            `api_audience`, `client_cert_source` (used when google-auth says a client
+            certificate is to be, e.g. `GOOGLE_API_USE_CLIENT_CERTIFICATE=true`) and the
+            deprecated `credentials_file` (a DeprecationWarning). A field that repeats an
+            argument with another value is a `ConfigurationError`.
+        universe_domain: the Google Cloud universe (default `$GOOGLE_CLOUD_UNIVERSE_DOMAIN`,
+            else `googleapis.com`); the hosts become `discoveryengine.{universe}` and
+            `{location}-aiplatform.{universe}`, and credentials must be of that universe.
+        grpc_options: gRPC channel options, `(name, value)` pairs that override the
+            defaults, e.g. `[("grpc.keepalive_time_ms", 60000)]`.
+        ssl_context: the TLS settings of REST calls, used as given (`root_certificates`
+            and `client_certificate` then apply to gRPC alone).
+        pool_limits: a `groundwire.PoolLimits`: REST connections open at once per host
+            (`max_connections`, default 100; more calls wait, within their timeout) and
+            kept idle (`max_idle`, default 100).
+
+    Mutual TLS follows Google's variables: with a client certificate (the argument, or one
+    google-auth finds when `GOOGLE_API_USE_CLIENT_CERTIFICATE=true`) Google's hosts
+    become `*.mtls.googleapis.com`; `GOOGLE_API_USE_MTLS_ENDPOINT=always` or `never`
+    overrides that (default `auto`).
+
+    Every call also takes `timeout=` (its overall deadline), `metadata=` (extra gRPC
+    metadata / HTTP headers: lower-case ASCII keys; the routing header
+    `x-goog-request-params`, `authorization` and framing headers are reserved) and
+    `retry=` (a `RetryPolicy` for this call, or None for no retries).
     """
 
     @staticmethod
@@ -94,6 +125,8 @@ class GroundingClient(ClientBase):
         user_labels: Mapping[str, str] | None = None,
         grounding_config: str = "default_grounding_config",
         timeout: float | None = None,
+        metadata: MetadataLike | None = None,
+        retry: RetryArgument = CLIENT_RETRY,
     ) -> CheckGroundingResult:
         """Checks how well `facts` support `answer_candidate`, claim by claim.
 
@@ -106,6 +139,8 @@ class GroundingClient(ClientBase):
             user_labels: billing labels.
             grounding_config: the config id or full resource name.
             timeout: this call's overall deadline, instead of the client's.
+            metadata: extra gRPC metadata (HTTP headers over REST) for this call.
+            retry: this call's retry policy instead of the client's (None: no retries).
 
         Returns the claims with `start`/`end` that slice `answer_candidate` as a Python
         string, the UTF-8 offsets the API sent, UTF-16 offsets, and resolved citations.
@@ -119,7 +154,7 @@ class GroundingClient(ClientBase):
             user_labels=user_labels,
             grounding_config=grounding_config,
         )
-        return call.finish(self._unary(call, timeout))
+        return self._run(call, timeout, metadata, retry)
 
     def corroborate_content(
         self,
@@ -128,6 +163,8 @@ class GroundingClient(ClientBase):
         *,
         citation_threshold: float | None = None,
         timeout: float | None = None,
+        metadata: MetadataLike | None = None,
+        retry: RetryArgument = CLIENT_RETRY,
     ) -> CorroborationResult:
         """Scores how well `facts` corroborate `content` (Vertex AI, aiplatform v1).
 
@@ -137,17 +174,21 @@ class GroundingClient(ClientBase):
                 `Fact` fields, or `Fact` messages.
             citation_threshold: claims scoring below it are left out (service: 0.6).
             timeout: this call's overall deadline, instead of the client's.
+            metadata: extra gRPC metadata (HTTP headers over REST) for this call.
+            retry: this call's retry policy instead of the client's (None: no retries).
         """
         call = calls.corroborate_content(
             self._config, content, facts, citation_threshold=citation_threshold
         )
-        return call.finish(self._unary(call, timeout))
+        return self._run(call, timeout, metadata, retry)
 
     def generate_grounded_content(
         self,
         prompt: str | Sequence[TurnLike] | message.Message,
         *,
         timeout: float | None = None,
+        metadata: MetadataLike | None = None,
+        retry: RetryArgument = CLIENT_RETRY,
         **options: Any,
     ) -> GenerateResult:
         """Generates an answer grounded in the given sources.
@@ -156,6 +197,8 @@ class GroundingClient(ClientBase):
             prompt: the user's question, a list of turns (`"text"`, `(role, text)`, dicts,
                 or `GroundedGenerationContent`), or a ready request.
             timeout: this call's overall deadline, instead of the client's.
+            metadata: extra gRPC metadata (HTTP headers over REST) for this call.
+            retry: this call's retry policy instead of the client's (None: no retries).
             **options: `system_instruction`; sources: `facts` (inline), `serving_config`
                 with `max_result_count`, `search_filter`, `safe_search` (Vertex AI Search),
                 `google_search=True` with `dynamic_retrieval_threshold`; generation:
@@ -163,13 +206,15 @@ class GroundingClient(ClientBase):
                 `frequency_penalty`, `presence_penalty`, `language_code`; `user_labels`.
         """
         call = calls.generate_grounded_content(self._config, prompt, **options)
-        return call.finish(self._unary(call, timeout))
+        return self._run(call, timeout, metadata, retry)
 
     def stream_generate_grounded_content(
         self,
         prompt: str | Sequence[TurnLike] | message.Message | Iterable[message.Message],
         *,
         timeout: float | None = None,
+        metadata: MetadataLike | None = None,
+        retry: RetryArgument = CLIENT_RETRY,
         **options: Any,
     ) -> Iterator[GenerateResult]:
         """Streams an answer as it is generated: yields one `GenerateResult` per piece.
@@ -179,8 +224,12 @@ class GroundingClient(ClientBase):
         produces requests while responses are read (gRPC only).
         """
         plan = calls.stream_generate_grounded_content(self._config, prompt, **options)
-        for response in self._stream(plan, timeout):
-            yield plan.finish(response)
+        plan = with_call_metadata(plan, metadata)
+        try:
+            for response in self._stream(plan, timeout, retry):
+                yield plan.finish(response)
+        except GroundwireError as error:
+            raise self._explained(error, None) from error.__cause__
 
     # -- plumbing ----------------------------------------------------------------------------
 
@@ -195,14 +244,32 @@ class GroundingClient(ClientBase):
                 )
             return found
 
-    def _unary(self, call: calls.Call[Any], timeout: float | None) -> message.Message:
+    def _run(
+        self,
+        call: calls.Call[ResultT],
+        timeout: float | None,
+        metadata: MetadataLike | None,
+        retry: RetryArgument,
+    ) -> ResultT:
+        """One unary call with the user's per-call options; the result read from its answer."""
+        call = with_call_metadata(call, metadata)
+        try:
+            response = self._unary(call, timeout, retry)
+        except GroundwireError as error:
+            raise self._explained(error, call.request) from error.__cause__
+        return call.finish(response)
+
+    def _unary(
+        self, call: calls.Call[Any], timeout: float | None, retry: RetryArgument = CLIENT_RETRY
+    ) -> message.Message:
         if self._chain is not None:
             return self._intercepted_unary(
                 self._chain.start(call.method, call.request, call.metadata, streaming=False),
                 call,
                 timeout,
+                retry,
             )
-        retrying = self._settings.retrying(timeout)
+        retrying = self._settings.retrying(timeout, retry)
         transport = self._transport(call.method.api)
         while True:
             try:
@@ -220,11 +287,15 @@ class GroundingClient(ClientBase):
                 time.sleep(delay)
 
     def _intercepted_unary(
-        self, running: RunningCall, call: calls.Call[Any], timeout: float | None
+        self,
+        running: RunningCall,
+        call: calls.Call[Any],
+        timeout: float | None,
+        retry: RetryArgument,
     ) -> message.Message:
         """`_unary` with each attempt and the outcome reported to the interceptors."""
         try:
-            retrying = self._settings.retrying(timeout)
+            retrying = self._settings.retrying(timeout, retry)
             transport = self._transport(call.method.api)
             while True:
                 running.attempt_started(transport)
@@ -251,14 +322,16 @@ class GroundingClient(ClientBase):
         running.finish(response)
         return response
 
-    def _stream(self, plan: calls.StreamCall, timeout: float | None) -> Iterator[message.Message]:
+    def _stream(
+        self, plan: calls.StreamCall, timeout: float | None, retry: RetryArgument = CLIENT_RETRY
+    ) -> Iterator[message.Message]:
         if self._chain is not None:
             running = self._chain.start(
                 plan.method, first_request(plan), plan.metadata, streaming=True
             )
-            yield from self._intercepted_stream(running, plan, timeout)
+            yield from self._intercepted_stream(running, plan, timeout, retry)
             return
-        retrying = self._settings.retrying(timeout)
+        retrying = self._settings.retrying(timeout, retry)
         transport = self._transport(plan.method.api)
         while True:
             received = False
@@ -282,13 +355,17 @@ class GroundingClient(ClientBase):
                 time.sleep(delay)
 
     def _intercepted_stream(
-        self, running: RunningCall, plan: calls.StreamCall, timeout: float | None
+        self,
+        running: RunningCall,
+        plan: calls.StreamCall,
+        timeout: float | None,
+        retry: RetryArgument,
     ) -> Iterator[message.Message]:
         """`_stream` with each attempt and the outcome reported to the interceptors."""
         last: message.Message | None = None
         received = 0
         try:
-            retrying = self._settings.retrying(timeout)
+            retrying = self._settings.retrying(timeout, retry)
             transport = self._transport(plan.method.api)
             while True:
                 received = 0
@@ -333,10 +410,3 @@ class GroundingClient(ClientBase):
 
     def __exit__(self, *exc_info: object) -> None:
         self.close()
-
-    def __repr__(self) -> str:
-        config = self._config
-        return (
-            f"GroundingClient(project={config.project!r}, location={config.location!r}, "
-            f"transport={self._settings.transport!r}, api_version={config.api_version!r})"
-        )

@@ -114,9 +114,14 @@ def parse_grpc_address(text: str, *, source: str, default_port: str | None) -> G
 
 def _grpc_error(text: str, source: str, default_port: str | None) -> str:
     if text.lower().startswith(("https://", "http://")):
+        scheme, _, rest = text.partition("://")
+        authority = rest.split("/")[0] or "example.com"
+        if ":" not in authority.rsplit("]", 1)[-1]:
+            authority += ":443" if default_port is not None else ":50051"
+        where = "" if source != "endpoint" else ", or pass the URL as rest_endpoint= for REST"
         return (
-            f"{source}={text!r}: a gRPC address is not a URL; give host:port, "
-            f"e.g. {'127.0.0.1:50051' if default_port is None else 'example.com:443'}"
+            f"{source}={text!r}: a gRPC address is not a URL; drop {scheme}:// and give "
+            f"host:port, e.g. {authority}{where}"
         )
     needs = "host:port" if default_port is None else "host[:port]"
     return f"{source}={text!r} is not a gRPC address; give {needs}, e.g. {GRPC_EXAMPLES}"

@@ -35,6 +35,7 @@ __all__ = [
     "EMULATOR_ALLOW_REMOTE_ENV",
     "EMULATOR_GRPC_ENV",
     "EMULATOR_REST_ENV",
+    "MTLS_ENDPOINT_ENV",
     "UNIVERSE_DOMAIN_ENV",
     "EndpointError",
     "Endpoints",
@@ -43,6 +44,7 @@ __all__ = [
     "describes_emulator",
     "is_loopback",
     "is_loopback_target",
+    "mtls_endpoint_mode",
     "request_metadata",
     "resolve_endpoints",
     "user_agent",
@@ -52,6 +54,8 @@ EMULATOR_GRPC_ENV = "GROUNDWIRE_EMULATOR_HOST"
 EMULATOR_REST_ENV = "GROUNDWIRE_EMULATOR_REST"
 EMULATOR_ALLOW_REMOTE_ENV = "GROUNDWIRE_EMULATOR_ALLOW_REMOTE"
 UNIVERSE_DOMAIN_ENV = "GOOGLE_CLOUD_UNIVERSE_DOMAIN"
+MTLS_ENDPOINT_ENV = "GOOGLE_API_USE_MTLS_ENDPOINT"
+_MTLS_MODES = ("auto", "never", "always")
 DEFAULT_UNIVERSE = "googleapis.com"
 CLOUD_PLATFORM_SCOPE = "https://www.googleapis.com/auth/cloud-platform"
 _MULTI_REGIONS = ("us", "eu")
@@ -85,16 +89,48 @@ class Endpoints:
         return self.grpc_credentials or self.rest_credentials
 
 
-def default_host(api: str, location: str, universe: str = DEFAULT_UNIVERSE) -> str:
+def default_host(
+    api: str, location: str, universe: str = DEFAULT_UNIVERSE, *, mtls: bool = False
+) -> str:
     """Google's host for `api` in `location`, in `universe` (googleapis.com by default).
+
+    `mtls` names the mutual-TLS host (`*.mtls.googleapis.com`), which exists only in the
+    googleapis.com universe: EndpointError in another.
 
     >>> default_host("discoveryengine", "eu"), default_host("aiplatform", "us-central1")
     ('eu-discoveryengine.googleapis.com', 'us-central1-aiplatform.googleapis.com')
+    >>> default_host("discoveryengine", "us", mtls=True)
+    'us-discoveryengine.mtls.googleapis.com'
     """
+    if mtls and universe != DEFAULT_UNIVERSE:
+        raise EndpointError(
+            f"mutual TLS endpoints exist only in the {DEFAULT_UNIVERSE} universe, not in "
+            f"{universe!r}: set {MTLS_ENDPOINT_ENV}=never, or pass endpoint="
+        )
+    domain = f"mtls.{universe}" if mtls else universe
     if api == "discoveryengine":
         prefix = f"{location}-" if location in _MULTI_REGIONS else ""
-        return f"{prefix}discoveryengine.{universe}"
-    return f"aiplatform.{universe}" if location == "global" else f"{location}-aiplatform.{universe}"
+        return f"{prefix}discoveryengine.{domain}"
+    return f"aiplatform.{domain}" if location == "global" else f"{location}-aiplatform.{domain}"
+
+
+def mtls_endpoint_mode(environ: Mapping[str, str]) -> str:
+    """`GOOGLE_API_USE_MTLS_ENDPOINT`: `auto` (the default), `never` or `always`.
+
+    `auto` uses the mutual-TLS host when a client certificate is in use, `always` uses it
+    whatever happens, `never` never does; anything else is an EndpointError.
+
+    >>> mtls_endpoint_mode({}), mtls_endpoint_mode({"GOOGLE_API_USE_MTLS_ENDPOINT": "Always"})
+    ('auto', 'always')
+    """
+    text = environ.get(MTLS_ENDPOINT_ENV, "").strip()
+    mode = text.lower() or "auto"
+    if mode not in _MTLS_MODES:
+        raise EndpointError(
+            f"{MTLS_ENDPOINT_ENV}={text!r}: set it to auto, never or always, "
+            f"e.g. {MTLS_ENDPOINT_ENV}=never"
+        )
+    return mode
 
 
 @dataclass(frozen=True)
@@ -118,6 +154,8 @@ def resolve_endpoints(
     tls_requested: bool = False,
     allow_remote_emulator: bool = False,
     credentials_universe: str | None = None,
+    universe_domain: str | None = None,
+    mtls: bool = False,
 ) -> Endpoints:
     """Picks the gRPC target and REST URL for `api`, and which of them carry credentials.
 
@@ -125,7 +163,9 @@ def resolve_endpoints(
     `explicit_credentials`: the user passed credentials; with `tls_requested` (root
     certificates or a client certificate) a loopback endpoint is TLS, not an emulator.
     `allow_remote_emulator` or `GROUNDWIRE_EMULATOR_ALLOW_REMOTE=1` lets an emulator be on
-    another machine. `credentials_universe` is the explicit credentials' universe domain.
+    another machine. `credentials_universe` is the explicit credentials' universe domain;
+    `universe_domain` the client's (beating `GOOGLE_CLOUD_UNIVERSE_DOMAIN`), which must
+    match it. `mtls` picks Google's mutual-TLS hosts when no endpoint is given.
     Raises EndpointError, naming the argument or variable, for anything malformed or unsafe.
 
     >>> resolve_endpoints("discoveryengine", "global", endpoint=None, rest_endpoint=None,
@@ -138,7 +178,7 @@ def resolve_endpoints(
     ...                   environ={"GROUNDWIRE_EMULATOR_HOST": "127.0.0.1:50051"}).grpc_target
     '127.0.0.1:50051'
     """
-    universe = _universe(environ, credentials_universe)
+    universe = _universe(environ, credentials_universe, universe_domain)
     allow_remote = allow_remote_emulator or _switch(environ, EMULATOR_ALLOW_REMOTE_ENV)
     tls = explicit_credentials or tls_requested
     emulator_grpc, emulator_rest = _emulator_routes(environ)
@@ -148,7 +188,7 @@ def resolve_endpoints(
     variables = [route.source for route in (emulator_grpc, emulator_rest) if route is not None]
     if variables or any(not route.tls for route in routes):
         return _emulator(grpc, rest, routes, variables, allow_remote, explicit_credentials)
-    host = default_host(api, location, universe)
+    host = default_host(api, location, universe, mtls=mtls and grpc is None and rest is None)
     if grpc is None and rest is None:
         grpc = _Route(f"{host}:443", (host,), True, "default")
         rest = _Route(f"https://{host}", (host,), True, "default")
@@ -192,13 +232,21 @@ def describes_emulator(
     return found.plaintext
 
 
-def _universe(environ: Mapping[str, str], credentials_universe: str | None) -> str:
-    configured = environ.get(UNIVERSE_DOMAIN_ENV, "").strip()
-    universe = check_universe_domain(configured, UNIVERSE_DOMAIN_ENV) if configured else None
+def _universe(
+    environ: Mapping[str, str], credentials_universe: str | None, universe_domain: str | None
+) -> str:
+    """The universe: the client's, else the variable's, else the credentials', else Google's.
+
+    A configured universe must be the credentials' own, as the official clients check.
+    """
+    source, configured = "universe_domain", (universe_domain or "").strip()
+    if not configured:
+        source, configured = UNIVERSE_DOMAIN_ENV, environ.get(UNIVERSE_DOMAIN_ENV, "").strip()
+    universe = check_universe_domain(configured, source) if configured else None
     if credentials_universe and universe and credentials_universe.lower() != universe:
         raise EndpointError(
             f"the credentials are for universe {credentials_universe!r}, but "
-            f"{UNIVERSE_DOMAIN_ENV}={configured!r}; use credentials of that universe"
+            f"{source}={configured!r}; use credentials of that universe"
         )
     return universe or (credentials_universe or DEFAULT_UNIVERSE).lower()
 

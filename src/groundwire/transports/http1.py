@@ -27,6 +27,8 @@ from groundwire.transports.tls import default_ssl_context
 IDLE_SECONDS = 30.0
 """How long an idle connection is kept; servers and proxies drop quiet ones after a while."""
 MAX_IDLE = 100
+MAX_CONNECTIONS = 100
+"""Connections open at once per origin by default; more requests wait for one to be free."""
 _CHUNK_BYTES = 65536
 
 
@@ -47,8 +49,9 @@ class ConnectionPool:
     """Keep-alive HTTP/1.1 connections to one origin, the most recently used reused first.
 
     Thread-safe: a request takes an idle connection or opens one, so threads run in parallel
-    on as many connections; a connection returns to the pool once its response has been read
-    to the end, and at most `max_idle` wait there. `ssl_context` (https) defaults to the
+    on up to `max_connections` (more wait for one to be free, within their timeout); a
+    connection returns to the pool once its response has been read to the end, and at most
+    `max_idle` wait there. `ssl_context` (https) defaults to the
     system's roots. A proxy from the environment carries https in a CONNECT tunnel, and
     http as requests for absolute URLs. A response body is cut off with `MessageTooLarge`
     past `max_response_bytes` once decompressed.
@@ -66,17 +69,23 @@ class ConnectionPool:
         port: int | None = None,
         *,
         ssl_context: ssl.SSLContext | None = None,
+        max_connections: int = MAX_CONNECTIONS,
         max_idle: int = MAX_IDLE,
         max_response_bytes: int = MAX_RESPONSE_BYTES,
     ) -> None:
+        if max_connections < 1:
+            raise ValueError("max_connections must be at least 1")
         self._route = route_to(scheme, host, port)
         self.max_response_bytes = max_response_bytes
         self.scheme, self.host, self.port = scheme, host, self._route.port
         self._ssl_context = ssl_context
+        self._max_connections = max_connections
         self._max_idle = max_idle
         self._idle: list[tuple[http.client.HTTPConnection, float]] = []
         self._active: set[http.client.HTTPConnection] = set()
+        self._opening = 0
         self._lock = threading.Lock()
+        self._room = threading.Condition(self._lock)  # notified when a connection is freed
         self._closed = False
 
     def request(
@@ -129,6 +138,7 @@ class ConnectionPool:
             self._closed = True
             idle, self._idle = self._idle, []
             active = list(self._active)
+            self._room.notify_all()
         for connection, _ in idle:
             connection.close()
         for connection in active:  # wakes a thread blocked reading, which then fails
@@ -139,17 +149,24 @@ class ConnectionPool:
     def _take(self, deadline: float | None) -> http.client.HTTPConnection:
         while True:
             with self._lock:
-                if self._closed:
-                    raise PoolClosed("the connection pool is closed")
+                self._wait_for_room(deadline)
                 if not self._idle:
+                    self._opening += 1
                     break
                 connection, since = self._idle.pop()
                 self._active.add(connection)
             if time.monotonic() - since < IDLE_SECONDS and not _dropped(connection.sock):
                 return connection
             self._discard(connection)
-        connection = self._open(deadline)
+        try:
+            connection = self._open(deadline)
+        except BaseException:
+            with self._lock:
+                self._opening -= 1
+                self._room.notify()
+            raise
         with self._lock:
+            self._opening -= 1
             closed = self._closed
             if not closed:
                 self._active.add(connection)
@@ -157,6 +174,20 @@ class ConnectionPool:
             connection.close()
             raise PoolClosed("the connection pool is closed")
         return connection
+
+    def _wait_for_room(self, deadline: float | None) -> None:
+        """Waits (holding the lock) until an idle connection or room for one more exists."""
+        while True:
+            if self._closed:
+                raise PoolClosed("the connection pool is closed")
+            if self._idle or len(self._active) + self._opening < self._max_connections:
+                return
+            left = None if deadline is None else deadline - time.monotonic()
+            if left is not None and left <= 0:
+                raise TimeoutError(
+                    f"all {self._max_connections} connections of the pool stayed busy"
+                )
+            self._room.wait(left)
 
     def _open(self, deadline: float | None) -> http.client.HTTPConnection:
         route = self._route
@@ -186,6 +217,7 @@ class ConnectionPool:
     def _give_back(self, connection: http.client.HTTPConnection) -> None:
         with self._lock:
             self._active.discard(connection)
+            self._room.notify()
             if not self._closed and len(self._idle) < self._max_idle:
                 self._idle.append((connection, time.monotonic()))
                 return
@@ -194,6 +226,7 @@ class ConnectionPool:
     def _discard(self, connection: http.client.HTTPConnection) -> None:
         with self._lock:
             self._active.discard(connection)
+            self._room.notify()
         connection.close()
 
 

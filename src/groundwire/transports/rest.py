@@ -179,6 +179,7 @@ class RestTransport:
     `base_url` is `https://host` (or `http://127.0.0.1:port` for a local emulator, without
     credentials). With credentials every call carries `Authorization: Bearer`, refreshed when
     it expires. `ssl_context` replaces the system's certificate checks (a corporate CA).
+    At most `max_connections` are open at once; more calls wait for one, within their timeout.
     HTTPS_PROXY (or ALL_PROXY) and NO_PROXY are honoured: through an http:// proxy the calls
     travel in a CONNECT tunnel, still TLS from end to end.
 
@@ -200,6 +201,7 @@ class RestTransport:
         *,
         credentials: Credentials | None,
         ssl_context: ssl.SSLContext | None = None,
+        max_connections: int = http1.MAX_CONNECTIONS,
         max_idle_connections: int = http1.MAX_IDLE,
         allow_remote_plaintext: bool = False,
         max_response_bytes: int = MAX_RESPONSE_BYTES,
@@ -215,6 +217,7 @@ class RestTransport:
             parts.hostname or "",
             parts.port,
             ssl_context=ssl_context,
+            max_connections=max_connections,
             max_idle=max_idle_connections,
             max_response_bytes=max_response_bytes,
         )

@@ -1,0 +1,197 @@
+"""Google's `client_options`, read without importing google-api-core: an object or a dict.
+
+Users of the official clients pass a `google.api_core.client_options.ClientOptions` (or a
+dict of its fields); groundwire reads the same fields by name, so api-core is needed only
+by whoever builds such an object. What each field does is decided in `_base`; this module
+only reads, checks and merges them with the constructor's own arguments.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+from groundwire.core.errors import InvalidArgument
+
+__all__ = [
+    "CREDENTIALS_FILE_WARNING",
+    "ConfigurationError",
+    "GoogleClientOptions",
+    "one_of",
+    "place_api_endpoint",
+    "read_client_options",
+]
+
+CertificateSource = Callable[[], tuple[bytes, bytes]]
+"""What `client_cert_source` is: a callable returning a (certificate chain, key) PEM pair."""
+
+_HONOURED = (
+    "api_endpoint",
+    "quota_project_id",
+    "universe_domain",
+    "scopes",
+    "api_audience",
+    "client_cert_source",
+    "credentials_file",
+)
+# Fields of api-core's ClientOptions that groundwire does not act on: refused when set.
+_REFUSED = {
+    "api_key": "API keys are not accepted by the grounding APIs; pass credentials=",
+    "client_encrypted_cert_source": "pass client_cert_source (an unencrypted PEM pair)",
+    "tracer_provider": "pass an interceptor to the client instead",
+}
+
+CREDENTIALS_FILE_WARNING = (
+    "client_options.credentials_file is deprecated because of a potential security risk: "
+    "google.auth.load_credentials_from_file does not validate the credential configuration, "
+    "so one accepted from a source that is not under your control can compromise your "
+    "systems. Load the credentials with the method for their type (for example "
+    "google.oauth2.service_account.Credentials.from_service_account_file) and pass "
+    "credentials=; see https://cloud.google.com/docs/authentication/external/"
+    "externally-sourced-credentials"
+)
+"""The warning of a `credentials_file`, as google-api-core gives it (DeprecationWarning)."""
+
+_T = TypeVar("_T")
+
+
+class ConfigurationError(InvalidArgument, ValueError):
+    """A constructor argument or client option that is malformed or conflicts with another.
+
+    A `GroundwireError` (INVALID_ARGUMENT, never retried), and a `ValueError` as the
+    official clients raise for the same mistakes; the message names both sides.
+    """
+
+
+@dataclass(frozen=True)
+class GoogleClientOptions:
+    """The `client_options` fields groundwire honours, checked (None: not given)."""
+
+    api_endpoint: str | None = None
+    quota_project_id: str | None = None
+    universe_domain: str | None = None
+    scopes: tuple[str, ...] | None = None
+    api_audience: str | None = None
+    client_cert_source: CertificateSource | None = None
+    credentials_file: str | None = None
+
+
+def read_client_options(options: object) -> GoogleClientOptions:
+    """Reads a `ClientOptions` (or any object with its attributes), a dict, or None.
+
+    A dict may hold only ClientOptions' field names, as api-core's `from_dict` demands.
+    Fields groundwire cannot honour (`api_key`, `client_encrypted_cert_source`,
+    `tracer_provider`) raise `ConfigurationError` when set rather than being ignored, and
+    a `credentials_file` gives google-api-core's DeprecationWarning.
+
+    Example:
+        >>> read_client_options({"api_endpoint": "eu-discoveryengine.googleapis.com"})
+        ... # doctest: +ELLIPSIS
+        GoogleClientOptions(api_endpoint='eu-discoveryengine.googleapis.com', ...)
+        >>> read_client_options({"endpoint": "x"})  # doctest: +ELLIPSIS
+        Traceback (most recent call last):
+        ...
+        groundwire.core.client_options.ConfigurationError: ... no field 'endpoint'; ...
+    """
+    if options is None:
+        return GoogleClientOptions()
+    if isinstance(options, Mapping):
+        unknown = [key for key in options if key not in _HONOURED and key not in _REFUSED]
+        if unknown:
+            raise ConfigurationError(
+                f"client_options has no field {unknown[0]!r}; the fields are {', '.join(_HONOURED)}"
+            )
+        fields: Mapping[str, Any] = options
+    else:
+        names = (*_HONOURED, *_REFUSED)
+        fields = {name: getattr(options, name, None) for name in names}
+    for name, advice in _REFUSED.items():
+        if fields.get(name) is not None:
+            raise ConfigurationError(f"client_options.{name} is not supported: {advice}")
+    read = GoogleClientOptions(
+        api_endpoint=_text(fields, "api_endpoint"),
+        quota_project_id=_text(fields, "quota_project_id"),
+        universe_domain=_text(fields, "universe_domain"),
+        scopes=_scopes(fields.get("scopes")),
+        api_audience=_text(fields, "api_audience"),
+        client_cert_source=_callable(fields.get("client_cert_source")),
+        credentials_file=_text(fields, "credentials_file"),
+    )
+    if read.credentials_file is not None:
+        warnings.warn(CREDENTIALS_FILE_WARNING, DeprecationWarning, stacklevel=4)
+    return read
+
+
+def one_of(name: str, value: _T | None, option: str, option_value: _T | None) -> _T | None:
+    """The value given by argument or by client option; ConfigurationError if both differ.
+
+    Example:
+        >>> one_of("quota_project", None, "client_options.quota_project_id", "billing")
+        'billing'
+    """
+    if value is not None and option_value is not None and value != option_value:
+        raise ConfigurationError(
+            f"{name}={value!r} and {option}={option_value!r} disagree; give only one of them"
+        )
+    return value if value is not None else option_value
+
+
+def place_api_endpoint(
+    api_endpoint: str | None,
+    endpoint: str | None,
+    rest_endpoint: str | None,
+    transport: str,
+) -> tuple[str | None, str | None]:
+    """(endpoint, rest_endpoint) with `client_options.api_endpoint` in its place.
+
+    It is the REST base URL when it is a URL or the transport is REST; else the gRPC
+    endpoint (and REST is derived from it, for a Google host). Given beside the argument
+    it stands for, it is a ConfigurationError.
+
+    Example:
+        >>> place_api_endpoint("https://eu-discoveryengine.googleapis.com", None, None, "auto")
+        (None, 'https://eu-discoveryengine.googleapis.com')
+    """
+    if api_endpoint is None:
+        return endpoint, rest_endpoint
+    as_rest = transport == "rest" or "://" in api_endpoint
+    name, given = ("rest_endpoint", rest_endpoint) if as_rest else ("endpoint", endpoint)
+    if given is not None:
+        raise ConfigurationError(
+            f"client_options.api_endpoint={api_endpoint!r} and {name}={given!r} both name "
+            f"the {'REST' if as_rest else 'gRPC'} endpoint; give only one of them"
+        )
+    return (endpoint, api_endpoint) if as_rest else (api_endpoint, rest_endpoint)
+
+
+def _text(fields: Mapping[str, Any], name: str) -> str | None:
+    value = fields.get(name)
+    if value is None:
+        return None
+    if not isinstance(value, str) or not value.strip():
+        raise ConfigurationError(f"client_options.{name} must be a non-empty string, got {value!r}")
+    return value.strip()
+
+
+def _scopes(value: object) -> tuple[str, ...] | None:
+    if value is None:
+        return None
+    if isinstance(value, Sequence) and not isinstance(value, str):
+        scopes = tuple(value)
+        if all(isinstance(scope, str) for scope in scopes):
+            return scopes
+    raise ConfigurationError(f"client_options.scopes must be a list of scope URLs, got {value!r}")
+
+
+def _callable(value: object) -> CertificateSource | None:
+    if value is None:
+        return None
+    if not callable(value):
+        raise ConfigurationError(
+            "client_options.client_cert_source must be a callable returning "
+            f"(certificate chain, private key) PEM bytes, got {value!r}"
+        )
+    source: CertificateSource = value
+    return source

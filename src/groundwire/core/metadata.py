@@ -1,0 +1,91 @@
+"""A call's extra `metadata=`: checked once, the same for gRPC metadata and REST headers.
+
+Both protocols carry the pairs as they are, so a key must be what both accept: lower-case
+ASCII letters, digits, `-`, `_` and `.`. A value is printable ASCII (no line breaks, which
+would split an HTTP header). Keys that the client or the transport sets itself are
+reserved: the routing header (`x-goog-request-params`, which says where the request goes
+and is derived from the request itself), `authorization` (credentials follow the rules of
+`credentials=`), and the framing headers. Another key the client sets too
+(`x-goog-user-project`, `x-goog-api-client`) is replaced by the call's value.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping
+
+from groundwire.core.errors import InvalidArgument, bad_request
+
+__all__ = ["RESERVED_KEYS", "Metadata", "MetadataLike", "with_metadata"]
+
+Metadata = tuple[tuple[str, str], ...]
+MetadataLike = Mapping[str, str] | Iterable[tuple[str, str]]
+"""What `metadata=` takes: a mapping, or (key, value) pairs as the official clients take."""
+
+RESERVED_KEYS = frozenset(
+    {
+        "x-goog-request-params",
+        "authorization",
+        "content-type",
+        "content-length",
+        "content-encoding",
+        "accept-encoding",
+        "transfer-encoding",
+        "connection",
+        "keep-alive",
+        "host",
+        "te",
+        "upgrade",
+        "user-agent",
+    }
+)
+"""Keys a call cannot set: the client or the transport sets them (see the module's text)."""
+
+_KEY = re.compile(r"[a-z0-9_.-]+")
+_VALUE = re.compile(r"[\x20-\x7e]*")
+
+
+def with_metadata(base: Metadata, extra: MetadataLike | None) -> Metadata:
+    """The client's metadata for a call, with the call's `extra` pairs checked and added.
+
+    A key the client already sets is replaced; a key given twice in `extra` is sent twice,
+    as gRPC allows. Raises InvalidArgument naming the first bad key.
+
+    Example:
+        >>> with_metadata((("x-goog-api-client", "gl-python"),), {"x-tenant": "blue"})
+        (('x-goog-api-client', 'gl-python'), ('x-tenant', 'blue'))
+        >>> with_metadata((), {"Authorization": "Bearer t"})  # doctest: +ELLIPSIS
+        Traceback (most recent call last):
+        ...
+        groundwire.core.errors.InvalidArgument: ... 'Authorization' must be lower-case ASCII...
+    """
+    if not extra:
+        return base
+    pairs = list(extra.items()) if isinstance(extra, Mapping) else list(extra)
+    checked = [_checked(pair) for pair in pairs]
+    keys = {key for key, _ in checked}
+    return (*(pair for pair in base if pair[0] not in keys), *checked)
+
+
+def _checked(pair: object) -> tuple[str, str]:
+    if not isinstance(pair, tuple) or len(pair) != 2:
+        raise InvalidArgument(f"metadata must be a mapping or (key, value) pairs, got {pair!r}")
+    key, value = pair
+    if not isinstance(key, str) or not _KEY.fullmatch(key):
+        raise _bad(
+            key,
+            f"metadata key {key!r} must be lower-case ASCII letters, digits, '-', '_' or '.'",
+        )
+    if key in RESERVED_KEYS or key.startswith("grpc-"):
+        raise _bad(key, f"metadata key {key!r} is set by the client itself and cannot be given")
+    if key.endswith("-bin"):
+        raise _bad(key, f"metadata key {key!r}: binary metadata cannot travel over REST")
+    if not isinstance(value, str) or not _VALUE.fullmatch(value):
+        raise _bad(
+            key, f"metadata value of {key!r} must be printable ASCII text, without line breaks"
+        )
+    return key, value
+
+
+def _bad(key: object, message: str) -> InvalidArgument:
+    return bad_request([(f"metadata[{key!r}]", message)], message)
