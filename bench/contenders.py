@@ -81,6 +81,7 @@ class Contender:
     asynchronous: bool
     workloads: tuple[str, ...]
     validate: bool = False
+    observed: bool = False  # with one interceptor that counts attempts and outcomes
 
 
 CONTENDERS = (
@@ -89,6 +90,7 @@ CONTENDERS = (
     Contender(
         "groundwire-grpc-validate", "groundwire", "grpc", False, GRPC_WORKLOADS, validate=True
     ),
+    Contender("groundwire-grpc-observed", "groundwire", "grpc", False, ("score",), observed=True),
     Contender("official-grpc", "official", "grpc", False, GRPC_WORKLOADS),
     Contender("official-grpc-async", "official", "grpc", True, GRPC_WORKLOADS),
     Contender("stub-grpc", "stub", "grpc", False, GRPC_WORKLOADS),
@@ -98,6 +100,34 @@ CONTENDERS = (
     Contender("official-rest", "official", "rest", False, REST_WORKLOADS),
 )
 BY_NAME = {contender.name: contender for contender in CONTENDERS}
+
+
+def _interceptors(contender: Contender) -> list[Any]:
+    """One interceptor observing every attempt and outcome, for the `observed` contender."""
+    if not contender.observed:
+        return []
+    from groundwire.interceptors import Attempt, CallInfo, Outcome
+
+    class Counting:
+        """Counts attempts and outcomes: the least an interceptor that observes does."""
+
+        def __init__(self) -> None:
+            self.attempts = 0
+            self.outcomes = 0
+
+        def start(self, call: CallInfo) -> Counting:
+            return self
+
+        def metadata(self) -> tuple[tuple[str, str], ...]:
+            return ()
+
+        def on_attempt(self, attempt: Attempt) -> None:
+            self.attempts += 1
+
+        def on_finish(self, outcome: Outcome) -> None:
+            self.outcomes += 1
+
+    return [Counting()]
 
 
 @functools.cache
@@ -191,6 +221,7 @@ def groundwire_sync(
         endpoint=endpoint[0],
         rest_endpoint=endpoint[1],
         validate=contender.validate,
+        interceptors=_interceptors(contender),
     )
     return (lambda: client.check_grounding(answer, facts)), client.close
 

@@ -19,6 +19,7 @@ COMPARISONS = (
 )
 """(row label, ours, theirs): each row of the ratio tables."""
 VALIDATED, UNVALIDATED = "groundwire-grpc-validate", "groundwire-grpc"
+OBSERVED = "groundwire-grpc-observed"
 INFLIGHTS = (1, 64)
 
 
@@ -98,9 +99,32 @@ def _throughput(found: dict[str, Any]) -> list[str]:
                 (
                     workload,
                     *(ratio(found, workload, VALIDATED, UNVALIDATED, n) for n in INFLIGHTS),
-                    *(_cpu_added(found, workload, n) for n in INFLIGHTS),
+                    *(_cpu_added(found, workload, n, VALIDATED) for n in INFLIGHTS),
                 )
                 for workload in workloads
+            ],
+        ),
+        "",
+        "### The cost of an interceptor (sync gRPC, score workload)",
+        "",
+        "Every other groundwire row runs with no interceptors (the empty chain: one `None` "
+        "check per call). `groundwire-grpc-observed` has one interceptor that counts each "
+        "attempt and outcome.",
+        "",
+        table(
+            (
+                "workload",
+                "calls/s ratio @1",
+                "calls/s ratio @64",
+                "client CPU µs/call added @1",
+                "client CPU µs/call added @64",
+            ),
+            [
+                (
+                    "score",
+                    *(ratio(found, "score", OBSERVED, UNVALIDATED, n) for n in INFLIGHTS),
+                    *(_cpu_added(found, "score", n, OBSERVED) for n in INFLIGHTS),
+                )
             ],
         ),
     ]
@@ -161,12 +185,13 @@ def _cpu_saving(
     return cpu_ratio(found, workload, theirs, ours, inflight)
 
 
-def _cpu_added(found: dict[str, Any], workload: str, inflight: int) -> float | None:
-    validated = summary(found, VALIDATED, workload, inflight)
-    unvalidated = summary(found, UNVALIDATED, workload, inflight)
-    if validated is None or unvalidated is None:
+def _cpu_added(found: dict[str, Any], workload: str, inflight: int, variant: str) -> float | None:
+    """The client CPU µs per call `variant` adds to plain `groundwire-grpc`."""
+    varied = summary(found, variant, workload, inflight)
+    plain = summary(found, UNVALIDATED, workload, inflight)
+    if varied is None or plain is None:
         return None
-    return float(validated["client_cpu_us_per_call"] - unvalidated["client_cpu_us_per_call"])
+    return float(varied["client_cpu_us_per_call"] - plain["client_cpu_us_per_call"])
 
 
 def _imports(found: dict[str, Any]) -> list[str]:
