@@ -6,6 +6,7 @@ wait; everything they decide, they decide here.
 
 from __future__ import annotations
 
+import logging
 import os
 import random
 from typing import TYPE_CHECKING, Any
@@ -19,12 +20,14 @@ from groundwire.core.endpoints import (
     resolve_endpoints,
     user_agent,
 )
-from groundwire.core.errors import ClientClosed, Unauthenticated
+from groundwire.core.errors import ClientClosed, ClientForked, Unauthenticated
 from groundwire.core.offsets import OffsetUnit
 from groundwire.core.retry import Retrying, RetryPolicy
 
 if TYPE_CHECKING:
     from google.auth.credentials import Credentials
+
+logger = logging.getLogger("groundwire")
 
 DEFAULT_TIMEOUT = 60.0
 DEFAULT_RETRY = RetryPolicy()
@@ -136,6 +139,7 @@ class _Settings:
                 "(by argument or emulator variable), and the other protocol is derived only "
                 "from a Google host"
             )
+        grpc_target = _grpc_after_fork(grpc_target, rest_base_url, asynchronous)
         grpc_transport = rest_transport = None
         if grpc_target is not None:
             grpc_class = _transport_class(
@@ -171,6 +175,27 @@ class _Settings:
             )
             return auto_class(grpc_transport, rest_transport, cooldown=self.fallback_cooldown)
         return grpc_transport or rest_transport
+
+
+def _grpc_after_fork(
+    grpc_target: str | None, rest_base_url: str | None, asynchronous: bool
+) -> str | None:
+    """The gRPC target, unless gRPC is unsafe in this forked process: then REST alone.
+
+    Raises ClientForked when there is no REST to use instead.
+    """
+    from groundwire.transports.lifetime import grpc_refusal
+
+    refusal = grpc_refusal(asynchronous=asynchronous)
+    if grpc_target is None or refusal is None:
+        return grpc_target
+    if rest_base_url is None:
+        raise ClientForked(
+            f"{refusal}; use transport='rest' (or 'auto') in this process, or fork while "
+            "no gRPC call is in flight (and no async client is open)"
+        )
+    logger.warning("%s; using REST in this process", refusal)
+    return None
 
 
 def _universe_of(credentials: Credentials | None) -> str | None:
