@@ -108,6 +108,9 @@ class AsyncGroundingClient(ClientBase):
         if loop is not self._loop or self._forks != lifetime.forks:
             for stale in self._move_to(loop):
                 await stale.close()
+        found = self._transports.get(api)
+        if found is not None and not self._settings.closed:
+            return found
         async with self._lock:
             if self._settings.closed:
                 raise ClientClosed("this client is closed; create a new one")
