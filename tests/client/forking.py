@@ -2,7 +2,8 @@
 
 A fresh interpreter holds no gRPC state from other tests, so what a scenario shows is the
 client's doing. It prints one JSON object; a child that hangs is killed by its alarm and
-reported as died, so a hang fails the test instead of stopping the suite.
+reported as died, so a hang fails the test instead of stopping the suite. The embedded
+emulator runs in a spawned process, as a real server runs apart from its clients.
 """
 
 from __future__ import annotations
@@ -170,11 +171,34 @@ def pool(emu: Emulator, transport: str) -> dict[str, Any]:
 SCENARIOS = {"idle": idle, "busy": busy, "async": async_after_fork, "pool": pool}
 
 
-def main() -> None:
-    """Runs the scenario named on the command line against an embedded emulator."""
-    name, transport = sys.argv[1], sys.argv[2]
+def _serve(addresses: Any, stop: Any) -> None:
+    """Runs an embedded emulator until `stop` is set, sending its addresses first."""
     with emulator() as emu:
+        addresses.put((emu.grpc_address, emu.http_url))
+        stop.wait(120)
+
+
+def main() -> None:
+    """Runs the scenario named on the command line against an embedded emulator.
+
+    The emulator runs in a process of its own: a gRPC server in the forking process makes
+    gRPC unsafe in its children (see `groundwire.transports.lifetime`).
+    """
+    name, transport = sys.argv[1], sys.argv[2]
+    if name == "hosting":  # the emulator in this very process, as a test or notebook has it
+        with emulator() as emu:
+            print(json.dumps(idle(emu, transport)), flush=True)
+        return
+    spawn = multiprocessing.get_context("spawn")
+    addresses, stop = spawn.Queue(), spawn.Event()
+    server = spawn.Process(target=_serve, args=(addresses, stop), daemon=True)
+    server.start()
+    try:
+        emu = Emulator(*addresses.get(timeout=60))
         print(json.dumps(SCENARIOS[name](emu, transport)), flush=True)
+    finally:
+        stop.set()
+        server.join(30)
 
 
 if __name__ == "__main__":

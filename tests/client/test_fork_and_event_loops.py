@@ -79,6 +79,17 @@ def test_without_grpc_fork_support_a_child_uses_rest_or_gets_the_typed_error() -
 
 
 @pytest.mark.timeout(120)
+def test_a_child_of_a_process_running_the_embedded_emulator_keeps_off_grpc() -> None:
+    refused = scenario("hosting", "grpc")
+    assert refused["child"].startswith(
+        "ClientForked: FAILED_PRECONDITION: this process was forked while it ran a gRPC server"
+    )
+    assert refused["parent"] == "ok"
+    auto = scenario("hosting", "auto")
+    assert auto == {"child": "ok, RestTransport, shares 0", "parent": "ok"}
+
+
+@pytest.mark.timeout(120)
 @pytest.mark.parametrize(
     ("transport", "child"),
     [

@@ -10,8 +10,10 @@ builds new transports.
 gRPC's core survives a fork only when its fork handlers ran: measured with grpcio 1.72 and
 1.85, a new channel in the child works when no gRPC call was in flight at the fork, but
 hangs or crashes in about one child in three otherwise, every time with
-`GRPC_ENABLE_FORK_SUPPORT=false`, and grpc.aio fails in the child while the parent has a
-grpc.aio channel open. `grpc_refusal` says why gRPC cannot be used in this process, if so.
+`GRPC_ENABLE_FORK_SUPPORT=false`; with 1.72, a child's gRPC also stops the parent's calls
+when the parent runs a gRPC server (the embedded emulator); and grpc.aio fails in the child
+while the parent has a grpc.aio channel open. `grpc_refusal` says why gRPC cannot be used
+in this process, if so.
 """
 
 from __future__ import annotations
@@ -28,6 +30,9 @@ may have held it at the fork)."""
 
 grpc_calls: set[object] = set()
 """A token per blocking gRPC call in flight in this process (`GrpcTransport` adds them)."""
+
+grpc_servers: set[object] = set()
+"""The gRPC servers running in this process, by id (the embedded emulator adds its own)."""
 
 aio_channels: set[object] = set()
 """The grpc.aio channels open in this process (`AsyncGrpcTransport` adds them)."""
@@ -68,6 +73,11 @@ def _after_fork_in_child() -> None:
                 "this process was forked with GRPC_ENABLE_FORK_SUPPORT=false, and gRPC "
                 "cannot work in a forked child without its fork handlers"
             )
+        elif grpc_servers:
+            _refusal = (
+                "this process was forked while it ran a gRPC server (an embedded emulator), "
+                "and gRPC is not safe in a child forked then (it may hang, or stop the parent's)"
+            )
         elif grpc_calls:
             _refusal = (
                 "this process was forked while a gRPC call was in flight, and gRPC is not "
@@ -79,6 +89,7 @@ def _after_fork_in_child() -> None:
             "not work in such a child"
         )
     grpc_calls.clear()
+    grpc_servers.clear()
     aio_channels.clear()
 
 
