@@ -82,7 +82,11 @@ def calls(client: GroundingClient, count: int = 3) -> str:
 
 
 def idle(emu: Emulator, transport: str) -> dict[str, Any]:
-    """A client used, then forked while idle: the child calls, then the parent again."""
+    """A client used, then forked while idle: the child calls, then the parent again.
+
+    The child reports how many of the parent's REST connections it used; the parent,
+    whether it still has the same ones.
+    """
     client = emu.client(transport=transport, timeout=10)
     calls(client)
     rest_port = int(emu.http_url.rsplit(":", 1)[1])
@@ -95,8 +99,9 @@ def idle(emu: Emulator, transport: str) -> dict[str, Any]:
 
     outcome = in_child(child)
     parent = calls(client)
+    kept = connections_to(rest_port) == parents  # the child's leaving closed none of them
     client.close()
-    return {"child": outcome, "parent": parent}
+    return {"child": outcome, "parent": f"{parent}, {'kept' if kept else 'reconnected'}"}
 
 
 def busy(emu: Emulator, transport: str) -> dict[str, Any]:
