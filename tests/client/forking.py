@@ -131,6 +131,19 @@ def busy(emu: Emulator, transport: str) -> dict[str, Any]:
     return {"child": outcome, "parent": parent}
 
 
+def streaming(emu: Emulator, transport: str) -> dict[str, Any]:
+    """A fork while this very thread holds a gRPC stream open, half read."""
+    client = emu.client(transport=transport, timeout=10)
+    stream = client.stream_generate_grounded_content("Where is Paris?", facts=FACTS)
+    next(stream)
+    outcome = in_child(lambda: f"{calls(client, 1)}, {carrier(client)}")
+    for _ in stream:
+        pass
+    parent = calls(client)
+    client.close()
+    return {"child": outcome, "parent": parent}
+
+
 def async_after_fork(emu: Emulator, transport: str) -> dict[str, Any]:
     """An async client used (and left open) in the parent, then in a forked child."""
     client = emu.async_client(transport=transport, timeout=10)
@@ -173,7 +186,13 @@ def pool(emu: Emulator, transport: str) -> dict[str, Any]:
     return {"child": sorted(set(outcomes)), "parent": parent}
 
 
-SCENARIOS = {"idle": idle, "busy": busy, "async": async_after_fork, "pool": pool}
+SCENARIOS = {
+    "idle": idle,
+    "busy": busy,
+    "streaming": streaming,
+    "async": async_after_fork,
+    "pool": pool,
+}
 
 
 def _serve(addresses: Any, stop: Any) -> None:

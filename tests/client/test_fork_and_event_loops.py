@@ -71,6 +71,16 @@ def test_a_child_forked_during_a_grpc_call_calls_over_rest(transport: str) -> No
 
 
 @pytest.mark.timeout(120)
+def test_a_stream_left_open_across_the_fork_keeps_the_child_off_grpc() -> None:
+    refused = scenario("streaming", "grpc")
+    assert refused["child"].startswith(
+        "ClientForked: FAILED_PRECONDITION: this process was forked while a gRPC call"
+    )
+    assert refused["parent"] == "ok"
+    assert scenario("streaming", "auto") == {"child": "ok, RestTransport", "parent": "ok"}
+
+
+@pytest.mark.timeout(120)
 def test_without_grpc_fork_support_a_child_uses_rest_or_gets_the_typed_error() -> None:
     refused = scenario("idle", "grpc", GRPC_ENABLE_FORK_SUPPORT="false")["child"]
     assert refused.startswith("ClientForked: FAILED_PRECONDITION: this process was forked with")
