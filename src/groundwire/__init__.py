@@ -24,6 +24,8 @@ _EXPORTS = {
     "AlreadyExists": "groundwire.core.errors",
     "Cancelled": "groundwire.core.errors",
     "ClientClosed": "groundwire.core.errors",
+    "ClientForked": "groundwire.core.errors",
+    "WrongEventLoop": "groundwire.core.errors",
     "DataLoss": "groundwire.core.errors",
     "DeadlineExceeded": "groundwire.core.errors",
     "FailedPrecondition": "groundwire.core.errors",
@@ -59,6 +61,7 @@ __all__ = [
     "Chunk",
     "Claim",
     "ClientClosed",
+    "ClientForked",
     "ConfigurationError",
     "ConnectionFailure",
     "CorroboratedClaim",
@@ -84,6 +87,7 @@ __all__ = [
     "Unavailable",
     "Unimplemented",
     "Unknown",
+    "WrongEventLoop",
     "__version__",
 ]
 
@@ -97,6 +101,7 @@ if TYPE_CHECKING:
         AlreadyExists,
         Cancelled,
         ClientClosed,
+        ClientForked,
         DataLoss,
         DeadlineExceeded,
         FailedPrecondition,
@@ -113,6 +118,7 @@ if TYPE_CHECKING:
         Unavailable,
         Unimplemented,
         Unknown,
+        WrongEventLoop,
     )
     from groundwire.core.limits import PoolLimits
     from groundwire.core.results import (

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 import enum
+import logging
 import os
 import random
 import ssl
@@ -44,7 +45,7 @@ from groundwire.core.endpoints import (
     resolve_endpoints,
     user_agent,
 )
-from groundwire.core.errors import ClientClosed, GroundwireError
+from groundwire.core.errors import ClientClosed, ClientForked, GroundwireError
 from groundwire.core.limits import PoolLimits
 from groundwire.core.metadata import MetadataLike, with_metadata
 from groundwire.core.offsets import OffsetUnit
@@ -54,6 +55,8 @@ from groundwire.logs import call_logging
 
 if TYPE_CHECKING:
     from google.auth.credentials import Credentials
+
+logger = logging.getLogger("groundwire")
 
 DEFAULT_TIMEOUT = 60.0
 DEFAULT_RETRY = RetryPolicy()
@@ -209,6 +212,7 @@ class _Settings:
                 "(by argument or emulator variable), and the other protocol is derived only "
                 "from a Google host"
             )
+        grpc_target = _grpc_after_fork(grpc_target, rest_base_url, asynchronous)
         grpc_transport = rest_transport = None
         if grpc_target is not None:
             grpc_class = _transport_class(
@@ -256,6 +260,27 @@ def _host_of(found: Endpoints) -> str:
     if found.grpc_target is not None:
         return found.grpc_target.rpartition(":")[0] or found.grpc_target
     return urllib.parse.urlsplit(found.rest_base_url or "").hostname or ""
+
+
+def _grpc_after_fork(
+    grpc_target: str | None, rest_base_url: str | None, asynchronous: bool
+) -> str | None:
+    """The gRPC target, unless gRPC is unsafe in this forked process: then REST alone.
+
+    Raises ClientForked when there is no REST to use instead.
+    """
+    from groundwire.transports.lifetime import grpc_refusal
+
+    refusal = grpc_refusal(asynchronous=asynchronous)
+    if grpc_target is None or refusal is None:
+        return grpc_target
+    if rest_base_url is None:
+        raise ClientForked(
+            f"{refusal}; use transport='rest' (or 'auto') in this process, or fork while "
+            "no gRPC call is in flight (and no async client is open)"
+        )
+    logger.warning("%s; using REST in this process", refusal)
+    return None
 
 
 def _transport_class(name: str) -> Any:

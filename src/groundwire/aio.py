@@ -10,12 +10,13 @@ from google.protobuf import message
 
 from groundwire._base import CLIENT_RETRY, ClientBase, RetryArgument, with_call_metadata
 from groundwire.core import calls
-from groundwire.core.errors import ClientClosed, GroundwireError
+from groundwire.core.errors import ClientClosed, GroundwireError, WrongEventLoop
 from groundwire.core.metadata import MetadataLike
 from groundwire.core.requests import FactLike, TurnLike
 from groundwire.core.results import CheckGroundingResult, CorroborationResult, GenerateResult
 from groundwire.interceptors import RunningCall, first_request
 from groundwire.logs import log_retry
+from groundwire.transports import lifetime
 
 ResultT = TypeVar("ResultT")
 
@@ -31,6 +32,11 @@ class AsyncGroundingClient(ClientBase):
 
     See `groundwire.GroundingClient` for what each argument does.
     """
+
+    _forks = 0
+    """`lifetime.forks` when this client's transports were made: another count means a fork."""
+    _loop: asyncio.AbstractEventLoop | None = None
+    """The event loop the transports belong to (None: none made yet)."""
 
     @staticmethod
     def _new_lock() -> asyncio.Lock:
@@ -115,6 +121,13 @@ class AsyncGroundingClient(ClientBase):
             raise self._explained(error, None) from error.__cause__
 
     async def _transport(self, api: str) -> AsyncTransport:
+        loop = asyncio.get_running_loop()
+        if loop is not self._loop or self._forks != lifetime.forks:
+            for stale in self._move_to(loop):
+                await stale.close()
+        found = self._transports.get(api)
+        if found is not None and not self._settings.closed:
+            return found
         async with self._lock:
             if self._settings.closed:
                 raise ClientClosed("this client is closed; create a new one")
@@ -129,6 +142,34 @@ class AsyncGroundingClient(ClientBase):
                     asynchronous=True,
                 )
             return found
+
+    def _move_to(self, loop: asyncio.AbstractEventLoop) -> list[AsyncTransport]:
+        """Binds the client to `loop`; returns the transports of the previous loop to close.
+
+        Connections belong to the event loop that opened them. Once that loop has stopped
+        (`asyncio.run` again), the next loop gets new ones; while it still runs (another
+        thread), `WrongEventLoop`. In a forked child the parent's transports are left
+        untouched (see `transports.lifetime`) and nothing is returned to close.
+        """
+        with lifetime.lock:
+            if self._forks != lifetime.forks:
+                for inherited in self._transports.values():
+                    lifetime.leave_behind(inherited)
+                self._transports = {}
+                self._settings.random.seed()
+                self._forks, self._loop = lifetime.forks, None
+            previous = self._loop
+            if previous is loop:
+                return []
+            if previous is not None and self._transports and previous.is_running():
+                raise WrongEventLoop(
+                    "this AsyncGroundingClient's connections belong to another event loop, "
+                    "which is still running: create one client per event loop (or thread)"
+                )
+            stale, self._transports = list(self._transports.values()), {}
+            self._lock = asyncio.Lock()
+            self._loop = loop
+            return stale
 
     async def _run(
         self,

@@ -17,6 +17,7 @@ from groundwire.core.requests import FactLike, TurnLike
 from groundwire.core.results import CheckGroundingResult, CorroborationResult, GenerateResult
 from groundwire.interceptors import RunningCall, first_request
 from groundwire.logs import log_retry
+from groundwire.transports import lifetime
 
 ResultT = TypeVar("ResultT")
 
@@ -108,6 +109,9 @@ class GroundingClient(ClientBase):
     `x-goog-request-params`, `authorization` and framing headers are reserved) and
     `retry=` (a `RetryPolicy` for this call, or None for no retries).
     """
+
+    _forks = 0
+    """`lifetime.forks` when this client's transports were made: another count means a fork."""
 
     @staticmethod
     def _new_lock() -> threading.Lock:
@@ -234,6 +238,11 @@ class GroundingClient(ClientBase):
     # -- plumbing ----------------------------------------------------------------------------
 
     def _transport(self, api: str) -> Transport:
+        if self._forks != lifetime.forks:  # a forked child: the transports are the parent's
+            self._leave_parent()
+        found = self._transports.get(api)
+        if found is not None and not self._settings.closed:
+            return found
         with self._lock:
             if self._settings.closed:
                 raise ClientClosed("this client is closed; create a new one")
@@ -243,6 +252,23 @@ class GroundingClient(ClientBase):
                     api, self._config.location, self._config.quota_project, asynchronous=False
                 )
             return found
+
+    def _leave_parent(self) -> None:
+        """In a forked child: lets go of the parent's transports, to build this process's own.
+
+        Nothing is sent on, shut down or released of what the parent still uses (see
+        `transports.lifetime`); the lock, which a parent's thread may have held, is new, and
+        the retry jitter is reseeded, so that children do not retry in step.
+        """
+        with lifetime.lock:
+            if self._forks == lifetime.forks:
+                return
+            inherited, self._transports = list(self._transports.values()), {}
+            self._lock = threading.Lock()
+            self._settings.random.seed()
+            for transport in inherited:
+                transport.abandon()
+            self._forks = lifetime.forks
 
     def _run(
         self,

@@ -64,6 +64,9 @@ class Counted:
     def close(self) -> None:
         self.inner.close()
 
+    def abandon(self) -> None:
+        self.inner.abandon()
+
 
 def warnings(caplog: pytest.LogCaptureFixture) -> list[str]:
     return [
@@ -258,6 +261,9 @@ class RefusedAfter:
     def close(self) -> None:
         pass
 
+    def abandon(self) -> None:
+        pass
+
 
 class TimedRest:
     """A REST transport that answers at once and notes the timeout of every call."""
@@ -283,6 +289,9 @@ class TimedRest:
         return canned.stream_responses(requests)
 
     def close(self) -> None:
+        pass
+
+    def abandon(self) -> None:
         pass
 
 

@@ -295,6 +295,29 @@ class ClientClosed(Cancelled, RuntimeError):
     permanent = True
 
 
+class ClientForked(FailedPrecondition, RuntimeError):
+    """gRPC cannot be used in this forked process (see the message for why); never retried.
+
+    A client created before `os.fork()` rebuilds its connections in the child, but gRPC's
+    core does not survive a fork while a gRPC call is in flight (or with
+    `GRPC_ENABLE_FORK_SUPPORT=false`, or grpc.aio with an open channel). `transport="auto"`
+    then uses REST in that child; `transport="grpc"` raises this. Fork before the first
+    call, close the client before forking, or use REST in the child.
+    """
+
+    permanent = True
+
+
+class WrongEventLoop(FailedPrecondition, RuntimeError):
+    """An `AsyncGroundingClient` is in use on another event loop that is still running.
+
+    Its connections belong to one loop at a time: after that loop has ended it moves to the
+    next one by itself, but two loops running at once need a client each. Never retried.
+    """
+
+    permanent = True
+
+
 def error_type_for(code: int) -> type[GroundwireError]:
     """The error class for a status code; codes outside 1..16 (and OK) give Unknown.
 

@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING
 
 from groundwire.emulator.faults import FaultPolicy
 from groundwire.emulator.limits import Limits
+from groundwire.transports import lifetime
 
 if TYPE_CHECKING:
     from groundwire.emulator.grpc_server import GrpcServer
@@ -75,6 +76,7 @@ class Servers:
         """Stops accepting calls, waits up to `grace` seconds for running ones, then returns."""
         stopping = asyncio.run_coroutine_threadsafe(self._stop(grace), self._loop)
         stopping.result(timeout=grace + 10)
+        lifetime.grpc_servers.discard(id(self))
 
     async def _stop(self, grace: float) -> None:
         await asyncio.gather(self._grpc.stop(grace), self._http.close(grace))
@@ -107,7 +109,9 @@ def start_servers(
     starting = asyncio.run_coroutine_threadsafe(
         _start(host, grpc_port, http_port, faults, limits or Limits(), reuse_port), loop
     )
-    return starting.result(timeout=STARTUP_TIMEOUT_SECONDS)
+    servers = starting.result(timeout=STARTUP_TIMEOUT_SECONDS)
+    lifetime.grpc_servers.add(id(servers))  # gRPC is not safe in a child forked while it runs
+    return servers
 
 
 def _event_loop() -> asyncio.AbstractEventLoop:

@@ -86,6 +86,8 @@ class Connection(asyncio.Protocol):
         """Ends the connection: the request on it (now or later) raises `error`."""
         if self._failure is None:
             self._failure = error
+        if self._loop.is_closed():
+            return  # nothing waits on a closed loop; asyncio frees the socket once collected
         self._wake()
         if self.transport is not None:
             self.transport.abort()

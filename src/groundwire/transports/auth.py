@@ -111,6 +111,13 @@ class TokenRequest(auth_transport.Request):
         for pool in pools:
             pool.close()
 
+    def abandon(self) -> None:
+        """Closes, in this process only, connections inherited across `os.fork()`."""
+        pools, self._pools = list(self._pools.values()), {}
+        self._lock = threading.Lock()  # a thread of the parent's may have held it
+        for pool in pools:
+            pool.abandon()
+
     def _pool(self, parts: urllib.parse.SplitResult) -> ConnectionPool:
         from groundwire.transports.http1 import ConnectionPool
 

@@ -178,6 +178,11 @@ class AutoTransport:
         finally:
             self.rest.close()
 
+    def abandon(self) -> None:
+        """Lets go of both transports inherited across `os.fork()` (see `Transport.abandon`)."""
+        self.grpc.abandon()
+        self.rest.abandon()
+
 
 class AsyncAutoTransport:
     """`AutoTransport` for asyncio: gRPC with a fallback to REST, from one event loop."""

@@ -64,6 +64,14 @@ class Transport(Protocol):
         """Closes the connections; calls in flight and later calls fail with `ClientClosed`."""
         ...
 
+    def abandon(self) -> None:
+        """Lets go of connections inherited across `os.fork()`, in the child.
+
+        Nothing is sent on them and nothing the parent still uses is shut down: the parent
+        keeps its calls and connections. The transport cannot be used afterwards.
+        """
+        ...
+
 
 class AsyncTransport(Protocol):
     """An asyncio transport (gRPC or REST), bound to the event loop it is first used on."""

@@ -20,6 +20,7 @@ from google.protobuf.message import Message
 from groundwire.core.apis import Method
 from groundwire.core.endpoints import is_loopback
 from groundwire.core.errors import ClientClosed, GroundwireError, MessageTooLarge, error_from_status
+from groundwire.transports import lifetime
 from groundwire.transports.auth import TokenRequest
 from groundwire.transports.base import ConnectionFailure, Metadata, refuse_plaintext
 
@@ -328,6 +329,8 @@ class GrpcTransport:
         call = self._unary_calls.get(method.grpc_path)
         if call is None:
             call = self._unary_call(method)
+        in_flight = object()  # a fork now leaves gRPC unsafe in the child: lifetime knows
+        lifetime.grpc_calls.add(in_flight)
         try:
             timeout = self._connect(timeout)
             return call(request, timeout=timeout, metadata=metadata)  # type: ignore[arg-type]
@@ -337,6 +340,8 @@ class GrpcTransport:
             if self._closed:
                 raise client_closed() from None
             raise
+        finally:
+            lifetime.grpc_calls.discard(in_flight)
 
     def stream(
         self,
@@ -356,11 +361,14 @@ class GrpcTransport:
         if call is None:
             call = self._stream_call(method)
         reader = RequestReader(requests)
+        in_flight = object()  # until the stream ends, a fork leaves gRPC unsafe in the child
+        lifetime.grpc_calls.add(in_flight)
         try:
             timeout = self._connect(timeout)
             responses = call(reader, timeout=timeout, metadata=metadata)  # type: ignore[arg-type]
-        except ValueError:  # "Cannot invoke RPC on closed channel!"
-            if self._closed:
+        except BaseException as error:
+            lifetime.grpc_calls.discard(in_flight)
+            if isinstance(error, ValueError) and self._closed:  # "RPC on closed channel!"
                 raise client_closed() from None
             raise
         failed: GroundwireError | None = None
@@ -370,6 +378,7 @@ class GrpcTransport:
             failed = self._error(error)
         finally:
             responses.cancel()  # type: ignore[no-untyped-call]
+            lifetime.grpc_calls.discard(in_flight)
         reader.raise_failure()  # outside the handler: the caller's error, not chained to ours
         if failed is not None:
             raise failed
@@ -380,6 +389,18 @@ class GrpcTransport:
         self._channel.close()
         if self._token_request is not None:
             self._token_request.close()
+
+    def abandon(self) -> None:
+        """Lets go of a channel inherited across `os.fork()` without touching it.
+
+        gRPC's core may hang or crash when a child uses, closes or even releases its
+        parent's channel, so the channel stays referenced, unused, until the child ends;
+        the token adapter's sockets are closed in the child only, sending nothing.
+        """
+        self._closed = True
+        lifetime.leave_behind(self._channel)
+        if self._token_request is not None:
+            self._token_request.abandon()
 
     def _unary_call(self, method: Method) -> grpc.UnaryUnaryMultiCallable[Message, Message]:
         call: grpc.UnaryUnaryMultiCallable[Message, Message] = self._channel.unary_unary(

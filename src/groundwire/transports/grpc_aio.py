@@ -12,6 +12,7 @@ from google.protobuf.message import Message
 
 from groundwire.core.apis import Method
 from groundwire.core.errors import GroundwireError, Internal
+from groundwire.transports import lifetime
 from groundwire.transports.base import Metadata, as_async_iterator
 from groundwire.transports.grpc import (
     SETTLED,
@@ -164,6 +165,7 @@ class AsyncGrpcTransport:
         self._unary_calls.clear()
         self._stream_calls.clear()
         if channel is not None:
+            lifetime.aio_channels.discard(channel)
             await channel.close(grace=None)
         if self._token_request is not None:
             self._token_request.close()
@@ -224,6 +226,7 @@ class AsyncGrpcTransport:
                 if self._tls is None
                 else grpc.aio.secure_channel(target, self._tls, options=options)
             )
+            lifetime.aio_channels.add(self._channel)  # while open, grpc.aio fails in a child
         return self._channel
 
     def _error(self, error: grpc.aio.AioRpcError) -> GroundwireError:

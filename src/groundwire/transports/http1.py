@@ -146,6 +146,20 @@ class ConnectionPool:
                 with contextlib.suppress(OSError):
                     connection.sock.shutdown(socket.SHUT_RDWR)
 
+    def abandon(self) -> None:
+        """Lets go of connections inherited across `os.fork()`, sending nothing on them.
+
+        The parent keeps using them: the child closes only its own copies of the sockets
+        (no shutdown, no TLS close_notify), so the server sees no change. Takes no lock,
+        which a thread of the parent's may have held at the fork. Later requests raise
+        PoolClosed.
+        """
+        self._closed = True
+        idle, self._idle = self._idle, []
+        active, self._active = list(self._active), set()
+        for connection in [*(connection for connection, _ in idle), *active]:
+            connection.close()
+
     def _take(self, deadline: float | None) -> http.client.HTTPConnection:
         while True:
             with self._lock:

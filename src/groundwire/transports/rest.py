@@ -280,6 +280,12 @@ class RestTransport:
         if self._tokens is not None:
             self._tokens.close()
 
+    def abandon(self) -> None:
+        """Lets go of connections inherited across `os.fork()`, sending nothing on them."""
+        self._pool.abandon()
+        if self._tokens is not None:
+            self._tokens.request.abandon()
+
     def _wire_error(self, error: Exception) -> GroundwireError:
         """`error_from_wire`, except that any failure after `close` is `ClientClosed`."""
         return client_closed() if self._pool.closed else error_from_wire(error)
