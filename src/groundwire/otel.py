@@ -52,6 +52,7 @@ from opentelemetry.trace import Span, SpanKind, Status, StatusCode, TracerProvid
 from opentelemetry.util.types import AttributeValue
 
 from groundwire.core.errors import GroundwireError
+from groundwire.core.spec import spec_for
 from groundwire.core.version import VERSION
 from groundwire.interceptors import Attempt, CallInfo, CallObserver, Interceptor, Metadata, Outcome
 
@@ -251,7 +252,7 @@ def http_attributes(outcome: Outcome, attempt: Attempt) -> Attributes:
 
 
 def characters_sent(call: CallInfo) -> int | None:
-    """CheckGrounding's billed characters: the answer's plus every fact's (None: other RPCs).
+    """The characters Google bills the call by, as its RPC's spec counts them (None: not so billed).
 
     Example:
         >>> from groundwire.core import calls
@@ -259,12 +260,9 @@ def characters_sent(call: CallInfo) -> int | None:
         >>> characters_sent(CallInfo(call.method, call.request, (), False))
         9
     """
-    request = call.request
-    if call.method.name != "CheckGrounding" or request is None:
+    if call.request is None:
         return None
-    answer: str = getattr(request, "answer_candidate", "")
-    facts = getattr(request, "facts", ())
-    return len(answer) + sum(len(fact.fact_text) for fact in facts)
+    return spec_for(call.method).billed_characters(call.request)
 
 
 def server_of(server: str) -> tuple[str, int | None]:

@@ -33,6 +33,12 @@ Checker = Callable[[apis.Method, Any], list[Violation]]
 """`violations(method, request)`: what breaks a documented limit, as (field path, problem)."""
 Reader = Callable[[Any, Any, OffsetUnit], Any]
 """`read(request, response, offset_unit)`: the result a user gets for one response."""
+Counter = Callable[[Any], "int | None"]
+"""`billed_characters(request)`: the characters Google bills the call by (None: not so billed)."""
+
+
+def _not_billed_by_characters(request: Any) -> int | None:
+    return None
 
 
 @dataclass(frozen=True)
@@ -45,6 +51,7 @@ class Spec:
     build: Builder
     violations: Checker
     read: Reader
+    billed_characters: Counter = _not_billed_by_characters
     option_defaults: Mapping[str, Any] = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
@@ -155,6 +162,11 @@ def _generate_violations(method: apis.Method, request: Any) -> list[Violation]:
     return found
 
 
+def _check_grounding_characters(request: Any) -> int:
+    """CheckGrounding is billed by characters: the answer's plus every fact's."""
+    return len(request.answer_candidate) + sum(len(fact.fact_text) for fact in request.facts)
+
+
 def _read_check_grounding(request: Any, response: Any, unit: OffsetUnit) -> Any:
     return results.check_grounding_result(request.answer_candidate, response)
 
@@ -190,6 +202,7 @@ SPECS: Mapping[str, Spec] = {
             requests.check_grounding_request,
             _check_grounding_violations,
             _read_check_grounding,
+            _check_grounding_characters,
         ),
         Spec(
             "CorroborateContent",
