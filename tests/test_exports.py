@@ -3,17 +3,22 @@
 from __future__ import annotations
 
 import importlib
+import importlib.util
 import pkgutil
 
 import pytest
 
 import groundwire
 from groundwire import AsyncGroundingClient, GroundingClient, GroundwireError
+from tests.test_module_contracts import OPTIONAL
 
 
 def _error_classes() -> list[type[GroundwireError]]:
     """Every public GroundwireError subclass defined in the package (all modules imported)."""
     for module in pkgutil.walk_packages(groundwire.__path__, "groundwire."):
+        needs = OPTIONAL.get(module.name)
+        if needs is not None and importlib.util.find_spec(needs.partition(".")[0]) is None:
+            continue  # an extra's module, where the extra is not installed
         if not module.name.endswith("__main__"):
             importlib.import_module(module.name)
     found: list[type[GroundwireError]] = []
