@@ -404,7 +404,7 @@ def _markdown_escapes(text: str) -> list[int]:
 
 
 def _emphasis_bounds(text: str, start: int, end: int) -> tuple[int, int]:
-    """The run shrunk past whitespace and punctuation at either end, whole clusters at a time.
+    """The run shrunk past spaces, punctuation and symbols at either end, a cluster at a time.
 
     CommonMark opens emphasis only before a character that is neither space nor punctuation
     and closes it only after one: a claim "東京です。" followed by "大阪" could not close its
@@ -473,7 +473,7 @@ def to_markdown(text: str, spans: Iterable[ClaimSpan], marker: str = DEFAULT_MAR
     Inline metacharacters (``\ ` * _ [ ] < > | ~ & !``) are backslash-escaped everywhere,
     and what would start a block at the start of a line (``#``, ``>``, ``-``, ``+``, ``=``,
     ``1.``) there; indentation is left alone. Emphasis never spans a line break, and its
-    delimiters sit inside the claim's leading and trailing punctuation and spaces, where
+    delimiters sit inside the claim's leading and trailing punctuation, symbols and spaces, where
     CommonMark can always open and close it. Touching claims of the same style merge into one
     bold (or italic) stretch, which is how Markdown would show them anyway. Markers follow
     each cited claim, as given, unescaped.
