@@ -36,7 +36,7 @@ if TYPE_CHECKING:
     from groundwire.emulator import Emulator
     from groundwire.emulator.faults import FaultPolicy
 
-__all__ = ["official_grounding_client_for"]
+__all__ = ["fault_policy", "official_grounding_client_for"]
 
 FAULTS_MARKER = "grounding_faults"
 _MARKER_HELP = (

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import html
 import re
+import unicodedata
 from html.parser import HTMLParser
+from itertools import pairwise
 from typing import Any
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 from markdown_it import MarkdownIt
 
@@ -442,6 +444,84 @@ def test_commonmark_shows_the_claims_text_and_no_stray_delimiters(
     rendered = _MARKDOWN.renderInline(to_markdown(text, in_text, MARKER))
     shown = html.unescape(_STRONG_OR_EM.sub("", rendered))
     assert MARKER_PATTERN.sub("", shown) == text
+
+
+class _StyleReader(HTMLParser):
+    """Each character CommonMark shows, with the emphasis it shows it in."""
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.open: list[str] = []
+        self.shown: list[tuple[str, frozenset[str]]] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.open.append(tag)
+
+    def handle_endtag(self, tag: str) -> None:
+        self.open.remove(tag)
+
+    def handle_data(self, data: str) -> None:
+        self.shown += [(char, frozenset(self.open)) for char in data]
+
+
+# Mostly words, so that claims touch between letters, where delimiters are hardest to place.
+LINE_TOKENS = ["a", "Z", "7", "東", "京", "𝔘", E_ACUTE, KI, HANGUL_LV_T, JAPAN, FAMILY]
+LINE_TOKENS += [" ", "。", "「", "*", "_", "<", "&", "!", "\\", "`"]
+KINDS = {
+    "cited": ((0,), False),
+    "cited twice": ((1, 3), False),
+    "unsupported": ((), True),
+    "unchecked": ((), False),
+}
+
+
+@st.composite
+def one_line_and_claims(draw: st.DrawFn) -> tuple[str, list[ClaimSpan]]:
+    """A line cut into touching claims (and gaps), as CheckGrounding sends an answer's claims."""
+    tokens = draw(st.lists(st.sampled_from(LINE_TOKENS), max_size=30))
+    cuts = sorted(set(draw(st.lists(st.integers(0, len(tokens)), max_size=8))))
+    bounds = [len("".join(tokens[:cut])) for cut in cuts]
+    spans = []
+    for start, end in pairwise(bounds):
+        kind = draw(st.sampled_from([*KINDS, "gap"]))
+        if kind != "gap":
+            spans.append(ClaimSpan(start, end, *KINDS[kind]))
+    return "".join(tokens), spans
+
+
+@settings(max_examples=300)
+@given(one_line_and_claims())
+def test_commonmark_shows_each_claims_words_in_its_style_and_nothing_else(
+    drawn: tuple[str, list[ClaimSpan]],
+) -> None:
+    text, spans = drawn
+    reader = _StyleReader()
+    reader.feed(_MARKDOWN.renderInline(to_markdown(text, spans, MARKER)))
+    reader.close()
+    styles = _without_markers(reader.shown)
+    expected: list[frozenset[str]] = [frozenset()] * len(text)
+    for span in spans:
+        style = frozenset({"strong"} if span.citations else {"em"} if span.unsupported else ())
+        for index in range(span.start, span.end):
+            expected[index] = style
+    for index, char in enumerate(text):
+        if unicodedata.category(char)[0] in "LN":  # a claim's words are always styled
+            assert styles[index] == expected[index], (index, char)
+        else:
+            assert styles[index] <= expected[index], (index, char)
+
+
+def _without_markers(shown: list[tuple[str, frozenset[str]]]) -> list[frozenset[str]]:
+    """The styles of the text's own characters, the sentinel markers and their digits dropped."""
+    styles, in_marker = [], False
+    for char, style in shown:
+        if char == "\ue000":
+            in_marker = True
+        elif char == "\ue001":
+            in_marker = False
+        elif not in_marker:
+            styles.append(style)
+    return styles
 
 
 @given(texts_and_spans())
