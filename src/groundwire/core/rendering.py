@@ -310,12 +310,20 @@ def _runs(placed: Sequence[tuple[int, ClaimSpan]]) -> list[_Run]:
     the markup nests properly; an unsupported claim's style wins over a cited one's.
     """
     bounds = sorted({bound for _number, span in placed for bound in span[:2]})
-    runs = []
+    by_start = sorted(placed, key=lambda numbered: numbered[1].start)
+    active: dict[int, ClaimSpan] = {}  # the claims covering the piece, swept left to right
+    runs, next_claim = [], 0
     for start, end in pairwise(bounds):
-        covering = [(n, s) for n, s in placed if s.start <= start and end <= s.end]
-        if covering:
-            style = max((_style(span) for _n, span in covering), key=_STRENGTH.__getitem__)
-            runs.append(_Run(start, end, tuple(n for n, _s in covering), style))
+        while next_claim < len(by_start) and by_start[next_claim][1].start <= start:
+            number, span = by_start[next_claim]
+            active[number] = span
+            next_claim += 1
+        for number in [number for number, span in active.items() if span.end <= start]:
+            del active[number]
+        if active:
+            covering = sorted(active)
+            style = max((_style(active[n]) for n in covering), key=_STRENGTH.__getitem__)
+            runs.append(_Run(start, end, tuple(covering), style))
     return runs
 
 
