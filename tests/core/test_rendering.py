@@ -16,13 +16,11 @@ from markdown_it import MarkdownIt
 
 from groundwire import InvalidArgument
 from groundwire.core.apis import method
+from groundwire.core.graphemes import cluster_end, cluster_start, is_cluster_boundary
 from groundwire.core.rendering import (
     ClaimSpan,
     Utf16Span,
-    cluster_end,
-    cluster_start,
     insert_markers,
-    is_cluster_boundary,
     to_html,
     to_markdown,
     utf16_spans,
