@@ -133,7 +133,7 @@ def test_uncited_and_empty_claims_get_no_marker() -> None:
     assert insert_markers("abc def", spans) == "abc def"
 
 
-@pytest.mark.parametrize("marker", ["[{index}]", "[{}]", "[{n"])
+@pytest.mark.parametrize("marker", ["[{index}]", "[{}]", "[{n", "{n.real.x}", "{n[0]}"])
 def test_a_marker_with_another_placeholder_is_an_invalid_argument(marker: str) -> None:
     with pytest.raises(InvalidArgument, match="only placeholder is"):
         insert_markers("abc", [ClaimSpan(0, 3, (0,))], marker)

@@ -94,7 +94,7 @@ def _snapped(text: str, spans: Iterable[ClaimSpan]) -> list[tuple[int, ClaimSpan
 def _check_marker(marker: str) -> None:
     try:
         marker.format(n=1)
-    except (KeyError, IndexError, ValueError) as error:
+    except (KeyError, IndexError, ValueError, AttributeError, TypeError) as error:
         raise InvalidArgument(
             f"marker must be a format string whose only placeholder is {{n}}, not {marker!r}"
         ) from error
