@@ -17,7 +17,9 @@ import pytest
 SRC = Path(__file__).resolve().parents[2] / "src"
 CORE_MODULES = [
     "groundwire.core.errors",
+    "groundwire.core.graphemes",
     "groundwire.core.offsets",
+    "groundwire.core.rendering",
     "groundwire.core.retry",
     "groundwire.core.validation",
 ]

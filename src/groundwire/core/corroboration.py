@@ -30,6 +30,7 @@ from groundwire.core.lazy import (
     utf16_bound,
 )
 from groundwire.core.offsets import OffsetUnit, Utf16Offsets, place_claims
+from groundwire.core.rendering import CitationRendering, ClaimSpan
 
 _new = object.__new__
 
@@ -154,8 +155,12 @@ def _corroborated(
 
 
 @final
-class CorroborationResult(Record):
-    """How well facts corroborate content: overall score and the corroborated claims."""
+class CorroborationResult(Record, CitationRendering):
+    """How well facts corroborate content: overall score and the corroborated claims.
+
+    `with_citations`, `to_markdown`, `to_html` and `utf16_spans` put the claims into the
+    content (see `groundwire.core.rendering`); ``{n}`` numbers the request's facts from 1.
+    """
 
     __slots__ = ("claims", "content_text", "corroboration_score", "raw")
     _fields = ("content_text", "corroboration_score", "claims", "raw")
@@ -173,6 +178,26 @@ class CorroborationResult(Record):
     ) -> CorroborationResult:
         """A result built by hand (its claims are copied into a tuple)."""
         return _result(content_text, corroboration_score, tuple(claims), raw)
+
+    def _rendered_text(self) -> str:
+        return self.content_text
+
+    def claim_spans(self) -> tuple[ClaimSpan, ...]:
+        """Each claim's span and the facts (indices into the request's) that corroborate it.
+
+        >>> claim = CorroboratedClaim("Rome", 0, 4, 0, 4, 0, 4, (1,), (), 0.8)
+        >>> CorroborationResult("Rome.", 0.8, (claim,), None).claim_spans()
+        (ClaimSpan(start=0, end=4, citations=(1,), unsupported=False),)
+        """
+        return tuple(
+            ClaimSpan(
+                claim.start,
+                claim.end,
+                tuple(index for index in claim.fact_indexes if index >= 0),
+                not claim.fact_indexes,
+            )
+            for claim in self.claims
+        )
 
 
 _CorroborationResultDraft = draft_class(CorroborationResult)

@@ -35,6 +35,7 @@ from groundwire.core.lazy import (
     utf16_bound,
 )
 from groundwire.core.offsets import Utf16Offsets, place_claims
+from groundwire.core.rendering import CitationRendering, ClaimSpan
 
 _new = object.__new__
 
@@ -142,8 +143,12 @@ def _support(
 
 
 @final
-class Candidate(Record):
-    """One generated answer with its grounding."""
+class Candidate(Record, CitationRendering):
+    """One generated answer with its grounding.
+
+    `with_citations`, `to_markdown`, `to_html` and `utf16_spans` put its supports into the
+    text (see `groundwire.core.rendering`); ``{n}`` numbers `support_chunks` from 1.
+    """
 
     __slots__ = (
         "grounding_score",
@@ -187,6 +192,13 @@ class Candidate(Record):
             tuple(web_search_queries),
         )
 
+    def _rendered_text(self) -> str:
+        return self.text
+
+    def claim_spans(self) -> tuple[ClaimSpan, ...]:
+        """Each support's span, its chunks (indices into `support_chunks`), unsupported or not."""
+        return support_spans(self.grounding_supports, len(self.support_chunks))
+
 
 _CandidateDraft = draft_class(Candidate)
 
@@ -210,8 +222,12 @@ _NO_CANDIDATE = Candidate(0, "", None, (), (), ())
 
 
 @final
-class GenerateResult(Record):
-    """A generated answer: the first candidate's text and grounding, all candidates, raw."""
+class GenerateResult(Record, CitationRendering):
+    """A generated answer: the first candidate's text and grounding, all candidates, raw.
+
+    `with_citations`, `to_markdown`, `to_html` and `utf16_spans` render the first candidate
+    (see `groundwire.core.rendering`); ``{n}`` numbers `support_chunks` from 1.
+    """
 
     __slots__ = (
         "candidates",
@@ -252,6 +268,30 @@ class GenerateResult(Record):
         result.grounding_supports = tuple(grounding_supports)
         result.candidates = tuple(candidates)
         return freeze(result, GenerateResult)
+
+    def _rendered_text(self) -> str:
+        return self.text
+
+    def claim_spans(self) -> tuple[ClaimSpan, ...]:
+        """Each support's span, its chunks (indices into `support_chunks`), unsupported or not."""
+        return support_spans(self.grounding_supports, len(self.support_chunks))
+
+
+def support_spans(supports: Sequence[GroundingSupport], chunk_count: int) -> tuple[ClaimSpan, ...]:
+    """The rendering spans of some supports whose chunk indices count ``chunk_count`` chunks.
+
+    A support that cites no chunk is unsupported; one whose claim text was not found in the
+    answer has an empty span, which the renderers leave out.
+
+    >>> support = GroundingSupport("capital", 10, 17, 10, 17, (), (0, 5), 0.9, True)
+    >>> support_spans([support], 1)
+    (ClaimSpan(start=10, end=17, citations=(0,), unsupported=False),)
+    """
+    spans = []
+    for support in supports:
+        cited = tuple(index for index in support.chunk_indices if 0 <= index < chunk_count)
+        spans.append(ClaimSpan(support.start, support.end, cited, not cited))
+    return tuple(spans)
 
 
 _GenerateResultDraft = draft_class(GenerateResult)

@@ -53,6 +53,7 @@ from groundwire.core.lazy import (
     utf16_bound,
 )
 from groundwire.core.offsets import Utf16Offsets, place_claims
+from groundwire.core.rendering import CitationRendering, ClaimSpan
 
 __all__ = [
     "Candidate",
@@ -221,8 +222,13 @@ def _claim(
 
 
 @final
-class CheckGroundingResult(Record):
-    """How well an answer is supported: overall score, claims, and the chunks they cite."""
+class CheckGroundingResult(Record, CitationRendering):
+    """How well an answer is supported: overall score, claims, and the chunks they cite.
+
+    `with_citations`, `to_markdown`, `to_html` and `utf16_spans` put the claims and their
+    citations into the answer (see `groundwire.core.rendering`); ``{n}`` numbers
+    `cited_chunks` from 1.
+    """
 
     __slots__ = ("answer_candidate", "cited_chunks", "claims", "raw", "support_score")
     _fields = ("answer_candidate", "support_score", "claims", "cited_chunks", "raw")
@@ -250,6 +256,27 @@ class CheckGroundingResult(Record):
         """Claims that need a check and that no fact supports."""
         return tuple(
             c for c in self.claims if c.grounding_check_required is not False and not c.supported
+        )
+
+    def _rendered_text(self) -> str:
+        return self.answer_candidate
+
+    def claim_spans(self) -> tuple[ClaimSpan, ...]:
+        """Each claim's span, its citations (indices into `cited_chunks`) and whether unsupported.
+
+        >>> claim = Claim("Hi.", 0, 3, 0, 3, 0, 3, (), (), None, None)
+        >>> CheckGroundingResult("Hi.", None, (claim,), (), None).claim_spans()
+        (ClaimSpan(start=0, end=3, citations=(), unsupported=True),)
+        """
+        count = len(self.cited_chunks)
+        return tuple(
+            ClaimSpan(
+                claim.start,
+                claim.end,
+                tuple(index for index in claim.citation_indices if 0 <= index < count),
+                claim.grounding_check_required is not False and not claim.supported,
+            )
+            for claim in self.claims
         )
 
 

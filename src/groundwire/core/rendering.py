@@ -1,0 +1,436 @@
+"""Citation markers and highlighted claims put into the original text, never splitting a character.
+
+Every function here is pure: it takes the text and the claims' spans (Python str indices, as
+results carry them) and returns a new string. The text is never changed beyond the inserted
+markers, the highlighting markup and, for Markdown and HTML, the escaping.
+
+A span's ends are moved outward to grapheme cluster boundaries first
+(`groundwire.core.graphemes`), so a marker never lands between a letter and its combining
+accent, inside a ZWJ emoji sequence, between a skin-tone modifier and its emoji, or between
+the two halves of a flag. A span that is empty after that (the API sent no usable position and
+the claim text was not found) gets no marker and no highlight: there is nowhere truthful to
+put one.
+
+Markers: after each cited claim, one marker per cited chunk, in the order the claim cites them,
+each repeat dropped; ``{n}`` is the chunk's 1-based number, so a claim citing chunks 0 and 2
+gets ``[1][3]``. Markers are inserted as given, unescaped: they are the caller's markup.
+
+>>> spans = [ClaimSpan(0, 5, (0, 2)), ClaimSpan(6, 11, ())]
+>>> insert_markers("Tokyo Japan", spans)
+'Tokyo[1][3] Japan'
+>>> to_html("Tokyo <3", [ClaimSpan(0, 5, (0,))])
+'<mark data-claim="0">Tokyo</mark>[1] &lt;3'
+"""
+
+from __future__ import annotations
+
+import html
+import re
+import unicodedata
+from bisect import bisect_left
+from collections.abc import Iterable, Sequence
+from itertools import pairwise
+from typing import NamedTuple
+
+from groundwire.core.errors import InvalidArgument
+from groundwire.core.graphemes import cluster_end, cluster_start
+from groundwire.core.offsets import Utf16Offsets
+
+__all__ = [
+    "DEFAULT_MARKER",
+    "CitationRendering",
+    "ClaimSpan",
+    "Utf16Span",
+    "insert_markers",
+    "to_html",
+    "to_markdown",
+    "utf16_spans",
+]
+
+DEFAULT_MARKER = "[{n}]"
+"""The marker put after a cited claim for each chunk it cites; ``{n}`` counts from 1."""
+
+
+class ClaimSpan(NamedTuple):
+    """Where one claim sits in the text and what it cites, as the renderers read it.
+
+    `start`/`end` are Python str indices; `citations` are 0-based indices into the result's
+    cited chunks (or facts); `unsupported` marks a claim that needs a check and has no
+    citation, which the renderers style apart. A claim with neither (a greeting that needs
+    no facts) is shown as plain text in Markdown and as a ``<span>`` in HTML.
+    """
+
+    start: int
+    end: int
+    citations: tuple[int, ...]
+    unsupported: bool = False
+
+
+class Utf16Span(NamedTuple):
+    """A claim's span in UTF-16 code units (JavaScript string indices), ends on cluster bounds.
+
+    `citations` are the 1-based numbers the markers show; ``span._asdict()`` is JSON-ready.
+    """
+
+    start: int
+    end: int
+    citations: tuple[int, ...]
+    unsupported: bool
+
+
+# -- spans and markers --------------------------------------------------------------------------
+
+
+def _snapped(text: str, spans: Iterable[ClaimSpan]) -> list[tuple[int, ClaimSpan]]:
+    """Each non-empty span, numbered as given, its ends moved outward onto cluster boundaries."""
+    placed = []
+    for number, span in enumerate(spans):
+        start, end = cluster_start(text, span.start), cluster_end(text, span.end)
+        if start < end:
+            placed.append((number, span._replace(start=start, end=end)))
+    return placed
+
+
+def _check_marker(marker: str) -> None:
+    try:
+        marker.format(n=1)
+    except (KeyError, IndexError, ValueError, AttributeError, TypeError) as error:
+        raise InvalidArgument(
+            f"marker must be a format string whose only placeholder is {{n}}, not {marker!r}"
+        ) from error
+
+
+def _markers(span: ClaimSpan, marker: str) -> str:
+    return "".join(marker.format(n=index + 1) for index in dict.fromkeys(span.citations))
+
+
+def _markers_at(placed: Sequence[tuple[int, ClaimSpan]], marker: str) -> dict[int, str]:
+    """The markers to insert at each str index, claims ending at the same place in order."""
+    at: dict[int, str] = {}
+    for _number, span in placed:
+        if span.citations:
+            at[span.end] = at.get(span.end, "") + _markers(span, marker)
+    return at
+
+
+def insert_markers(text: str, spans: Iterable[ClaimSpan], marker: str = DEFAULT_MARKER) -> str:
+    """``text`` with citation markers after each cited claim, and nothing else changed.
+
+    Args:
+        text: The answer the spans index.
+        spans: The claims' spans, as Python str indices.
+        marker: A format string; ``{n}`` is the cited chunk's 1-based number.
+
+    Raises:
+        InvalidArgument: ``marker`` has a placeholder other than ``{n}``.
+
+    Example:
+        >>> insert_markers("東京です。👍🏽", [ClaimSpan(0, 5, (1,)), ClaimSpan(5, 6, (0,))], "^{n}")
+        '東京です。^2👍🏽^1'
+    """
+    _check_marker(marker)
+    at = _markers_at(_snapped(text, spans), marker)
+    pieces: list[str] = []
+    previous = 0
+    for index in sorted(at):
+        pieces += (text[previous:index], at[index])
+        previous = index
+    pieces.append(text[previous:])
+    return "".join(pieces)
+
+
+def utf16_spans(text: str, spans: Iterable[ClaimSpan]) -> tuple[Utf16Span, ...]:
+    """The spans in UTF-16 code units, ends on cluster boundaries, citations numbered from 1.
+
+    Empty spans are left out, as the renderers leave them out.
+
+    Example:
+        >>> utf16_spans("👋 hi", [ClaimSpan(2, 4, (0,))])
+        (Utf16Span(start=3, end=5, citations=(1,), unsupported=False),)
+    """
+    placed = [span for _number, span in _snapped(text, spans)]
+    utf16 = Utf16Offsets(text, [bound for span in placed for bound in span[:2]])
+    return tuple(
+        Utf16Span(
+            utf16.at(span.start),
+            utf16.at(span.end),
+            tuple(index + 1 for index in dict.fromkeys(span.citations)),
+            span.unsupported and not span.citations,
+        )
+        for span in placed
+    )
+
+
+# -- highlighting ---------------------------------------------------------------------------------
+
+
+class _Run(NamedTuple):
+    """A stretch of text covered by the same claims: their numbers and how to style it."""
+
+    start: int
+    end: int
+    claims: tuple[int, ...]
+    style: str  # "cited", "unsupported" or "unchecked"
+
+
+def _style(span: ClaimSpan) -> str:
+    if span.citations:
+        return "cited"
+    return "unsupported" if span.unsupported else "unchecked"
+
+
+_STRENGTH = {"unchecked": 0, "cited": 1, "unsupported": 2}
+
+
+def _runs(placed: Sequence[tuple[int, ClaimSpan]]) -> list[_Run]:
+    """Cut the text at every claim boundary; each piece covered by claims becomes a run.
+
+    Claims rarely overlap, but when they do, the overlap is one run naming both claims, so
+    the markup nests properly; an unsupported claim's style wins over a cited one's.
+    """
+    bounds = sorted({bound for _number, span in placed for bound in span[:2]})
+    by_start = sorted(placed, key=lambda numbered: numbered[1].start)
+    active: dict[int, ClaimSpan] = {}  # the claims covering the piece, swept left to right
+    runs, next_claim = [], 0
+    for start, end in pairwise(bounds):
+        while next_claim < len(by_start) and by_start[next_claim][1].start <= start:
+            number, span = by_start[next_claim]
+            active[number] = span
+            next_claim += 1
+        for number in [number for number, span in active.items() if span.end <= start]:
+            del active[number]
+        if active:
+            covering = sorted(active)
+            style = max((_style(active[n]) for n in covering), key=_STRENGTH.__getitem__)
+            runs.append(_Run(start, end, tuple(covering), style))
+    return runs
+
+
+def _assemble(text: str, runs: Sequence[_Run], markers: dict[int, str], escape: _Escaper) -> str:
+    """Escaped text, each run wrapped by ``escape``, markers after the runs that end there."""
+    pieces: list[str] = []
+    marker_positions = sorted(markers)
+
+    def plain(start: int, end: int) -> None:
+        # The markers at `start` (after the run that closed there), then text up to `end`.
+        pieces.append(markers.get(start, ""))
+        previous = start
+        for position in marker_positions:
+            if start < position < end:
+                pieces.extend((escape.text(text, previous, position), markers[position]))
+                previous = position
+        pieces.append(escape.text(text, previous, end))
+
+    position = 0
+    for run in runs:
+        plain(position, run.start)
+        pieces.append(escape.wrap(text, run))
+        position = run.end
+    plain(position, len(text))
+    if position < len(text):
+        pieces.append(markers.get(len(text), ""))
+    return "".join(pieces)
+
+
+class _Escaper:
+    """How one output format escapes text and wraps a run."""
+
+    def text(self, text: str, start: int, end: int) -> str:
+        raise NotImplementedError
+
+    def wrap(self, text: str, run: _Run) -> str:
+        raise NotImplementedError
+
+
+class _Html(_Escaper):
+    def text(self, text: str, start: int, end: int) -> str:
+        return html.escape(text[start:end])
+
+    def wrap(self, text: str, run: _Run) -> str:
+        claims = " ".join(map(str, run.claims))
+        inner = html.escape(text[run.start : run.end])
+        if run.style == "unchecked":
+            return f'<span data-claim="{claims}">{inner}</span>'
+        attributes = ' class="unsupported"' if run.style == "unsupported" else ""
+        return f'<mark{attributes} data-claim="{claims}">{inner}</mark>'
+
+
+def to_html(text: str, spans: Iterable[ClaimSpan], marker: str = DEFAULT_MARKER) -> str:
+    """``text`` as HTML, escaped, each claim wrapped in an element naming it, markers after.
+
+    A cited claim is ``<mark data-claim="i">…</mark>`` (``i`` counts the spans given, from
+    0), an unsupported one ``<mark class="unsupported" data-claim="i">``, one that needs no
+    check ``<span data-claim="i">``. Where claims overlap, the overlap is one element whose
+    ``data-claim`` names each of them, space-separated. Text is escaped by `html.escape`
+    (quotes too); markers are inserted as given.
+
+    Raises:
+        InvalidArgument: ``marker`` has a placeholder other than ``{n}``.
+
+    Example:
+        >>> to_html("a<b. c", [ClaimSpan(0, 4, (0,)), ClaimSpan(5, 6, (), unsupported=True)])
+        '<mark data-claim="0">a&lt;b.</mark>[1] <mark class="unsupported" data-claim="1">c</mark>'
+    """
+    _check_marker(marker)
+    placed = _snapped(text, spans)
+    return _assemble(text, _runs(placed), _markers_at(placed, marker), _Html())
+
+
+# Characters that start inline Markdown (CommonMark and GitHub's extensions): always escaped.
+_MARKDOWN_INLINE = re.compile(r"[\\`*_\[\]<>|~&!]")
+# What starts a block at the beginning of a line: headings, quotes, lists, rules, tables.
+_MARKDOWN_LINE_START = re.compile(r"(?m)^[ \t]*(?:([#>+\-=])|\d+([.)]))")
+
+
+def _markdown_escapes(text: str) -> list[int]:
+    """The str indices of the characters Markdown would read as syntax, to be backslashed."""
+    escapes = {found.start() for found in _MARKDOWN_INLINE.finditer(text)}
+    for found in _MARKDOWN_LINE_START.finditer(text):
+        escapes.add(found.start(1) if found.group(1) else found.start(2))
+    return sorted(escapes)
+
+
+def _emphasis_bounds(text: str, start: int, end: int) -> tuple[int, int]:
+    """The run shrunk past spaces, punctuation and symbols at either end, a cluster at a time.
+
+    CommonMark opens emphasis only before a character that is neither space nor punctuation
+    and closes it only after one: a claim "東京です。" followed by "大阪" could not close its
+    ``**`` after the "。". Moving the delimiters inward keeps the text and always parses.
+    """
+    while start < end and not _is_word_cluster(text, start):
+        start = cluster_end(text, start + 1)
+    while end > start and not _is_word_cluster(text, cluster_start(text, end - 1)):
+        end = cluster_start(text, end - 1)
+    return start, end
+
+
+def _is_word_cluster(text: str, start: int) -> bool:
+    """Whether the cluster at ``start`` begins with a letter or digit (not space, not symbol)."""
+    return unicodedata.category(text[start])[0] in "LN"
+
+
+class _Markdown(_Escaper):
+    def __init__(self, text: str) -> None:
+        self._escapes = _markdown_escapes(text)
+
+    def text(self, text: str, start: int, end: int) -> str:
+        escapes = self._escapes[bisect_left(self._escapes, start) : bisect_left(self._escapes, end)]
+        if not escapes:
+            return text[start:end]
+        pieces: list[str] = []
+        previous = start
+        for index in escapes:
+            pieces += (text[previous:index], "\\")
+            previous = index
+        pieces.append(text[previous:end])
+        return "".join(pieces)
+
+    def wrap(self, text: str, run: _Run) -> str:
+        delimiter = {"cited": "**", "unsupported": "*", "unchecked": ""}[run.style]
+        pieces: list[str] = []
+        position = run.start
+        for line_end in [*_line_ends(text, run.start, run.end), run.end]:
+            inner_start, inner_end = _emphasis_bounds(text, position, line_end)
+            if delimiter and inner_start < inner_end:
+                pieces += (
+                    self.text(text, position, inner_start),
+                    delimiter,
+                    self.text(text, inner_start, inner_end),
+                    delimiter,
+                    self.text(text, inner_end, line_end),
+                )
+            else:
+                pieces.append(self.text(text, position, line_end))
+            position = line_end
+        return "".join(pieces)
+
+
+def _line_ends(text: str, start: int, end: int) -> list[int]:
+    """Where each line inside [start, end) ends, so emphasis never spans a line break."""
+    ends, position = [], text.find("\n", start, end)
+    while position >= 0:
+        ends.append(position)
+        position = text.find("\n", position + 1, end)
+    return ends
+
+
+def to_markdown(text: str, spans: Iterable[ClaimSpan], marker: str = DEFAULT_MARKER) -> str:
+    r"""``text`` as Markdown, escaped, cited claims in bold, unsupported ones in italics.
+
+    Inline metacharacters (``\ ` * _ [ ] < > | ~ & !``) are backslash-escaped everywhere,
+    and what would start a block at the start of a line (``#``, ``>``, ``-``, ``+``, ``=``,
+    ``1.``) there; indentation is left alone. Emphasis never spans a line break, and its
+    delimiters sit inside the claim's leading and trailing punctuation, symbols and spaces, where
+    CommonMark can always open and close it. Touching claims of the same style merge into one
+    bold (or italic) stretch, which is how Markdown would show them anyway. Markers follow
+    each cited claim, as given, unescaped.
+
+    Raises:
+        InvalidArgument: ``marker`` has a placeholder other than ``{n}``.
+
+    Example:
+        >>> spans = [ClaimSpan(0, 15, (0,)), ClaimSpan(16, 20, (), unsupported=True)]
+        >>> print(to_markdown("Tokyo is *big*. Rome", spans))
+        **Tokyo is \*big**\*.[1] *Rome*
+    """
+    _check_marker(marker)
+    placed = _snapped(text, spans)
+    markers = _markers_at(placed, marker)
+    return _assemble(text, _merged(_runs(placed), markers), markers, _Markdown(text))
+
+
+def _merged(runs: list[_Run], markers: dict[int, str]) -> list[_Run]:
+    """Touching runs of the same style with no marker between them, as one run."""
+    merged: list[_Run] = []
+    for run in runs:
+        last = merged[-1] if merged else None
+        if last and last.end == run.start and last.style == run.style and run.start not in markers:
+            merged[-1] = last._replace(end=run.end, claims=last.claims + run.claims)
+        else:
+            merged.append(run)
+    return merged
+
+
+class CitationRendering:
+    """The rendering methods every result with claims shares, given its text and its spans.
+
+    A result names its text in `_rendered_text` and its claims in `claim_spans`; the methods
+    here call this module's functions on them.
+    """
+
+    __slots__ = ()
+
+    def _rendered_text(self) -> str:
+        raise NotImplementedError
+
+    def claim_spans(self) -> tuple[ClaimSpan, ...]:
+        """Each claim's span and citations, as this module's functions take them."""
+        raise NotImplementedError
+
+    def with_citations(self, marker: str = DEFAULT_MARKER) -> str:
+        """The text with ``marker`` after each cited claim, once per chunk; ``{n}`` from 1.
+
+        See `groundwire.core.rendering.insert_markers`.
+        """
+        return insert_markers(self._rendered_text(), self.claim_spans(), marker)
+
+    def to_markdown(self, marker: str = DEFAULT_MARKER) -> str:
+        """The text as escaped Markdown, cited claims in bold, unsupported ones in italics.
+
+        See `groundwire.core.rendering.to_markdown`.
+        """
+        return to_markdown(self._rendered_text(), self.claim_spans(), marker)
+
+    def to_html(self, marker: str = DEFAULT_MARKER) -> str:
+        """The text as escaped HTML, each claim in a ``<mark data-claim="i">``, markers after.
+
+        See `groundwire.core.rendering.to_html`.
+        """
+        return to_html(self._rendered_text(), self.claim_spans(), marker)
+
+    def utf16_spans(self) -> tuple[Utf16Span, ...]:
+        """The claims' spans in UTF-16 code units, for JavaScript front ends.
+
+        See `groundwire.core.rendering.utf16_spans`.
+        """
+        return utf16_spans(self._rendered_text(), self.claim_spans())
