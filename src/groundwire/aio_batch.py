@@ -32,6 +32,8 @@ from groundwire.transports.base import ConnectionFailure, as_async_iterator
 if TYPE_CHECKING:
     from groundwire.aio import AsyncGroundingClient
 
+__all__ = ["AsyncBatch", "BatchOutcome", "run_many"]
+
 ResultT = TypeVar("ResultT")
 
 SendAttempt = Callable[[calls.Call[Any], float, "MetadataLike | None"], Awaitable[Any]]

@@ -38,6 +38,8 @@ from groundwire.transports.base import ConnectionFailure
 if TYPE_CHECKING:
     from groundwire.client import GroundingClient
 
+__all__ = ["Batch", "BatchOutcome", "dead_endpoint", "run_many", "settings_for"]
+
 ResultT = TypeVar("ResultT")
 
 SendAttempt = Callable[[calls.Call[Any], float, "MetadataLike | None"], Any]
@@ -102,6 +104,7 @@ class Batch(Generic[ResultT]):
         settings: BatchSettings,
         where: str,
     ) -> None:
+        self._stopped = threading.Event()
         self._items = iter(items)
         self._plan = plan
         self._send = send
@@ -109,7 +112,6 @@ class Batch(Generic[ResultT]):
         self._where = where
         self._state = BatchState(settings)
         self._changed = threading.Condition()
-        self._stopped = threading.Event()
         self._pool = futures.ThreadPoolExecutor(
             settings.concurrency, thread_name_prefix="groundwire-batch"
         )
