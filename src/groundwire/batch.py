@@ -70,15 +70,17 @@ def _on_loopback(where: str) -> bool:
     return is_loopback_target(where)
 
 
-def endpoint_of(endpoint: str | None, rest_endpoint: str | None) -> str:
-    """The endpoint a batch names when it cannot reach it: the one configured, else Google."""
-    return (
-        endpoint
-        or rest_endpoint
-        or os.environ.get("GROUNDWIRE_EMULATOR_HOST")
-        or os.environ.get("GROUNDWIRE_EMULATOR_REST")
-        or "the service"
-    )
+def endpoint_of(endpoint: str | None, rest_endpoint: str | None, transport: str = "auto") -> str:
+    """The endpoint a batch names when it cannot reach it: the one it uses, else the service.
+
+    Example:
+        >>> endpoint_of("127.0.0.1:50051", "http://127.0.0.1:8080", "rest")
+        'http://127.0.0.1:8080'
+    """
+    grpc_target = endpoint or os.environ.get("GROUNDWIRE_EMULATOR_HOST")
+    rest_url = rest_endpoint or os.environ.get("GROUNDWIRE_EMULATOR_REST")
+    first, second = (rest_url, grpc_target) if transport == "rest" else (grpc_target, rest_url)
+    return first or second or "the service"
 
 
 class _Stopped(Exception):
@@ -270,7 +272,8 @@ def settings_for(
 
 def where_of(client: ClientBase) -> str:
     """The endpoint a batch on `client` names when it cannot reach it."""
-    return endpoint_of(client._settings.endpoint, client._settings.rest_endpoint)
+    settings = client._settings
+    return endpoint_of(settings.endpoint, settings.rest_endpoint, settings.transport)
 
 
 def run_many(

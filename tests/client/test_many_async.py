@@ -158,7 +158,10 @@ def test_a_refused_port_fails_the_batch_fast_with_a_typed_unavailable(transport:
                 pass
 
     started = time.monotonic()
-    with pytest.raises(Unavailable, match=r"cannot reach .*; is `groundwire serve` running\?"):
+    with pytest.raises(
+        Unavailable,
+        match=rf"cannot reach (http://)?127\.0\.0\.1:{port}; is `groundwire serve` running\?",
+    ):
         asyncio.run(asyncio.wait_for(run(), HANG_BOUND))
     assert time.monotonic() - started < HANG_BOUND
 
