@@ -3,13 +3,21 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncGenerator, AsyncIterator, Iterable, Mapping, Sequence
+from collections.abc import (
+    AsyncGenerator,
+    AsyncIterable,
+    AsyncIterator,
+    Iterable,
+    Mapping,
+    Sequence,
+)
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from google.protobuf import message
 
 from groundwire._base import CLIENT_RETRY, ClientBase, RetryArgument, with_call_metadata
 from groundwire.core import calls
+from groundwire.core.batch import DEFAULT_CONCURRENCY, DEFAULT_MAX_CONNECTION_FAILURES
 from groundwire.core.errors import ClientClosed, GroundwireError, WrongEventLoop
 from groundwire.core.metadata import MetadataLike
 from groundwire.core.requests import FactLike, TurnLike
@@ -21,6 +29,7 @@ from groundwire.transports import lifetime
 ResultT = TypeVar("ResultT")
 
 if TYPE_CHECKING:
+    from groundwire.aio_batch import AsyncBatch
     from groundwire.transports.base import AsyncTransport
 
 
@@ -119,6 +128,75 @@ class AsyncGroundingClient(ClientBase):
                 yield plan.finish(response)
         except GroundwireError as error:
             raise self._explained(error, None) from error.__cause__
+
+    def check_grounding_many(
+        self,
+        requests: Iterable[message.Message | Mapping[str, Any]]
+        | AsyncIterable[message.Message | Mapping[str, Any]],
+        *,
+        concurrency: int = DEFAULT_CONCURRENCY,
+        rate: float | None = None,
+        citation_threshold: float | None = None,
+        enable_claim_level_score: bool | None = None,
+        timeout: float | None = None,
+        metadata: MetadataLike | None = None,
+        retry: RetryArgument = CLIENT_RETRY,
+        max_connection_failures: int | None = DEFAULT_MAX_CONNECTION_FAILURES,
+    ) -> AsyncBatch[CheckGroundingResult]:
+        """Checks many answers concurrently: `async for` one outcome per input, in order.
+
+        >>> async for outcome in client.check_grounding_many(records):  # doctest: +SKIP
+        ...     print(outcome.index, outcome.error or outcome.result.support_score)
+
+        `requests` may also be an async iterable; the rest is as in the sync client's
+        `check_grounding_many`. The items run as tasks, at most `concurrency` at once.
+        """
+        from groundwire.aio_batch import run_many
+        from groundwire.batch import settings_for
+
+        settings = settings_for(
+            self,
+            concurrency=concurrency,
+            rate=rate,
+            timeout=timeout,
+            metadata=metadata,
+            retry=retry,
+            max_connection_failures=max_connection_failures,
+        )
+        defaults = {
+            "citation_threshold": citation_threshold,
+            "enable_claim_level_score": enable_claim_level_score,
+        }
+        return run_many(self, "CheckGrounding", requests, settings, defaults)
+
+    def corroborate_content_many(
+        self,
+        requests: Iterable[message.Message | Mapping[str, Any]]
+        | AsyncIterable[message.Message | Mapping[str, Any]],
+        *,
+        concurrency: int = DEFAULT_CONCURRENCY,
+        rate: float | None = None,
+        citation_threshold: float | None = None,
+        timeout: float | None = None,
+        metadata: MetadataLike | None = None,
+        retry: RetryArgument = CLIENT_RETRY,
+        max_connection_failures: int | None = DEFAULT_MAX_CONNECTION_FAILURES,
+    ) -> AsyncBatch[CorroborationResult]:
+        """Corroborates many contents concurrently (see the sync client's method)."""
+        from groundwire.aio_batch import run_many
+        from groundwire.batch import settings_for
+
+        settings = settings_for(
+            self,
+            concurrency=concurrency,
+            rate=rate,
+            timeout=timeout,
+            metadata=metadata,
+            retry=retry,
+            max_connection_failures=max_connection_failures,
+        )
+        defaults = {"citation_threshold": citation_threshold}
+        return run_many(self, "CorroborateContent", requests, settings, defaults)
 
     async def _transport(self, api: str) -> AsyncTransport:
         loop = asyncio.get_running_loop()

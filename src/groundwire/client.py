@@ -11,6 +11,7 @@ from google.protobuf import message
 
 from groundwire._base import CLIENT_RETRY, ClientBase, RetryArgument, with_call_metadata
 from groundwire.core import calls
+from groundwire.core.batch import DEFAULT_CONCURRENCY, DEFAULT_MAX_CONNECTION_FAILURES
 from groundwire.core.errors import ClientClosed, GroundwireError
 from groundwire.core.metadata import MetadataLike
 from groundwire.core.requests import FactLike, TurnLike
@@ -22,6 +23,7 @@ from groundwire.transports import lifetime
 ResultT = TypeVar("ResultT")
 
 if TYPE_CHECKING:
+    from groundwire.batch import Batch
     from groundwire.transports.base import Transport
 
 
@@ -234,6 +236,100 @@ class GroundingClient(ClientBase):
                 yield plan.finish(response)
         except GroundwireError as error:
             raise self._explained(error, None) from error.__cause__
+
+    def check_grounding_many(
+        self,
+        requests: Iterable[message.Message | Mapping[str, Any]],
+        *,
+        concurrency: int = DEFAULT_CONCURRENCY,
+        rate: float | None = None,
+        citation_threshold: float | None = None,
+        enable_claim_level_score: bool | None = None,
+        timeout: float | None = None,
+        metadata: MetadataLike | None = None,
+        retry: RetryArgument = CLIENT_RETRY,
+        max_connection_failures: int | None = DEFAULT_MAX_CONNECTION_FAILURES,
+    ) -> Batch[CheckGroundingResult]:
+        """Checks many answers concurrently; yields one outcome per input, in input order.
+
+        >>> with GroundingClient("my-project") as client:               # doctest: +SKIP
+        ...     for outcome in client.check_grounding_many(records, rate=50):
+        ...         print(outcome.index, outcome.error or outcome.result.support_score)
+
+        Args:
+            requests: any iterable, read lazily (at most `2 * concurrency` items are held):
+                `CheckGroundingRequest`s, or mappings of `check_grounding`'s arguments
+                (`answer_candidate` or its synonym `answer`, `facts`, `citation_threshold`,
+                ...) with an optional `id`. A bad item gets an outcome with an
+                `InvalidArgument` error; the others go on.
+            concurrency: the most items in progress at once. The batch lowers it (halves)
+                when the server throttles (RESOURCE_EXHAUSTED, 429) and raises it again
+                by one per window of successes.
+            rate: at most this many attempts per second (a token bucket); None: no limit.
+            citation_threshold: for mapping items that give none.
+            enable_claim_level_score: for mapping items that give none.
+            timeout: each item's overall deadline, retries included (default: the client's).
+            metadata: extra metadata sent with every call.
+            retry: the retry policy of each item (default: the client's; None: one attempt).
+                The batch retries itself, honouring RetryInfo / Retry-After, so it sees
+                every attempt: interceptors see each attempt as a call of its own.
+            max_connection_failures: after this many attempts in a row that could make no
+                connection, iterating raises `Unavailable` ("cannot reach ...") instead of
+                every item waiting out its deadline; None never gives up early.
+
+        Returns a `groundwire.batch.Batch`: iterate it for `BatchOutcome`s (`index`,
+        `result`, `error`, `attempts`, `id`); its `concurrency` and `throttled_seconds`
+        say how the server's throttling slowed it. Close it (or use `with`) to stop early.
+        """
+        from groundwire.batch import run_many, settings_for
+
+        settings = settings_for(
+            self,
+            concurrency=concurrency,
+            rate=rate,
+            timeout=timeout,
+            metadata=metadata,
+            retry=retry,
+            max_connection_failures=max_connection_failures,
+        )
+        defaults = {
+            "citation_threshold": citation_threshold,
+            "enable_claim_level_score": enable_claim_level_score,
+        }
+        return run_many(self, "CheckGrounding", requests, settings, defaults)
+
+    def corroborate_content_many(
+        self,
+        requests: Iterable[message.Message | Mapping[str, Any]],
+        *,
+        concurrency: int = DEFAULT_CONCURRENCY,
+        rate: float | None = None,
+        citation_threshold: float | None = None,
+        timeout: float | None = None,
+        metadata: MetadataLike | None = None,
+        retry: RetryArgument = CLIENT_RETRY,
+        max_connection_failures: int | None = DEFAULT_MAX_CONNECTION_FAILURES,
+    ) -> Batch[CorroborationResult]:
+        """Corroborates many contents concurrently; one outcome per input, in input order.
+
+        Items are `CorroborateContentRequest`s or mappings of `corroborate_content`'s
+        arguments (`content`, or `answer_candidate` / `answer`, `facts`,
+        `citation_threshold`) with an optional `id`; everything else is as in
+        `check_grounding_many`.
+        """
+        from groundwire.batch import run_many, settings_for
+
+        settings = settings_for(
+            self,
+            concurrency=concurrency,
+            rate=rate,
+            timeout=timeout,
+            metadata=metadata,
+            retry=retry,
+            max_connection_failures=max_connection_failures,
+        )
+        defaults = {"citation_threshold": citation_threshold}
+        return run_many(self, "CorroborateContent", requests, settings, defaults)
 
     # -- plumbing ----------------------------------------------------------------------------
 

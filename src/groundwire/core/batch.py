@@ -1,0 +1,254 @@
+"""What a batch decides without I/O: its items read as calls, its outcomes, its pacing state.
+
+`GroundingClient.check_grounding_many` and the other `*_many` methods run on this: the sync
+engine (`groundwire.batch`) and the async one (`groundwire.aio_batch`) share every decision
+made here and differ only in how they wait.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any, Generic, Literal, TypeVar
+
+from google.protobuf import message
+
+from groundwire.core import calls
+from groundwire.core.errors import GroundwireError, StatusCode, bad_request
+from groundwire.core.metadata import MetadataLike
+from groundwire.core.pacing import ReachabilityWatch, Throttle, TokenBucket
+from groundwire.core.retry import RetryPolicy
+
+ResultT = TypeVar("ResultT")
+Rpc = Literal["CheckGrounding", "CorroborateContent"]
+
+DEFAULT_CONCURRENCY = 16
+DEFAULT_MAX_CONNECTION_FAILURES = 8
+
+# The text an item grounds, by RPC: the first key is the argument's own name, the others its
+# synonyms (the batch record's `answer`).
+_TEXT_KEYS: dict[Rpc, tuple[str, ...]] = {
+    "CheckGrounding": ("answer_candidate", "answer"),
+    "CorroborateContent": ("content", "answer_candidate", "answer"),
+}
+_OPTION_KEYS: dict[Rpc, frozenset[str]] = {
+    "CheckGrounding": frozenset(
+        {"citation_threshold", "enable_claim_level_score", "user_labels", "grounding_config"}
+    ),
+    "CorroborateContent": frozenset({"citation_threshold"}),
+}
+
+
+@dataclass(frozen=True, slots=True)
+class BatchOutcome(Generic[ResultT]):
+    """What became of one input of a batch.
+
+    `index` is the input's 0-based position; exactly one of `result` and `error` is set.
+    `attempts` counts the calls sent for it (0 when the input was refused before sending);
+    `id` is the item's `"id"`, when it gave one.
+
+    Example:
+        >>> BatchOutcome(0, "a result", None, 1).ok
+        True
+    """
+
+    index: int
+    result: ResultT | None
+    error: GroundwireError | None
+    attempts: int
+    id: object = None
+
+    @property
+    def ok(self) -> bool:
+        """Whether the input got a result."""
+        return self.error is None
+
+
+@dataclass(frozen=True, slots=True)
+class BatchSettings:
+    """How a batch runs: its bounds, its retries and the call options every item shares.
+
+    `retry` None means one attempt per item; `timeout` is each item's overall deadline,
+    retries included, counted from its first attempt.
+
+    Example:
+        >>> BatchSettings(concurrency=4, rate=None, retry=None, timeout=60.0).read_ahead
+        8
+    """
+
+    concurrency: int
+    rate: float | None
+    retry: RetryPolicy | None
+    timeout: float
+    metadata: MetadataLike | None = None
+    max_connection_failures: int | None = DEFAULT_MAX_CONNECTION_FAILURES
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.concurrency, int) or self.concurrency < 1:
+            raise ValueError(f"concurrency must be a whole number >= 1, not {self.concurrency!r}")
+        if self.rate is not None and not 0 < self.rate < math.inf:
+            raise ValueError(
+                f"rate must be a positive number per second or None, not {self.rate!r}"
+            )
+        if not self.timeout > 0:
+            raise ValueError(f"timeout must be positive (seconds), not {self.timeout!r}")
+
+    @property
+    def read_ahead(self) -> int:
+        """How many inputs (and their outcomes) a batch holds at most: twice its concurrency."""
+        return 2 * self.concurrency
+
+
+@dataclass(frozen=True, slots=True)
+class Planned:
+    """One item read as a call ready to send, with its id."""
+
+    call: calls.Call[Any]
+    id: object
+
+
+def plan_item(
+    config: calls.ClientConfig, rpc: Rpc, item: object, defaults: Mapping[str, Any]
+) -> Planned:
+    """Reads one batch item as a call; an `InvalidArgument` when it is not one.
+
+    An item is a ready request message, or a mapping of the method's arguments: the text
+    (`answer_candidate`, or `answer`; `content` for CorroborateContent), `facts`, the options
+    and an optional `id`. `defaults` are options for items that give none.
+
+    Example:
+        >>> planned = plan_item(calls.ClientConfig("p"), "CheckGrounding",
+        ...                     {"answer": "Hi.", "facts": ["Hello."], "id": 7}, {})
+        >>> planned.id, planned.call.request.answer_candidate
+        (7, 'Hi.')
+    """
+    try:
+        if isinstance(item, message.Message):
+            return Planned(calls.unary(config, rpc, item), None)
+        if not isinstance(item, Mapping):
+            kind = type(item).__name__
+            raise bad_request(
+                [("item", f"expected a request message or a mapping, got {kind}")],
+                f"a batch item must be a request or a mapping of arguments, not {kind}",
+            )
+        text, facts, options, item_id = _arguments(rpc, item)
+        for name, value in defaults.items():
+            if value is not None and options.get(name) is None:
+                options[name] = value
+        return Planned(calls.unary(config, rpc, text, facts=facts, **options), item_id)
+    except GroundwireError:
+        raise
+    except (TypeError, ValueError) as error:  # the request could not be built from the item
+        raise bad_request([("item", str(error))], f"invalid batch item: {error}") from None
+
+
+def item_id(item: object) -> object:
+    """The `id` a mapping item gives (None otherwise), for its outcome.
+
+    Example:
+        >>> item_id({"id": "q-7", "answer": "Hi."}), item_id(["not", "a", "mapping"])
+        ('q-7', None)
+    """
+    return item.get("id") if isinstance(item, Mapping) else None
+
+
+def _arguments(
+    rpc: Rpc, item: Mapping[Any, Any]
+) -> tuple[object, Iterable[Any], dict[str, Any], object]:
+    """The text, facts, options and id of a mapping item; InvalidArgument naming a bad key."""
+    text_keys = _TEXT_KEYS[rpc]
+    allowed = {*text_keys, "facts", "id", *_OPTION_KEYS[rpc]}
+    unknown = sorted(str(key) for key in item if key not in allowed)
+    if unknown:
+        raise bad_request(
+            [(key, "not an argument of this method") for key in unknown],
+            f"unknown batch item keys {', '.join(unknown)}; expected some of "
+            f"{', '.join(sorted(allowed))}",
+        )
+    given = [key for key in text_keys if item.get(key) is not None]
+    if not given:
+        raise bad_request(
+            [(text_keys[0], "required")], f"a batch item needs {' or '.join(text_keys)}"
+        )
+    if len(given) > 1 and len({repr(item[key]) for key in given}) > 1:
+        raise bad_request(
+            [(key, "given twice under synonyms, with different values") for key in given],
+            f"{' and '.join(given)} are synonyms; give one of them",
+        )
+    text = item[given[0]]
+    if not isinstance(text, str):
+        raise bad_request(
+            [(given[0], f"expected text, got {type(text).__name__}")],
+            f"{given[0]} must be text, not {type(text).__name__}",
+        )
+    facts = item.get("facts", ())
+    if isinstance(facts, str) or not isinstance(facts, Iterable):
+        raise bad_request(
+            [("facts", "expected a list of facts")], "facts must be a list, not a single text"
+        )
+    options = {key: item[key] for key in _OPTION_KEYS[rpc] if key in item}
+    return text, list(facts), options, item_id(item)
+
+
+class BatchState:
+    """The shared state of a running batch: its window, rate, reachability and throttled time.
+
+    The engines hold a lock around it (the async one needs none) and ask it, before each
+    attempt, whether a slot is free and how long the token bucket says to wait; after each
+    attempt they report how it went.
+
+    Example:
+        >>> state = BatchState(BatchSettings(concurrency=2, rate=None, retry=None, timeout=5.0))
+        >>> state.may_start(), state.start(now=0.0), state.may_start(), state.start(now=0.0)
+        (True, 0.0, True, 0.0)
+        >>> state.may_start()
+        False
+    """
+
+    def __init__(self, settings: BatchSettings) -> None:
+        self.settings = settings
+        self.throttle = Throttle(settings.concurrency)
+        self.watch = ReachabilityWatch(settings.max_connection_failures)
+        self.bucket = None if settings.rate is None else TokenBucket(settings.rate)
+        self.active = 0
+        self.throttled_seconds = 0.0
+        self.dead: GroundwireError | None = None
+
+    def may_start(self) -> bool:
+        """Whether an item may take a slot now: fewer in progress than the window allows."""
+        return self.active < self.throttle.concurrency
+
+    def start(self, now: float) -> float:
+        """Takes a slot for an item; returns the seconds its first attempt waits for the rate."""
+        self.active += 1
+        return self.pace(now)
+
+    def pace(self, now: float) -> float:
+        """The seconds the next attempt waits for the token bucket (0 without a rate)."""
+        return 0.0 if self.bucket is None else self.bucket.reserve(now)
+
+    def finish(self) -> None:
+        """Gives an item's slot back."""
+        self.active -= 1
+
+    def attempted(
+        self, error: GroundwireError | None, *, connected: bool, started_at: float, now: float
+    ) -> bool:
+        """Records one attempt's end; True when it showed the endpoint dead.
+
+        A throttled attempt (RESOURCE_EXHAUSTED) shrinks the window; successful attempts grow
+        it back, by one for each window's worth of them.
+        """
+        if self.watch.attempted(connected=connected):
+            return True
+        if error is None:
+            self.throttle.succeeded()
+        elif error.code == StatusCode.RESOURCE_EXHAUSTED and not error.permanent:
+            self.throttle.throttled(started_at, now)
+        return False
+
+    def waited(self, error: GroundwireError, seconds: float) -> None:
+        """Records a back-off wait after `error`; a throttled one counts as throttled time."""
+        if error.code == StatusCode.RESOURCE_EXHAUSTED:
+            self.throttled_seconds += seconds

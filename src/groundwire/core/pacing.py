@@ -1,0 +1,124 @@
+"""How fast a batch may go: a token bucket, an AIMD concurrency window, a dead-endpoint watch.
+
+Pure bookkeeping with the time passed in; the sync and async batch engines
+(`groundwire.batch`, `groundwire.aio_batch`) hold the locks and do the waiting.
+"""
+
+from __future__ import annotations
+
+import math
+
+
+class TokenBucket:
+    """Lets requests through at `rate` per second on average, at most `capacity` at once.
+
+    `reserve(now)` takes a token and says how long its taker must wait before using it;
+    tokens are handed out in order, so waiting takers are served first come, first served.
+
+    Example:
+        >>> bucket = TokenBucket(5.0)
+        >>> [bucket.reserve(now=0.0) for _ in range(3)]
+        [0.0, 0.2, 0.4]
+    """
+
+    def __init__(self, rate: float, capacity: float = 1.0) -> None:
+        if not 0 < rate < math.inf:
+            raise ValueError(f"rate must be a positive number of requests per second, not {rate!r}")
+        if not capacity >= 1:
+            raise ValueError(f"capacity must be at least 1, not {capacity!r}")
+        self.rate = rate
+        self.capacity = capacity
+        self._tokens = capacity
+        self._updated: float | None = None
+
+    def reserve(self, now: float) -> float:
+        """Takes a token at time `now`; returns the seconds to wait before sending.
+
+        Example:
+            >>> TokenBucket(2.0).reserve(now=10.0)
+            0.0
+        """
+        if self._updated is not None:
+            self._tokens = min(self.capacity, self._tokens + (now - self._updated) * self.rate)
+        self._updated = now
+        self._tokens -= 1
+        return 0.0 if self._tokens >= 0 else -self._tokens / self.rate
+
+
+class Throttle:
+    """A batch's concurrency window: halved when throttled, grown back while calls succeed.
+
+    Additive increase, multiplicative decrease, as TCP does: each success adds `1/window`, so
+    a full window of successes adds one, up to `maximum`; a throttled attempt (RESOURCE_EXHAUSTED,
+    HTTP 429) halves the window, down to 1. Attempts that started before the last decrease
+    were sent under the larger window, so their throttling does not halve it again.
+
+    Example:
+        >>> throttle = Throttle(16)
+        >>> throttle.throttled(started_at=1.0, now=2.0), throttle.concurrency
+        (True, 8)
+        >>> throttle.throttled(started_at=1.5, now=2.1), throttle.concurrency
+        (False, 8)
+        >>> for _ in range(9):
+        ...     throttle.succeeded()
+        >>> throttle.concurrency
+        9
+    """
+
+    def __init__(self, maximum: int) -> None:
+        if maximum < 1:
+            raise ValueError(f"concurrency must be at least 1, not {maximum!r}")
+        self.maximum = maximum
+        self._window = float(maximum)
+        self._decreased_at = -math.inf
+
+    @property
+    def concurrency(self) -> int:
+        """How many items may be in progress at once right now."""
+        return max(1, int(self._window + 1e-9))
+
+    def succeeded(self) -> None:
+        """Records an attempt the server answered: the window grows by `1/window`."""
+        self._window = min(float(self.maximum), self._window + 1.0 / self._window)
+
+    def throttled(self, started_at: float, now: float) -> bool:
+        """Records a throttled attempt sent at `started_at`; True when the window shrank.
+
+        Example:
+            >>> Throttle(1).throttled(started_at=0.0, now=1.0)
+            True
+        """
+        if started_at < self._decreased_at:
+            return False
+        self._window = max(1.0, self._window / 2)
+        self._decreased_at = now
+        return True
+
+
+class ReachabilityWatch:
+    """Counts attempts in a row that made no connection; says when the endpoint is dead.
+
+    Any attempt that reached the server (answered or failed with a status) resets the count.
+    `limit` None never calls an endpoint dead.
+
+    Example:
+        >>> watch = ReachabilityWatch(3)
+        >>> [watch.attempted(connected=False) for _ in range(3)]
+        [False, False, True]
+        >>> watch.attempted(connected=True), watch.consecutive_failures
+        (False, 0)
+    """
+
+    def __init__(self, limit: int | None) -> None:
+        if limit is not None and limit < 1:
+            raise ValueError(f"max_connection_failures must be at least 1 or None, not {limit!r}")
+        self.limit = limit
+        self.consecutive_failures = 0
+
+    def attempted(self, *, connected: bool) -> bool:
+        """Records one attempt; True when `limit` attempts in a row made no connection."""
+        if connected:
+            self.consecutive_failures = 0
+            return False
+        self.consecutive_failures += 1
+        return self.limit is not None and self.consecutive_failures >= self.limit
