@@ -51,19 +51,25 @@ class ClientConfig:
             raise ValueError("project is required (the Google Cloud project id or number)")
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Call(Generic[ResultT]):
-    """One unary call, ready for any transport: the request as sent, and how to read it."""
+    """One unary call, ready for any transport: the request as sent, and how to read it.
+
+    Treat it as immutable (`dataclasses.replace` makes a changed copy); it is not frozen
+    because a frozen dataclass pays for every field it sets, on every call.
+    """
 
     spec: Spec
     method: apis.Method
     request: message.Message
     metadata: tuple[tuple[str, str], ...]
     offset_unit: OffsetUnit = "utf8"
+    subject: Any = None
+    """What the user passed, when the request was built from it (its text is the request's)."""
 
     def finish(self, response: message.Message) -> ResultT:
         """The user's result for the call's response (read by the RPC's spec)."""
-        result: ResultT = self.spec.read(self.request, response, self.offset_unit)
+        result: ResultT = self.spec.read(self.request, response, self.offset_unit, self.subject)
         return result
 
 
@@ -78,7 +84,7 @@ class StreamCall:
 
     def finish(self, response: message.Message) -> results.GenerateResult:
         """Reads one streamed response (read by the RPC's spec)."""
-        result: results.GenerateResult = spec_for(self.method).read(None, response, "utf8")
+        result: results.GenerateResult = spec_for(self.method).read(None, response, "utf8", None)
         return result
 
 
@@ -140,6 +146,7 @@ def unary(config: ClientConfig, rpc: str, subject: Any, **options: Any) -> Call[
         request,
         route(method, request, config.quota_project),
         config.corroborate_offset_unit,
+        subject if isinstance(subject, str) else None,
     )
 
 

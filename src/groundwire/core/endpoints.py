@@ -388,7 +388,12 @@ def request_metadata(
     ('x-goog-request-params', 'parent=projects%2Fp%2Flocations%2Fl')
     """
     field = method.routing_field
-    value = getattr(request, field)
+    return _call_headers(field, getattr(request, field), quota_project)
+
+
+@functools.lru_cache(maxsize=256)
+def _call_headers(field: str, value: str, quota_project: str | None) -> tuple[tuple[str, str], ...]:
+    """A call's headers, made once per routed resource (most clients route to one or two)."""
     metadata = [
         ("x-goog-request-params", _routing_header(field, value)),
         ("x-goog-api-client", api_client_header()),

@@ -238,16 +238,21 @@ class Retrying:
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.policy = policy
-        self.deadline = Deadline.start(
-            timeout if policy is None else min(timeout, policy.timeout), clock
-        )
+        # A float, not a Deadline: most calls succeed at once and never weigh a retry.
+        self._expires_at = clock() + (timeout if policy is None else min(timeout, policy.timeout))
+        self._clock = clock
         self.rng = rng
         self.attempts = 0
+
+    @property
+    def deadline(self) -> Deadline:
+        """The call's overall deadline."""
+        return Deadline(self._expires_at, self._clock)
 
     def attempt_timeout(self) -> float:
         """Starts an attempt; returns its timeout, cut from what remains of the deadline."""
         self.attempts += 1
-        return self.deadline.attempt_timeout()
+        return max(self._expires_at - self._clock(), 0.0)
 
     def after_failure(
         self,

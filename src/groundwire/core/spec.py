@@ -31,8 +31,12 @@ Builder = Callable[..., message.Message]
 """`build(method, project, location, subject, **options)`: a request from user input."""
 Checker = Callable[[apis.Method, Any], list[Violation]]
 """`violations(method, request)`: what breaks a documented limit, as (field path, problem)."""
-Reader = Callable[[Any, Any, OffsetUnit], Any]
-"""`read(request, response, offset_unit)`: the result a user gets for one response."""
+Reader = Callable[[Any, Any, OffsetUnit, "str | None"], Any]
+"""`read(request, response, offset_unit, text)`: the result a user gets for one response.
+
+`text` is the string the request was built from (the answer, the content), when it was: the
+reader then need not read it back out of the request.
+"""
 Counter = Callable[[Any], "int | None"]
 """`billed_characters(request)`: the characters Google bills the call by (None: not so billed)."""
 
@@ -58,6 +62,7 @@ class Spec:
         parameters = list(inspect.signature(self.build).parameters.values())[4:]
         defaults = {p.name: p.default for p in parameters}
         object.__setattr__(self, "option_defaults", defaults)
+        object.__setattr__(self, "_methods", {})
 
     def method(self, api_version: str) -> apis.Method:
         """The descriptor-derived method at `api_version`, or at the only version there is.
@@ -65,8 +70,12 @@ class Spec:
         >>> SPECS["CorroborateContent"].method("v1alpha").version
         'v1'
         """
-        version = api_version if api_version in self.versions else self.versions[0]
-        return apis.method(self.api, version, self.rpc)
+        methods: dict[str, apis.Method] = self._methods  # type: ignore[attr-defined]
+        found = methods.get(api_version)
+        if found is None:
+            version = api_version if api_version in self.versions else self.versions[0]
+            found = methods[api_version] = apis.method(self.api, version, self.rpc)
+        return found
 
     def given(self, options: Mapping[str, Any]) -> list[str]:
         """The options that say something: not None, not their default, not an empty list.
@@ -167,16 +176,18 @@ def _check_grounding_characters(request: Any) -> int:
     return len(request.answer_candidate) + sum(len(fact.fact_text) for fact in request.facts)
 
 
-def _read_check_grounding(request: Any, response: Any, unit: OffsetUnit) -> Any:
-    return results.check_grounding_result(request.answer_candidate, response)
+def _read_check_grounding(request: Any, response: Any, unit: OffsetUnit, text: str | None) -> Any:
+    answer = request.answer_candidate if text is None else text
+    return results.check_grounding_result(answer, response)
 
 
-def _read_corroboration(request: Any, response: Any, unit: OffsetUnit) -> Any:
-    text = "".join(part.text for part in request.content.parts)
+def _read_corroboration(request: Any, response: Any, unit: OffsetUnit, text: str | None) -> Any:
+    if text is None:
+        text = "".join(part.text for part in request.content.parts)
     return results.corroboration_result(text, tuple(request.facts), response, unit)
 
 
-def _read_generate(request: Any, response: Any, unit: OffsetUnit) -> Any:
+def _read_generate(request: Any, response: Any, unit: OffsetUnit, text: str | None) -> Any:
     return results.generate_result(response)
 
 
