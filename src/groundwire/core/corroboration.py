@@ -21,13 +21,13 @@ from google.protobuf import message
 
 from groundwire.core.lazy import (
     LazySequence,
+    PlacedRecord,
     Record,
     draft_class,
     freeze,
     optional,
     optional_each,
     pick_each,
-    utf16_bound,
 )
 from groundwire.core.offsets import OffsetUnit, Utf16Offsets, place_claims
 from groundwire.core.rendering import CitationRendering, ClaimSpan
@@ -43,7 +43,7 @@ class _GivenScore:
 
 
 @final
-class CorroboratedClaim(Record):
+class CorroboratedClaim(PlacedRecord):
     """A claim of corroborated content and the facts that support it.
 
     `start_index`/`end_index` are what the API sent, in the unit the client was told
@@ -113,16 +113,6 @@ class CorroboratedClaim(Record):
             _GivenScore(score),
             (start_utf16, end_utf16),
         )
-
-    @property
-    def start_utf16(self) -> int:
-        """Where the claim starts in UTF-16 code units (JavaScript string indices)."""
-        return utf16_bound(self._utf16, 0, self.start)
-
-    @property
-    def end_utf16(self) -> int:
-        """Where the claim ends (exclusive) in UTF-16 code units."""
-        return utf16_bound(self._utf16, 1, self.end)
 
     @property
     def score(self) -> float | None:

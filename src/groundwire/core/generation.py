@@ -27,12 +27,12 @@ from google.protobuf import message
 from groundwire.core.chunks import Chunk, chunks_of
 from groundwire.core.lazy import (
     LazySequence,
+    PlacedRecord,
     Record,
     draft_class,
     freeze,
     optional,
     pick_each,
-    utf16_bound,
 )
 from groundwire.core.offsets import Utf16Offsets, place_claims
 from groundwire.core.rendering import CitationRendering, ClaimSpan
@@ -48,7 +48,7 @@ class _GivenScore:
 
 
 @final
-class GroundingSupport(Record):
+class GroundingSupport(PlacedRecord):
     """The support for one claim of a generated answer, located in the answer text."""
 
     __slots__ = (
@@ -104,16 +104,6 @@ class GroundingSupport(Record):
             _GivenScore(score),
             (start_utf16, end_utf16),
         )
-
-    @property
-    def start_utf16(self) -> int:
-        """Where the claim starts in UTF-16 code units (JavaScript string indices)."""
-        return utf16_bound(self._utf16, 0, self.start)
-
-    @property
-    def end_utf16(self) -> int:
-        """Where the claim ends (exclusive) in UTF-16 code units."""
-        return utf16_bound(self._utf16, 1, self.end)
 
     @property
     def score(self) -> float | None:

@@ -244,3 +244,25 @@ def utf16_bound(utf16: tuple[int, int] | Utf16Offsets, which: int, index: int) -
     records share, which converts all of them on the first read of one.
     """
     return utf16[which] if isinstance(utf16, tuple) else utf16.at(index)
+
+
+class PlacedRecord(Record):
+    """A record placed in a text by `start`/`end` str indices, with UTF-16 offsets on demand.
+
+    A subclass has the slots ``start``, ``end`` and ``_utf16`` (see `utf16_bound`).
+    """
+
+    __slots__ = ()
+    start: int
+    end: int
+    _utf16: tuple[int, int] | Utf16Offsets
+
+    @property
+    def start_utf16(self) -> int:
+        """Where the record starts in UTF-16 code units (JavaScript string indices)."""
+        return utf16_bound(self._utf16, 0, self.start)
+
+    @property
+    def end_utf16(self) -> int:
+        """Where the record ends (exclusive) in UTF-16 code units."""
+        return utf16_bound(self._utf16, 1, self.end)

@@ -43,6 +43,7 @@ from groundwire.core.generation import (
 )
 from groundwire.core.lazy import (
     LazySequence,
+    PlacedRecord,
     Record,
     draft_class,
     freeze,
@@ -50,7 +51,6 @@ from groundwire.core.lazy import (
     optional,
     optional_each,
     pick_each,
-    utf16_bound,
 )
 from groundwire.core.offsets import Utf16Offsets, place_claims
 from groundwire.core.rendering import CitationRendering, ClaimSpan
@@ -82,7 +82,7 @@ class _GivenClaim:
 
 
 @final
-class Claim(Record):
+class Claim(PlacedRecord):
     """One claim of a checked answer.
 
     `start`/`end` index the answer as a Python str; `start_byte`/`end_byte` are what the
@@ -162,16 +162,6 @@ class Claim(Record):
             _GivenClaim(score, grounding_check_required),
             (start_utf16, end_utf16),
         )
-
-    @property
-    def start_utf16(self) -> int:
-        """Where the claim starts in UTF-16 code units (JavaScript string indices)."""
-        return utf16_bound(self._utf16, 0, self.start)
-
-    @property
-    def end_utf16(self) -> int:
-        """Where the claim ends (exclusive) in UTF-16 code units."""
-        return utf16_bound(self._utf16, 1, self.end)
 
     @property
     def score(self) -> float | None:
