@@ -358,11 +358,6 @@ def api_client_header() -> str:
     return f"gl-python/{platform.python_version()} groundwire/{VERSION}"
 
 
-@functools.lru_cache(maxsize=256)
-def _routing_header(field: str, value: str) -> str:
-    return f"{field}={quote(value, safe='')}"
-
-
 @functools.cache
 def user_agent() -> str:
     """The user agent: `groundwire/<version>`.
@@ -395,7 +390,7 @@ def request_metadata(
 def _call_headers(field: str, value: str, quota_project: str | None) -> tuple[tuple[str, str], ...]:
     """A call's headers, made once per routed resource (most clients route to one or two)."""
     metadata = [
-        ("x-goog-request-params", _routing_header(field, value)),
+        ("x-goog-request-params", f"{field}={quote(value, safe='')}"),
         ("x-goog-api-client", api_client_header()),
     ]
     if quota_project:
