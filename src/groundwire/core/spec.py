@@ -57,12 +57,15 @@ class Spec:
     read: Reader
     billed_characters: Counter = _not_billed_by_characters
     option_defaults: Mapping[str, Any] = field(init=False, repr=False)
+    _methods: dict[str, apis.Method] = field(
+        default_factory=dict, init=False, repr=False, compare=False
+    )
+    """The method at each API version asked for, looked up once."""
 
     def __post_init__(self) -> None:
         parameters = list(inspect.signature(self.build).parameters.values())[4:]
         defaults = {p.name: p.default for p in parameters}
         object.__setattr__(self, "option_defaults", defaults)
-        object.__setattr__(self, "_methods", {})
 
     def method(self, api_version: str) -> apis.Method:
         """The descriptor-derived method at `api_version`, or at the only version there is.
@@ -70,11 +73,10 @@ class Spec:
         >>> SPECS["CorroborateContent"].method("v1alpha").version
         'v1'
         """
-        methods: dict[str, apis.Method] = self._methods  # type: ignore[attr-defined]
-        found = methods.get(api_version)
+        found = self._methods.get(api_version)
         if found is None:
             version = api_version if api_version in self.versions else self.versions[0]
-            found = methods[api_version] = apis.method(self.api, version, self.rpc)
+            found = self._methods[api_version] = apis.method(self.api, version, self.rpc)
         return found
 
     def given(self, options: Mapping[str, Any]) -> list[str]:
