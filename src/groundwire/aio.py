@@ -65,10 +65,11 @@ class AsyncGroundingClient(ClientBase):
         retry: RetryArgument = CLIENT_RETRY,
     ) -> CheckGroundingResult:
         """Checks how well `facts` support `answer_candidate` (see the sync client)."""
-        call = calls.check_grounding(
+        call = calls.unary(
             self._config,
+            "CheckGrounding",
             answer_candidate,
-            facts,
+            facts=facts,
             citation_threshold=citation_threshold,
             enable_claim_level_score=enable_claim_level_score,
             user_labels=user_labels,
@@ -87,8 +88,12 @@ class AsyncGroundingClient(ClientBase):
         retry: RetryArgument = CLIENT_RETRY,
     ) -> CorroborationResult:
         """Scores how well `facts` corroborate `content` (see the sync client)."""
-        call = calls.corroborate_content(
-            self._config, content, facts, citation_threshold=citation_threshold
+        call = calls.unary(
+            self._config,
+            "CorroborateContent",
+            content,
+            facts=facts,
+            citation_threshold=citation_threshold,
         )
         return await self._run(call, timeout, metadata, retry)
 
@@ -102,7 +107,7 @@ class AsyncGroundingClient(ClientBase):
         **options: Any,
     ) -> GenerateResult:
         """Generates an answer grounded in the given sources (see the sync client)."""
-        call = calls.generate_grounded_content(self._config, prompt, **options)
+        call = calls.unary(self._config, "GenerateGroundedContent", prompt, **options)
         return await self._run(call, timeout, metadata, retry)
 
     async def stream_generate_grounded_content(
@@ -257,7 +262,8 @@ class AsyncGroundingClient(ClientBase):
         retry: RetryArgument,
     ) -> ResultT:
         """One unary call with the user's per-call options; the result read from its answer."""
-        call = with_call_metadata(call, metadata)
+        if metadata:
+            call = with_call_metadata(call, metadata)
         try:
             response = await self._unary(call, timeout, retry)
         except GroundwireError as error:

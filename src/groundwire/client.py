@@ -151,10 +151,11 @@ class GroundingClient(ClientBase):
         Returns the claims with `start`/`end` that slice `answer_candidate` as a Python
         string, the UTF-8 offsets the API sent, UTF-16 offsets, and resolved citations.
         """
-        call = calls.check_grounding(
+        call = calls.unary(
             self._config,
+            "CheckGrounding",
             answer_candidate,
-            facts,
+            facts=facts,
             citation_threshold=citation_threshold,
             enable_claim_level_score=enable_claim_level_score,
             user_labels=user_labels,
@@ -183,8 +184,12 @@ class GroundingClient(ClientBase):
             metadata: extra gRPC metadata (HTTP headers over REST) for this call.
             retry: this call's retry policy instead of the client's (None: no retries).
         """
-        call = calls.corroborate_content(
-            self._config, content, facts, citation_threshold=citation_threshold
+        call = calls.unary(
+            self._config,
+            "CorroborateContent",
+            content,
+            facts=facts,
+            citation_threshold=citation_threshold,
         )
         return self._run(call, timeout, metadata, retry)
 
@@ -211,7 +216,7 @@ class GroundingClient(ClientBase):
                 `model_id`, `temperature`, `top_p`, `top_k`, `seed`, `max_output_tokens`,
                 `frequency_penalty`, `presence_penalty`, `language_code`; `user_labels`.
         """
-        call = calls.generate_grounded_content(self._config, prompt, **options)
+        call = calls.unary(self._config, "GenerateGroundedContent", prompt, **options)
         return self._run(call, timeout, metadata, retry)
 
     def stream_generate_grounded_content(
@@ -374,7 +379,8 @@ class GroundingClient(ClientBase):
         retry: RetryArgument,
     ) -> ResultT:
         """One unary call with the user's per-call options; the result read from its answer."""
-        call = with_call_metadata(call, metadata)
+        if metadata:
+            call = with_call_metadata(call, metadata)
         try:
             response = self._unary(call, timeout, retry)
         except GroundwireError as error:

@@ -137,7 +137,10 @@ def unary(config: ClientConfig, rpc: str, subject: Any, **options: Any) -> Call[
     """
     spec = SPECS[rpc]
     method = spec.method(config.api_version)
-    request = _request(config, spec, method, subject, options)
+    if type(subject) is str:  # the usual call: a request built from the user's text
+        request = spec.build(method, config.project, config.location, subject, **options)
+    else:
+        request = _request(config, spec, method, subject, options)
     if config.validate:
         spec.check(method, request)
     return Call(

@@ -13,8 +13,6 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from urllib.parse import quote
 
-from google.protobuf import message
-
 from groundwire.core.addresses import (
     EndpointError,
     GrpcAddress,
@@ -26,7 +24,6 @@ from groundwire.core.addresses import (
     parse_grpc_address,
     parse_rest_address,
 )
-from groundwire.core.apis import Method
 from groundwire.core.version import VERSION
 
 __all__ = [
@@ -40,12 +37,12 @@ __all__ = [
     "EndpointError",
     "Endpoints",
     "api_client_header",
+    "call_headers",
     "default_host",
     "describes_emulator",
     "is_loopback",
     "is_loopback_target",
     "mtls_endpoint_mode",
-    "request_metadata",
     "resolve_endpoints",
     "user_agent",
 ]
@@ -368,27 +365,17 @@ def user_agent() -> str:
     return f"groundwire/{VERSION}"
 
 
-def request_metadata(
-    method: Method, request: message.Message, *, quota_project: str | None
-) -> tuple[tuple[str, str], ...]:
-    """Headers (gRPC metadata) for one call: routing, API client, quota project.
+@functools.lru_cache(maxsize=256)
+def call_headers(field: str, value: str, quota_project: str | None) -> tuple[tuple[str, str], ...]:
+    """A call's headers (gRPC metadata), routed by `field`'s `value`: made once per resource.
 
-    The user agent is not among them: gRPC channels send it as their primary user agent,
-    and the REST transports add it to their headers (`transports.rest.request_headers`).
+    Routing, the API client and the quota project. The user agent is not among them: gRPC
+    channels send it as their primary user agent, and the REST transports add it to their
+    headers (`transports.rest.request_headers`). Most clients route to one or two resources.
 
-    >>> from groundwire.core.apis import method
-    >>> m = method("aiplatform", "v1", "CorroborateContent")
-    >>> request_metadata(m, m.request_class(parent="projects/p/locations/l"),
-    ...                  quota_project=None)[0]
+    >>> call_headers("parent", "projects/p/locations/l", None)[0]
     ('x-goog-request-params', 'parent=projects%2Fp%2Flocations%2Fl')
     """
-    field = method.routing_field
-    return _call_headers(field, getattr(request, field), quota_project)
-
-
-@functools.lru_cache(maxsize=256)
-def _call_headers(field: str, value: str, quota_project: str | None) -> tuple[tuple[str, str], ...]:
-    """A call's headers, made once per routed resource (most clients route to one or two)."""
     metadata = [
         ("x-goog-request-params", f"{field}={quote(value, safe='')}"),
         ("x-goog-api-client", api_client_header()),

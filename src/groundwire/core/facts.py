@@ -140,14 +140,27 @@ def grounding_facts(
     return built
 
 
-def fact_fields(fact: Any) -> Mapping[str, Any] | None:
-    """The constructor fields of a plain fact (text, or a (text, attributes) pair); else None."""
-    kind = type(fact)
-    if kind is str:
-        return {"fact_text": fact}
-    if kind is tuple and len(fact) == 2 and type(fact[0]) is str:
-        return {"fact_text": fact[0], "attributes": fact[1] or {}}
-    return None
+def plain_fact_fields(facts: Iterable[Any]) -> list[dict[str, Any]] | None:
+    """The constructor fields of each fact, when all are plain (text, or (text, attributes)).
+
+    None when `facts` is not a list or tuple, or when any fact is something else: those
+    take the careful path, whose errors name the fact at fault. One call for all facts.
+
+    >>> plain_fact_fields(["a", ("b", {"author": "c"})])
+    [{'fact_text': 'a'}, {'fact_text': 'b', 'attributes': {'author': 'c'}}]
+    """
+    if type(facts) is not list and type(facts) is not tuple:
+        return None
+    fields: list[dict[str, Any]] = []
+    for fact in facts:
+        kind = type(fact)
+        if kind is str:
+            fields.append({"fact_text": fact})
+        elif kind is tuple and len(fact) == 2 and type(fact[0]) is str:
+            fields.append({"fact_text": fact[0], "attributes": fact[1] or {}})
+        else:
+            return None
+    return fields
 
 
 def corroboration_fact(fact: Any, fact_class: type[message.Message], index: int) -> message.Message:

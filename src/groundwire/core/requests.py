@@ -19,9 +19,9 @@ from groundwire.core.facts import (
     as_message,
     assign,
     corroboration_fact,
-    fact_fields,
     field_class,
     grounding_facts,
+    plain_fact_fields,
 )
 
 TurnLike: TypeAlias = str | tuple[str, str] | Mapping[str, Any] | message.Message
@@ -76,10 +76,9 @@ def check_grounding_request(
         "grounding_config": resource_name(project, location, "groundingConfigs", grounding_config),
         "answer_candidate": answer_candidate,
     }
-    if not isinstance(facts, (str, bytes)):
-        plain = [fact_fields(f) for f in facts] if isinstance(facts, (list, tuple)) else None
-        if plain is not None and None not in plain:
-            fields["facts"] = plain
+    plain = plain_fact_fields(facts)
+    if plain is not None:
+        fields["facts"] = plain
     grounding_spec: dict[str, Any] = {}
     if citation_threshold is not None:
         grounding_spec["citation_threshold"] = citation_threshold

@@ -107,7 +107,8 @@ def route(
     >>> route(m, m.request_class(parent="projects/p/locations/eu"), None)[0]
     ('x-goog-request-params', 'parent=projects%2Fp%2Flocations%2Feu')
     """
-    return endpoints.request_metadata(method, request, quota_project=quota_project)
+    field = method.routing_field
+    return endpoints.call_headers(field, getattr(request, field), quota_project)
 
 
 def _long_texts(items: Any, path: str, text_field: str) -> list[tuple[str, str]]:

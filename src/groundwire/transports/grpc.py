@@ -314,6 +314,7 @@ class GrpcTransport:
         )
         merged = channel_options(options, user_agent, target)
         self._closed = False
+        self._ready = False  # seen READY since the last failure: calls skip the state check
         self._channel = (
             grpc.insecure_channel(target, options=merged)
             if tls is None
@@ -332,9 +333,11 @@ class GrpcTransport:
         in_flight = object()  # a fork now leaves gRPC unsafe in the child: lifetime knows
         lifetime.grpc_calls.add(in_flight)
         try:
-            timeout = self._connect(timeout)
+            if not self._ready:
+                timeout = self._connect(timeout)
             return call(request, timeout=timeout, metadata=metadata)  # type: ignore[arg-type]
         except grpc.RpcError as error:
+            self._ready = False  # the next call looks at the channel again
             raise self._error(error) from None
         except ValueError:  # "Cannot invoke RPC on closed channel!"
             if self._closed:
@@ -385,6 +388,7 @@ class GrpcTransport:
 
     def close(self) -> None:
         """Closes the channel and the token adapter; calls in flight fail with `ClientClosed`."""
+        self._ready = False
         self._closed = True
         self._channel.close()
         if self._token_request is not None:
@@ -397,6 +401,7 @@ class GrpcTransport:
         parent's channel, so the channel stays referenced, unused, until the child ends;
         the token adapter's sockets are closed in the child only, sending nothing.
         """
+        self._ready = False
         self._closed = True
         lifetime.leave_behind(self._channel)
         if self._token_request is not None:
@@ -424,12 +429,14 @@ class GrpcTransport:
         """Waits, within `connect_budget`, until the channel can carry a call.
 
         Returns what is left of `timeout` for the call itself. A READY channel costs one
-        state check; a refused one settles in TRANSIENT_FAILURE at once and the call fails
-        fast, as gRPC makes it.
+        state check, and none for the calls after it until one fails (a state check takes
+        the channel's lock, which every call in flight contends for); a refused one settles
+        in TRANSIENT_FAILURE at once and the call fails fast, as gRPC makes it.
         """
         if self._closed:
             raise client_closed()
         if self._connectivity() == grpc.ChannelConnectivity.READY:
+            self._ready = not self._closed
             return timeout
         started = time.monotonic()
         budget = connect_budget(timeout)

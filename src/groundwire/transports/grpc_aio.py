@@ -102,6 +102,7 @@ class AsyncGrpcTransport:
         )
         self._options = channel_options(options, user_agent, target)
         self._closed = False
+        self._ready = False
         self._channel: grpc.aio.Channel | None = None
         self._unary_calls: dict[str, grpc.aio.UnaryUnaryMultiCallable[Message, Message]] = {}
         self._stream_calls: dict[str, grpc.aio.StreamStreamMultiCallable[Message, Message]] = {}
@@ -114,10 +115,11 @@ class AsyncGrpcTransport:
         if call is None:
             call = self._unary_call(method)
         try:
-            if self._open().get_state(try_to_connect=True) != grpc.ChannelConnectivity.READY:
-                timeout = await self._connect(timeout)  # a ready channel needs no coroutine
+            if not self._ready:  # seen READY since the last failure: no state check
+                timeout = await self._connect(timeout)
             response = await call(request, timeout=timeout, metadata=metadata)
         except grpc.aio.AioRpcError as error:
+            self._ready = False  # the next call looks at the channel again
             raise self._error(error) from None
         except asyncio.CancelledError:
             self._raise_if_closed()
@@ -160,6 +162,7 @@ class AsyncGrpcTransport:
 
     async def close(self) -> None:
         """Closes the channel and the token adapter; calls in flight fail with `ClientClosed`."""
+        self._ready = False
         self._closed = True
         channel, self._channel = self._channel, None
         self._unary_calls.clear()
@@ -191,11 +194,13 @@ class AsyncGrpcTransport:
     async def _connect(self, timeout: float | None) -> float | None:
         """Waits, within `connect_budget`, until the channel can carry a call.
 
-        Returns what is left of `timeout` for the call (see `GrpcTransport._connect`).
+        Returns what is left of `timeout` for the call (see `GrpcTransport._connect`). Once
+        the channel is READY, unary calls skip this until one fails.
         """
         channel = self._open()
         state = channel.get_state(try_to_connect=True)
         if state == grpc.ChannelConnectivity.READY:
+            self._ready = True
             return timeout
         loop = asyncio.get_running_loop()
         started = loop.time()
