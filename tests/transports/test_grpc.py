@@ -88,6 +88,22 @@ def test_a_refused_port_is_a_connection_failure(refused_port: int) -> None:
         transport.close()
 
 
+def test_a_server_gone_after_the_channel_was_ready_fails_the_next_calls_fast() -> None:
+    """Ready channels skip the state check; a failed call makes the next one look again."""
+    gone = start_grpc_server()
+    transport = GrpcTransport(gone.target, credentials=None, secure=False)
+    try:
+        assert call(transport, canned.OK) == canned.check_response()
+        gone.server.stop(grace=None).wait(5)
+        with pytest.raises(Unavailable) as first:  # this call saw a READY channel
+            call(transport, canned.OK, timeout=5.0)
+        assert first.value.retryable
+        with pytest.raises(ConnectionFailure):  # this one looks at the channel again
+            call(transport, canned.OK, timeout=5.0)
+    finally:
+        transport.close()
+
+
 def test_a_peer_without_http2_is_a_connection_failure() -> None:
     http1 = start_rest_server()
     transport = GrpcTransport(

@@ -17,7 +17,7 @@ from groundwire.transports.base import ConnectionFailure
 from groundwire.transports.grpc_aio import AsyncGrpcTransport
 from tests.support.typed import typed
 from tests.transports import canned
-from tests.transports.servers import GrpcServer
+from tests.transports.servers import GrpcServer, start_aio_grpc_server
 
 
 @pytest.fixture
@@ -172,5 +172,21 @@ async def test_a_transport_built_in_a_worker_thread_works_in_the_event_loop(
     )
     try:
         assert await call(transport, canned.OK) == canned.check_response()
+    finally:
+        await transport.close()
+
+
+async def test_a_server_gone_after_the_channel_was_ready_fails_the_next_calls_fast() -> None:
+    """Ready channels skip the state check; a failed call makes the next one look again."""
+    gone = await start_aio_grpc_server()
+    transport = AsyncGrpcTransport(gone.target, credentials=None, secure=False)
+    try:
+        assert await call(transport, canned.OK) == canned.check_response()
+        await gone.server.stop(grace=None)
+        with pytest.raises(Unavailable) as first:  # this call saw a READY channel
+            await call(transport, canned.OK, timeout=5.0)
+        assert first.value.retryable
+        with pytest.raises(ConnectionFailure):  # this one looks at the channel again
+            await call(transport, canned.OK, timeout=5.0)
     finally:
         await transport.close()
