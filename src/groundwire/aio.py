@@ -203,6 +203,16 @@ class AsyncGroundingClient(ClientBase):
         defaults = {"citation_threshold": citation_threshold}
         return run_many(self, "CorroborateContent", requests, settings, defaults)
 
+    def _bound_transport(self, api: str) -> AsyncTransport | None:
+        """The transport for `api` made in this loop and process, when there is one (no wait)."""
+        if (
+            asyncio.get_running_loop() is self._loop
+            and self._forks == lifetime.forks
+            and not self._settings.closed
+        ):
+            return self._transports.get(api)
+        return None
+
     async def _transport(self, api: str) -> AsyncTransport:
         loop = asyncio.get_running_loop()
         if loop is not self._loop or self._forks != lifetime.forks:
@@ -261,37 +271,42 @@ class AsyncGroundingClient(ClientBase):
         metadata: MetadataLike | None,
         retry: RetryArgument,
     ) -> ResultT:
-        """One unary call with the user's per-call options; the result read from its answer."""
+        """One unary call with the user's per-call options; the result read from its answer.
+
+        The plain loop is written out here, not in a coroutine of its own (see the sync
+        client's `_run`); a transport already bound to this loop is taken without awaiting.
+        """
         if metadata:
             call = with_call_metadata(call, metadata)
         try:
-            response = await self._unary(call, timeout, retry)
+            if self._chain is not None:
+                running = self._chain.start(
+                    call.method, call.request, call.metadata, streaming=False
+                )
+                response = await self._intercepted_unary(running, call, timeout, retry)
+            else:
+                retrying = self._settings.retrying(timeout, retry)
+                transport = self._bound_transport(call.method.api)
+                if transport is None:
+                    transport = await self._transport(call.method.api)
+                while True:
+                    try:
+                        response = await transport.unary(
+                            call.method,
+                            call.request,
+                            timeout=retrying.attempt_timeout(),
+                            metadata=call.metadata,
+                        )
+                        break
+                    except GroundwireError as error:
+                        delay = retrying.after_failure(error)
+                        if delay is None:
+                            raise
+                        log_retry(call.method, retrying.attempts, error, delay)
+                        await asyncio.sleep(delay)
         except GroundwireError as error:
             raise self._explained(error, call.request) from error.__cause__
         return call.finish(response)
-
-    async def _unary(
-        self, call: calls.Call[Any], timeout: float | None, retry: RetryArgument = CLIENT_RETRY
-    ) -> message.Message:
-        if self._chain is not None:
-            running = self._chain.start(call.method, call.request, call.metadata, streaming=False)
-            return await self._intercepted_unary(running, call, timeout, retry)
-        retrying = self._settings.retrying(timeout, retry)
-        transport = await self._transport(call.method.api)
-        while True:
-            try:
-                return await transport.unary(
-                    call.method,
-                    call.request,
-                    timeout=retrying.attempt_timeout(),
-                    metadata=call.metadata,
-                )
-            except GroundwireError as error:
-                delay = retrying.after_failure(error)
-                if delay is None:
-                    raise
-                log_retry(call.method, retrying.attempts, error, delay)
-                await asyncio.sleep(delay)
 
     async def _intercepted_unary(
         self,

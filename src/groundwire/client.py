@@ -378,41 +378,40 @@ class GroundingClient(ClientBase):
         metadata: MetadataLike | None,
         retry: RetryArgument,
     ) -> ResultT:
-        """One unary call with the user's per-call options; the result read from its answer."""
+        """One unary call with the user's per-call options; the result read from its answer.
+
+        The plain loop (no interceptors) is written out here rather than in a method of its
+        own: it is the hot path, and every call pays for each frame it goes through.
+        """
         if metadata:
             call = with_call_metadata(call, metadata)
         try:
-            response = self._unary(call, timeout, retry)
+            if self._chain is not None:
+                running = self._chain.start(
+                    call.method, call.request, call.metadata, streaming=False
+                )
+                response = self._intercepted_unary(running, call, timeout, retry)
+            else:
+                retrying = self._settings.retrying(timeout, retry)
+                transport = self._transport(call.method.api)
+                while True:
+                    try:
+                        response = transport.unary(
+                            call.method,
+                            call.request,
+                            timeout=retrying.attempt_timeout(),
+                            metadata=call.metadata,
+                        )
+                        break
+                    except GroundwireError as error:
+                        delay = retrying.after_failure(error)
+                        if delay is None:
+                            raise
+                        log_retry(call.method, retrying.attempts, error, delay)
+                        time.sleep(delay)
         except GroundwireError as error:
             raise self._explained(error, call.request) from error.__cause__
         return call.finish(response)
-
-    def _unary(
-        self, call: calls.Call[Any], timeout: float | None, retry: RetryArgument = CLIENT_RETRY
-    ) -> message.Message:
-        if self._chain is not None:
-            return self._intercepted_unary(
-                self._chain.start(call.method, call.request, call.metadata, streaming=False),
-                call,
-                timeout,
-                retry,
-            )
-        retrying = self._settings.retrying(timeout, retry)
-        transport = self._transport(call.method.api)
-        while True:
-            try:
-                return transport.unary(
-                    call.method,
-                    call.request,
-                    timeout=retrying.attempt_timeout(),
-                    metadata=call.metadata,
-                )
-            except GroundwireError as error:
-                delay = retrying.after_failure(error)
-                if delay is None:
-                    raise
-                log_retry(call.method, retrying.attempts, error, delay)
-                time.sleep(delay)
 
     def _intercepted_unary(
         self,

@@ -302,8 +302,12 @@ def check_grounding_result(
     """
     raw: Any = response
     chunks = LazySequence(_cited_chunks, raw, _count_cited_chunks)
-    claims = LazySequence(_check_claims, (answer_candidate, raw, chunks), _count_claims)
-    return _check_result(answer_candidate, optional(raw, "support_score"), claims, chunks, raw)
+    result: Any = _new(_CheckGroundingResultDraft)  # `_check_result`, inlined: once per call
+    result.answer_candidate, result.support_score = answer_candidate, optional(raw, "support_score")
+    result.claims = LazySequence(_check_claims, (answer_candidate, raw, chunks), _count_claims)
+    result.cited_chunks, result.raw = chunks, raw
+    result.__class__ = CheckGroundingResult
+    return result
 
 
 def _cited_chunks(raw: Any) -> tuple[Chunk, ...]:
