@@ -28,7 +28,7 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from operator import le
-from typing import Literal, NamedTuple, cast
+from typing import Literal, NamedTuple
 
 OffsetUnit = Literal["utf8", "codepoint", "utf16"]
 """What an offset counts: UTF-8 bytes, code points (Python str indices) or UTF-16 code units."""
@@ -145,8 +145,8 @@ def _exact_bounds(
     if None in starts or None in ends:
         return None
     positions = [0] * (2 * len(starts))
-    positions[0::2] = cast("Sequence[int]", starts)
-    positions[1::2] = cast("Sequence[int]", ends)
+    positions[0::2] = starts  # type: ignore[assignment]  # no None among them (above)
+    positions[1::2] = ends  # type: ignore[assignment]
     if unit == "utf8" and not text.isascii():
         return _utf8_codepoints(text.encode("utf-8"), positions)
     if unit == "utf16":  # rare (CorroborateContent, when asked): the general path suffices
