@@ -124,7 +124,9 @@ class AsyncGrpcTransport:
         except asyncio.CancelledError:
             self._raise_if_closed()
             raise
-        return _parsed(method, response)
+        if response is None:  # grpc.aio gives None for bytes that do not parse
+            raise _unparsed(method)
+        return response
 
     async def stream(
         self,
@@ -244,8 +246,13 @@ class AsyncGrpcTransport:
 def _parsed(method: Method, response: Message | None) -> Message:
     """The response, or `Internal` when its bytes did not parse (grpc.aio then gives None)."""
     if response is None:
-        raise Internal(
-            f"{method.name} answered with bytes that do not parse as a "
-            f"{method.response_class.DESCRIPTOR.name}"
-        )
+        raise _unparsed(method)
     return response
+
+
+def _unparsed(method: Method) -> Internal:
+    """The error for a response whose bytes do not parse as `method`'s response message."""
+    return Internal(
+        f"{method.name} answered with bytes that do not parse as a "
+        f"{method.response_class.DESCRIPTOR.name}"
+    )
