@@ -196,3 +196,17 @@ def test_a_dead_endpoint_stops_the_batch_at_once_with_one_line(
         f"groundwire: error: UNAVAILABLE: cannot reach {where}; is `groundwire serve` running?"
     )
     assert all(record["error"]["code"] in TRANSIENT for record in read_output(out))
+
+
+def test_an_output_of_an_older_version_without_keys_is_refused_in_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    source, out = tmp_path / "in.jsonl", tmp_path / "out.jsonl"
+    write_lines(source, requests_lines(["q0", "q1"]))
+    out.write_text('{"line":1,"id":"q0","result":{"support_score":1.0,"claims":[]}}\n')
+    status, summary, err = run_batch(capsys, source, out)
+    assert (status, summary) == (2, {})
+    assert err == (
+        f"groundwire: error: {out}: holds 1 record without a request key, written by an older "
+        "groundwire; write to a new output file\n"
+    )

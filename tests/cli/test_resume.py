@@ -80,7 +80,7 @@ def test_records_no_line_answers_are_foreign() -> None:
     plan = plan_resume(state, lines("a"))
     assert [record.line for record in plan.foreign] == [2, 3]
     problem = foreign_problem(plan, "out.jsonl", "in.jsonl") or ""
-    assert problem.startswith("out.jsonl: holds 2 records that answer no line of in.jsonl")
+    assert problem.startswith("out.jsonl: holds 2 records for no line of in.jsonl")
     assert problem.endswith("; write to a new output file")
 
 
@@ -89,7 +89,7 @@ def test_foreign_failures_alone_suggest_retry_failed() -> None:
         [result(1, "a"), failure(2, "z", "INVALID_ARGUMENT")], retry_failed=False, score_name=SCORE
     )
     problem = foreign_problem(plan_resume(state, lines("a")), "out", "in") or ""
-    assert "holds 1 failures" in problem
+    assert "holds 1 failure for no line" in problem
     assert "pass --retry-failed" in problem
 
 

@@ -20,7 +20,14 @@ from groundwire.cli.connection import open_client
 from groundwire.cli.errors import EXIT_FAILURE, EXIT_OK, InputError
 from groundwire.cli.output_file import OutputWriter, prepare_output, read_output
 from groundwire.cli.progress import Progress, ProgressMode
-from groundwire.cli.resume import OutputState, ResumePlan, foreign_problem, pending_of, plan_resume
+from groundwire.cli.resume import (
+    OutputState,
+    ResumePlan,
+    counted,
+    foreign_problem,
+    pending_of,
+    plan_resume,
+)
 from groundwire.cli.summary import BatchStats, render_summary, summary_record
 
 DESCRIPTION = """\
@@ -64,7 +71,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
         type=int,
         default=8,
         metavar="N",
-        help="requests in flight at once (default: 8)",
+        help="at most this many requests in flight (default: 8); fewer while the service throttles",
     )
     parser.add_argument(
         "--rate",
@@ -78,7 +85,10 @@ def configure(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--claim-scores", action="store_true", help="also score each claim (check)")
     parser.add_argument(
-        "--retry-failed", action="store_true", help="do again the lines whose output is an error"
+        "--retry-failed",
+        action="store_true",
+        help="do again every line whose record is a failure (transient failures are done "
+        "again anyway)",
     )
     parser.add_argument("--no-progress", action="store_true", help="show no progress")
     parser.add_argument(
@@ -144,7 +154,8 @@ def _resume(args: argparse.Namespace, shape: RequestShape) -> tuple[OutputState,
     state = read_output(args.output, retry_failed=args.retry_failed, score_name=_score_name(args))
     if state.keyless:
         raise InputError(
-            f"{args.output}: holds {state.keyless} records without a request key, written by "
+            f"{args.output}: holds {counted(state.keyless, 'record')} without a request key, "
+            "written by "
             "an older groundwire; write to a new output file"
         )
     plan = plan_resume(state, input_lines(args.input, shape))
@@ -169,12 +180,12 @@ def _report(state: OutputState, plan: ResumePlan, args: argparse.Namespace, err:
             "its input line will be done again"
         )
     if state.unreadable:
-        notices.append(f"ignoring {state.unreadable} lines that are not batch records")
+        notices.append(f"ignoring {counted(state.unreadable, 'line')} that are not batch records")
     if state.redo:
         what = "failed" if args.retry_failed else "transiently failed"
-        notices.append(f"doing again {state.redo} {what} lines")
+        notices.append(f"doing again {counted(state.redo, what + ' line')}")
     if plan.moved:
-        notices.append(f"{plan.moved} lines moved in {args.input}: their records renumbered")
+        notices.append(f"{counted(plan.moved, 'line')} moved in {args.input}: records renumbered")
     for notice in notices:
         print(f"groundwire: {args.output}: {notice}", file=err)
 

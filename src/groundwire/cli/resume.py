@@ -12,7 +12,6 @@ inserted above them) keep their records, renumbered.
 from __future__ import annotations
 
 import json
-from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
@@ -176,24 +175,27 @@ def foreign_problem(plan: ResumePlan, output: str, source: str) -> str | None:
     """Why the output cannot be resumed with this input, in one line; None when it can."""
     if not plan.foreign:
         return None
-    count = len(plan.foreign)
     failures = all(record.code is not None for record in plan.foreign)
-    what = "failures" if failures else "records"
+    what = counted(len(plan.foreign), "failure" if failures else "record")
     remedy = (
         "pass --retry-failed to do those lines again, or write to a new output file"
         if failures
         else "write to a new output file"
     )
     return (
-        f"{output}: holds {count} {what} that answer no line of {source} as this command "
+        f"{output}: holds {what} for no line of {source} as this command "
         f"sends it (another input, an edited line, or another --method, --citation-threshold "
         f"or --claim-scores); {remedy}"
     )
 
 
-def failures_by_code(records: Iterable[OutputRecord]) -> Counter[str]:
-    """How many of `records` failed, by code."""
-    return Counter(record.code for record in records if record.code is not None)
+def counted(count: int, noun: str) -> str:
+    """`count` and `noun`, plural when it is not one.
+
+    >>> counted(1, "record"), counted(3, "failure")
+    ('1 record', '3 failures')
+    """
+    return f"{count} {noun}" if count == 1 else f"{count} {noun}s"
 
 
 def record_line(record: dict[str, Any]) -> bytes:
