@@ -11,9 +11,9 @@ from groundwire.cli.batch_input import InputLine
 from groundwire.cli.output_file import OutputWriter, prepare_output, read_output
 from groundwire.cli.resume import (
     OutputRecord,
+    ResumePlan,
     foreign_problem,
     parse_record,
-    pending_of,
     plan_resume,
     read_state,
 )
@@ -68,7 +68,15 @@ def test_identical_lines_each_take_one_record_in_order() -> None:
     plan = plan_resume(state, lines("b", "a", "a", "a"))
     assert (plan.lines, plan.done, plan.pending, plan.foreign) == (4, 3, 1, [])
     assert plan.lines_of == {"a": [2, 3], "b": [1]}
-    assert [line.number for line in pending_of(lines("b", "a", "a", "a"), plan.budget())] == [4]
+    assert [plan.is_done(number) for number in range(6)] == [False, True, True, True, False, False]
+
+
+def test_done_lines_are_marked_one_bit_each_across_bytes() -> None:
+    plan = ResumePlan()
+    for number in (7, 8, 16, 1000):
+        plan.mark_done(number)
+    assert [n for n in range(1100) if plan.is_done(n)] == [7, 8, 16, 1000]
+    assert len(plan.done_lines) == 126
 
 
 def test_records_no_line_answers_are_foreign() -> None:

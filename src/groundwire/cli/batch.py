@@ -25,7 +25,6 @@ from groundwire.cli.resume import (
     ResumePlan,
     counted,
     foreign_problem,
-    pending_of,
     plan_resume,
 )
 from groundwire.cli.summary import BatchStats, render_summary, summary_record
@@ -220,7 +219,7 @@ def run(args: argparse.Namespace, stdin: IO[Any] | None, stdout: IO[str]) -> int
             with _sigterm_interrupts(), open_client(args) as client:
                 started = time.monotonic()
                 progress = Progress(plan.pending, stderr, _progress_mode(args, stderr))
-                pending = pending_of(input_lines(args.input, shape), plan.budget())
+                pending = input_lines(args.input, shape, skip=plan.is_done)
                 try:
                     send_pending(client, pending, options, writer, stats, progress)
                 except KeyboardInterrupt as interrupt:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -118,9 +118,14 @@ def _raw_key(raw: bytes, shape: RequestShape) -> str:
     return digest.hexdigest()
 
 
-def input_lines(path: str, shape: RequestShape) -> Iterator[InputLine]:
-    """Every non-blank line of the input file at `path`, read, in order."""
+def input_lines(
+    path: str, shape: RequestShape, skip: Callable[[int], bool] | None = None
+) -> Iterator[InputLine]:
+    """The non-blank lines of the input file at `path`, read, in order.
+
+    Lines whose number `skip` accepts are passed over unread.
+    """
     with open(path, "rb") as file:
         for number, raw in enumerate(file, 1):
-            if raw.strip():
+            if raw.strip() and (skip is None or not skip(number)):
                 yield read_line(number, raw, shape)

@@ -121,7 +121,8 @@ class ResumePlan:
 
     The i-th input line with a key is answered by the i-th kept record with that key, so
     identical lines each keep a record of their own. `lines_of[key]` are the line numbers the
-    kept records of `key` now answer; `foreign` lists the kept records that answer no line.
+    kept records of `key` now answer; `foreign` lists the kept records that answer no line;
+    `done_lines` marks the done line numbers, one bit each (so the run reads only the others).
     """
 
     lines: int = 0
@@ -130,15 +131,24 @@ class ResumePlan:
     foreign: list[OutputRecord] = field(default_factory=list)
     moved: int = 0
     done_kept: list[OutputRecord] = field(default_factory=list)
+    done_lines: bytearray = field(default_factory=bytearray)
 
     @property
     def pending(self) -> int:
         """Input lines this run does."""
         return self.lines - self.done
 
-    def budget(self) -> dict[str, int]:
-        """How many lines of each key are done: what `pending_of` skips."""
-        return {key: len(numbers) for key, numbers in self.lines_of.items()}
+    def is_done(self, number: int) -> bool:
+        """Whether input line `number` is answered by a kept record."""
+        byte = number >> 3
+        return byte < len(self.done_lines) and bool(self.done_lines[byte] & (1 << (number & 7)))
+
+    def mark_done(self, number: int) -> None:
+        """Marks input line `number` as answered."""
+        byte = number >> 3
+        if byte >= len(self.done_lines):
+            self.done_lines.extend(bytes(byte + 1 - len(self.done_lines)))
+        self.done_lines[byte] |= 1 << (number & 7)
 
 
 def plan_resume(state: OutputState, lines: Iterable[InputLine]) -> ResumePlan:
@@ -155,20 +165,11 @@ def plan_resume(state: OutputState, lines: Iterable[InputLine]) -> ResumePlan:
             plan.moved += record.line != line.number
             plan.done_kept.append(record)
             numbers.append(line.number)
+            plan.mark_done(line.number)
             plan.done += 1
     for key, records in state.kept.items():
         plan.foreign.extend(records[len(plan.lines_of.get(key, ())) :])
     return plan
-
-
-def pending_of(lines: Iterable[InputLine], budget: dict[str, int]) -> Iterable[InputLine]:
-    """The input lines a plan leaves to do; `budget` is `plan.budget()`, used up as it goes."""
-    for line in lines:
-        left = budget.get(line.key, 0)
-        if left:
-            budget[line.key] = left - 1
-        else:
-            yield line
 
 
 def foreign_problem(plan: ResumePlan, output: str, source: str) -> str | None:
