@@ -154,8 +154,7 @@ def _resume(args: argparse.Namespace, shape: RequestShape) -> tuple[OutputState,
     if state.keyless:
         raise InputError(
             f"{args.output}: holds {counted(state.keyless, 'record')} without a request key, "
-            "written by "
-            "an older groundwire; write to a new output file"
+            "written by an older groundwire; write to a new output file"
         )
     plan = plan_resume(state, input_lines(args.input, shape))
     problem = foreign_problem(plan, args.output, args.input)
