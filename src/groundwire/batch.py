@@ -38,7 +38,7 @@ from groundwire.transports.base import ConnectionFailure
 if TYPE_CHECKING:
     from groundwire.client import GroundingClient
 
-__all__ = ["Batch", "BatchOutcome", "dead_endpoint", "run_many", "settings_for"]
+__all__ = ["Batch", "BatchOutcome", "cannot_reach", "dead_endpoint", "run_many", "settings_for"]
 
 ResultT = TypeVar("ResultT")
 
@@ -54,14 +54,26 @@ def dead_endpoint(where: str, failures: int, last: GroundwireError) -> Unavailab
         >>> str(dead_endpoint("127.0.0.1:1", 8, Unavailable("refused")))[:45]
         'UNAVAILABLE: cannot reach 127.0.0.1:1; is `gr'
     """
+    return cannot_reach(
+        where, f"{failures} attempts in a row made no connection; the last: {last.message}"
+    )
+
+
+def cannot_reach(where: str, detail: str) -> Unavailable:
+    """The error for an endpoint that takes no connection: it names it and what to check.
+
+    On loopback the hint is to start the emulator; elsewhere, to check the endpoint and the
+    network. The command line shows the same error when a single call cannot connect.
+
+    Example:
+        >>> str(cannot_reach("http://127.0.0.1:8080", "refused"))
+        'UNAVAILABLE: cannot reach http://127.0.0.1:8080; is `groundwire serve` running? (refused)'
+    """
     if _on_loopback(where):
         hint = "is `groundwire serve` running?"
     else:
         hint = "check the endpoint and the network"
-    return Unavailable(
-        f"cannot reach {where}; {hint} ({failures} attempts in a row made no connection; "
-        f"the last: {last.message})"
-    )
+    return Unavailable(f"cannot reach {where}; {hint} ({detail})")
 
 
 def _on_loopback(where: str) -> bool:

@@ -12,6 +12,8 @@ from typing import Any
 import pytest
 
 from groundwire.cli import main
+from groundwire.emulator import emulator
+from groundwire.emulator.faults import FaultPolicy
 from tests.cli.running import cli_command, cli_env
 
 pytestmark = pytest.mark.timeout(20)
@@ -63,9 +65,13 @@ def test_every_input_line_gets_exactly_one_output_line(
     assert status == 0
     assert all(record["id"] == f"q{record['line']}" for record in records)
     assert all(record["result"]["claims"][0]["supported"] for record in records)
-    assert (summary["ok"], summary["failed"], summary["skipped_as_done"]) == (LINES, 0, 0)
+    assert (summary["ok"], summary["failed"], summary["this_run"]["skipped_as_done"]) == (
+        LINES,
+        0,
+        0,
+    )
     assert summary["support_score"]["count"] == LINES
-    assert summary["characters_sent"] > 0
+    assert summary["this_run"]["characters_sent"] > 0
 
 
 def test_a_malformed_line_gets_an_error_line_not_a_crash(
@@ -89,7 +95,8 @@ def test_a_second_run_skips_every_line_already_done(
     batch(capsys, source, out)
     status, summary = batch(capsys, source, out)
     assert status == 0
-    assert (summary["ok"], summary["skipped_as_done"]) == (0, LINES)
+    assert (summary["this_run"]["ok"], summary["this_run"]["skipped_as_done"]) == (0, LINES)
+    assert summary["ok"] == LINES
     assert_one_line_per_input(out)
 
 
@@ -104,21 +111,8 @@ def test_a_truncated_last_line_is_repaired_and_redone(
     out.write_text("".join(kept) + torn, encoding="utf-8")
     status, summary = batch(capsys, source, out)
     assert status == 0
-    assert (summary["skipped_as_done"], summary["ok"]) == (9, LINES - 9)
+    assert (summary["this_run"]["skipped_as_done"], summary["this_run"]["ok"]) == (9, LINES - 9)
     assert_one_line_per_input(out)
-
-
-def test_retry_failed_redoes_error_lines(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
-    source, out = tmp_path / "in.jsonl", tmp_path / "out.jsonl"
-    write_input(source, malformed=(2,))
-    batch(capsys, source, out)
-    write_input(source)
-    status, summary = batch(capsys, source, out, "--retry-failed")
-    assert status == 0
-    assert (summary["ok"], summary["skipped_as_done"]) == (1, LINES - 1)
-    assert all("result" in record for record in assert_one_line_per_input(out))
 
 
 def interrupt_midway(source: Path, out: Path, signum: int) -> int:
@@ -156,9 +150,9 @@ def test_an_interrupted_run_resumes_where_it_stopped(
     assert 3 <= done_before < LINES
     status, summary = batch(capsys, source, out)
     assert status == 0
-    assert summary["skipped_as_done"] == done_before
-    assert summary["ok"] == LINES - done_before
-    assert summary["remaining"] == 0
+    assert summary["this_run"]["skipped_as_done"] == done_before
+    assert summary["this_run"]["ok"] == LINES - done_before
+    assert (summary["ok"], summary["remaining"]) == (LINES, 0)
     assert_one_line_per_input(out)
 
 
@@ -190,3 +184,26 @@ def test_batch_corroborates_content_lines(
     assert status == 0
     assert record["result"]["claims"][0]["fact_indexes"] == [0]
     assert summary["corroboration_score"]["count"] == 1
+
+
+def test_sigterm_ends_the_calls_in_flight_instead_of_waiting_them_out(tmp_path: Path) -> None:
+    source, out = tmp_path / "in.jsonl", tmp_path / "out.jsonl"
+    write_input(source)
+    with emulator(faults=FaultPolicy(latency_ms=30_000)) as slow:
+        process = subprocess.Popen(
+            cli_command("batch", str(source), "-o", str(out), "--endpoint", slow.grpc_address),
+            env=cli_env(),
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        try:
+            time.sleep(1.5)  # the calls are in flight: the emulator holds each for 30 s
+            process.send_signal(signal.SIGTERM)
+            _, err = process.communicate(timeout=10)
+        finally:
+            process.kill()
+            process.wait(timeout=10)
+    assert process.returncode == 128 + signal.SIGTERM
+    assert "interrupted with 30 lines left" in err
+    assert out.read_bytes() == b""

@@ -42,3 +42,30 @@ def test_a_malformed_rest_emulator_variable_is_one_line_with_an_example(
     assert status == 2
     assert "GROUNDWIRE_EMULATOR_REST" in err
     assert "http://127.0.0.1:8080" in err
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["check", "--answer", "Paris is in France.", "--fact", "Paris is in France."],
+        ["corroborate", "--content", "Paris is in France.", "--fact", "Paris is in France."],
+        ["generate", "Where is Paris?", "--fact", "Paris is in France."],
+    ],
+    ids=["check", "corroborate", "generate"],
+)
+@pytest.mark.parametrize("transport", ["grpc", "rest"])
+def test_an_unreachable_endpoint_is_one_line_asking_whether_serve_runs(
+    capsys: pytest.CaptureFixture[str], refused_port: int, argv: list[str], transport: str
+) -> None:
+    if transport == "grpc":
+        where = f"127.0.0.1:{refused_port}"
+        endpoint = ["--endpoint", where]
+    else:
+        where = f"http://127.0.0.1:{refused_port}"
+        endpoint = ["--rest-endpoint", where]
+    status = main([*argv, *endpoint, "--transport", transport, "--timeout", "1"])
+    [line] = capsys.readouterr().err.splitlines()
+    assert status == 1
+    assert line.startswith(
+        f"groundwire: error: UNAVAILABLE: cannot reach {where}; is `groundwire serve` running?"
+    )

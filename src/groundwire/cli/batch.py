@@ -5,44 +5,40 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import queue
 import signal
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from types import FrameType
-from typing import IO, TYPE_CHECKING, Any
+from typing import IO, Any
 
-from groundwire.cli.batch_input import Line, count_input, parse_line, pending_lines
+from groundwire.cli.batch_input import RequestShape, input_lines
+from groundwire.cli.batch_run import RunOptions, send_pending
 from groundwire.cli.connection import open_client
 from groundwire.cli.errors import EXIT_FAILURE, EXIT_OK, InputError
-from groundwire.cli.io import (
-    ANSWER_KEYS,
-    CONTENT_KEYS,
-    GroundingInput,
-)
-from groundwire.cli.pacing import TokenBucket
+from groundwire.cli.output_file import OutputWriter, prepare_output, read_output
 from groundwire.cli.progress import Progress, ProgressMode
-from groundwire.cli.records import check_record, corroboration_record, error_record
-from groundwire.cli.resume import OutputState, OutputWriter, prepare_output
+from groundwire.cli.resume import (
+    OutputState,
+    ResumePlan,
+    counted,
+    foreign_problem,
+    plan_resume,
+)
 from groundwire.cli.summary import BatchStats, render_summary, summary_record
-from groundwire.core.errors import GroundwireError, StatusCode
-
-if TYPE_CHECKING:
-    from groundwire.client import GroundingClient
 
 DESCRIPTION = """\
-Run one request per line of IN (JSON Lines) and append one line per input line to OUT:
-{"line": N, "id": ..., "result": {...}} or {"line": N, "id": ..., "error": {"code", "message"}}.
+Run one request per line of IN (JSON Lines) and append one record per input line to OUT:
+{"line": N, "key": K, "id": ..., "result": {...}} or {..., "error": {"code", "message"}}.
 Input lines are objects with "answer_candidate" (or "answer"; "content" for corroborate),
-"facts", and optionally "citation_threshold" and "id"; blank lines are skipped. Run the same
-command again after an interruption: lines already in OUT are skipped, a torn last line is
-repaired. Exit status: 0 when every line succeeded, 1 when some failed (see OUT)."""
-
-# Failures that would fail every line alike: stop instead of writing them line after line.
-_FATAL_CODES = frozenset({StatusCode.UNAUTHENTICATED, StatusCode.PERMISSION_DENIED})
+"facts", and optionally "citation_threshold" and "id"; blank lines are skipped. K is a hash of
+the line's request and id. Run the same command again to resume: lines whose record in OUT
+is a result or a final failure are skipped (matched by K, so lines may move), transient
+failures (UNAVAILABLE, DEADLINE_EXCEEDED, RESOURCE_EXHAUSTED) are done again, and a torn last
+line is repaired; an OUT holding records of other requests is refused. The summary and the
+exit status describe all of OUT: 0 when every line has a result, 1 otherwise."""
 
 
 class Terminated(KeyboardInterrupt):
@@ -74,7 +70,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
         type=int,
         default=8,
         metavar="N",
-        help="requests in flight at once (default: 8)",
+        help="at most this many requests in flight (default: 8); fewer while the service throttles",
     )
     parser.add_argument(
         "--rate",
@@ -88,7 +84,10 @@ def configure(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--claim-scores", action="store_true", help="also score each claim (check)")
     parser.add_argument(
-        "--retry-failed", action="store_true", help="do again the lines whose output is an error"
+        "--retry-failed",
+        action="store_true",
+        help="do again every line whose record is a failure (transient failures are done "
+        "again anyway)",
     )
     parser.add_argument("--no-progress", action="store_true", help="show no progress")
     parser.add_argument(
@@ -96,143 +95,6 @@ def configure(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="print the summary as JSON on stdout instead of text on stderr",
     )
-
-
-class BatchRun:
-    """One run over the pending lines: a feeding main thread, worker threads, one writer."""
-
-    def __init__(
-        self,
-        args: argparse.Namespace,
-        client: GroundingClient,
-        stats: BatchStats,
-        writer: OutputWriter,
-        progress: Progress,
-    ) -> None:
-        self.args = args
-        self.client = client
-        self.stats = stats
-        self.writer = writer
-        self.progress = progress
-        self.text_keys = ANSWER_KEYS if args.method == "check" else CONTENT_KEYS
-        self.bucket = TokenBucket(args.rate) if args.rate > 0 else None
-        self.work: queue.Queue[Line | None] = queue.Queue(maxsize=2 * args.concurrency)
-        self.lock = threading.Lock()
-        self.fatal: BaseException | None = None
-        self.stopping = threading.Event()
-        self.workers = [
-            threading.Thread(target=self._work, name=f"groundwire-batch-{i}", daemon=True)
-            for i in range(args.concurrency)
-        ]
-
-    def run(self, lines: Iterator[Line]) -> None:
-        """Does every line; on Ctrl-C or SIGTERM, stops writing at once and re-raises."""
-        for worker in self.workers:
-            worker.start()
-        try:
-            for line in lines:
-                self._put(line)
-            for _ in self.workers:
-                self._put(None)
-            for worker in self.workers:
-                while worker.is_alive():
-                    worker.join(0.1)
-                    self._raise_fatal()
-            self._raise_fatal()
-        except BaseException:
-            self.stop()
-            raise
-        finally:
-            self.progress.finish()
-
-    def stop(self) -> None:
-        """Refuses every later write and sends nothing more.
-
-        Lines still in flight are left for the next run to do.
-        """
-        self.stopping.set()
-        with self.lock:
-            self.writer.close()
-
-    def _put(self, line: Line | None) -> None:
-        while True:
-            self._raise_fatal()
-            try:
-                self.work.put(line, timeout=0.1)
-                return
-            except queue.Full:
-                continue
-
-    def _raise_fatal(self) -> None:
-        if self.fatal is not None:
-            raise self.fatal
-
-    def _work(self) -> None:
-        while (line := self.work.get()) is not None:
-            if self.fatal is not None or self.stopping.is_set():
-                continue  # drain the queue without sending: the batch is ending
-            try:
-                self._do(line)
-            except BaseException as error:  # anything unforeseen stops the batch, not a thread
-                self.fatal = error
-                self.stop()
-
-    def _do(self, line: Line) -> None:
-        parsed = parse_line(line, self.text_keys)
-        base = {"line": line.number, "id": parsed.id}
-        if parsed.grounding is None:
-            problem = parsed.problem or "unreadable line"
-            self._emit(
-                {**base, "error": {"code": "INVALID_ARGUMENT", "message": problem}},
-                lambda: self.stats.failed_with("INVALID_ARGUMENT"),
-            )
-            return
-        grounding = parsed.grounding
-        if self.bucket is not None:
-            self.bucket.acquire()
-        try:
-            result, score = self._call(grounding)
-        except (TypeError, ValueError) as error:  # the request could not be built from it
-            self._emit(
-                {**base, "error": {"code": "INVALID_ARGUMENT", "message": str(error)}},
-                lambda: self.stats.failed_with("INVALID_ARGUMENT"),
-            )
-            return
-        except GroundwireError as error:
-            if error.code in _FATAL_CODES:
-                raise
-            code = error.code.name
-            self._emit({**base, "error": error_record(error)}, lambda: self.stats.failed_with(code))
-            return
-        self._emit(
-            {**base, "result": result}, lambda: self.stats.succeeded(score, grounding.characters)
-        )
-
-    def _call(self, grounding: GroundingInput) -> tuple[dict[str, Any], float | None]:
-        threshold = grounding.citation_threshold
-        if threshold is None:
-            threshold = self.args.citation_threshold
-        if self.args.method == "corroborate":
-            corroboration = self.client.corroborate_content(
-                grounding.text, grounding.facts, citation_threshold=threshold
-            )
-            return (
-                corroboration_record(corroboration, include_content=False),
-                corroboration.corroboration_score,
-            )
-        check = self.client.check_grounding(
-            grounding.text,
-            grounding.facts,
-            citation_threshold=threshold,
-            enable_claim_level_score=True if self.args.claim_scores else None,
-        )
-        return check_record(check, include_answer=False), check.support_score
-
-    def _emit(self, record: dict[str, Any], count: Callable[[], None]) -> None:
-        with self.lock:
-            if self.writer.write(record):
-                count()
-                self.progress.update(self.stats.ok + self.stats.failed)
 
 
 @contextmanager
@@ -274,63 +136,105 @@ def _progress_mode(args: argparse.Namespace, stream: IO[str]) -> ProgressMode:
         return "lines"
 
 
-def _report_state(
-    state: OutputState, args: argparse.Namespace, lines: int, stderr: IO[str]
-) -> None:
-    if state.repaired_bytes:
-        print(
-            f"groundwire: {args.output}: dropped a torn last line ({state.repaired_bytes} "
-            "bytes) from an interrupted run; its input line will be done again",
-            file=stderr,
+def _shape(args: argparse.Namespace) -> RequestShape:
+    return RequestShape(
+        args.method,
+        citation_threshold=args.citation_threshold,
+        claim_scores=bool(args.claim_scores) and args.method == "check",
+    )
+
+
+def _score_name(args: argparse.Namespace) -> str:
+    return "support_score" if args.method == "check" else "corroboration_score"
+
+
+def _resume(args: argparse.Namespace, shape: RequestShape) -> tuple[OutputState, ResumePlan]:
+    """Matches OUT against IN; refuses an OUT of other requests before changing anything."""
+    state = read_output(args.output, retry_failed=args.retry_failed, score_name=_score_name(args))
+    if state.keyless:
+        raise InputError(
+            f"{args.output}: holds {counted(state.keyless, 'record')} without a request key, "
+            "written by an older groundwire; write to a new output file"
+        )
+    plan = plan_resume(state, input_lines(args.input, shape))
+    problem = foreign_problem(plan, args.output, args.input)
+    if problem is not None:
+        raise InputError(problem)
+    prepare_output(
+        args.output,
+        state,
+        plan,
+        retry_failed=args.retry_failed,
+        score_name=_score_name(args),
+    )
+    return state, plan
+
+
+def _report(state: OutputState, plan: ResumePlan, args: argparse.Namespace, err: IO[str]) -> None:
+    notices = []
+    if state.torn_bytes:
+        notices.append(
+            f"dropped a torn last line ({state.torn_bytes} bytes) from an interrupted run; "
+            "its input line will be done again"
         )
     if state.unreadable:
-        print(
-            f"groundwire: {args.output}: ignoring {state.unreadable} lines that are not "
-            "batch records",
-            file=stderr,
-        )
-    if state.done and max(state.done) > lines:
-        print(
-            f"groundwire: {args.output}: answers lines beyond the end of {args.input}; is it "
-            "the output of another input?",
-            file=stderr,
-        )
+        notices.append(f"ignoring {counted(state.unreadable, 'line')} that are not batch records")
+    if state.redo:
+        what = "failed" if args.retry_failed else "transiently failed"
+        notices.append(f"doing again {counted(state.redo, what + ' line')}")
+    if plan.moved:
+        notices.append(f"{counted(plan.moved, 'line')} moved in {args.input}: records renumbered")
+    for notice in notices:
+        print(f"groundwire: {args.output}: {notice}", file=err)
+
+
+def _stats(state: OutputState, plan: ResumePlan) -> BatchStats:
+    stats = BatchStats(lines=plan.lines, done_before=plan.done, retried=state.redo)
+    for record in plan.done_kept:
+        if record.code is None:
+            stats.whole.succeeded(record.score)
+        else:
+            stats.whole.failed_with(record.code)
+    return stats
 
 
 def run(args: argparse.Namespace, stdin: IO[Any] | None, stdout: IO[str]) -> int:
-    """Runs `batch`: does the pending lines, prints the summary, returns the exit code."""
+    """Runs `batch`: does the pending lines, prints the summary, returns the exit code.
+
+    The exit code is 0 only when every input line has a result in OUT, whichever run wrote it.
+    """
     _check_args(args)
     stderr = sys.stderr
-    state = prepare_output(args.output, retry_failed=args.retry_failed)
-    stats = BatchStats()
-    counts = count_input(args.input, state.done)
-    stats.records, stats.skipped = counts.records, counts.done
-    _report_state(state, args, counts.lines, stderr)
+    shape = _shape(args)
+    state, plan = _resume(args, shape)
+    _report(state, plan, args, stderr)
+    stats = _stats(state, plan)
     elapsed = 0.0
     interrupted: KeyboardInterrupt | None = None
-    if stats.remaining:
+    if plan.pending:
+        options = RunOptions(args.method, args.concurrency, args.rate or None)
         writer = OutputWriter(args.output)
         try:
             with _sigterm_interrupts(), open_client(args) as client:
                 started = time.monotonic()
-                progress = Progress(stats.remaining, stderr, _progress_mode(args, stderr))
+                progress = Progress(plan.pending, stderr, _progress_mode(args, stderr))
+                pending = input_lines(args.input, shape, skip=plan.is_done)
                 try:
-                    BatchRun(args, client, stats, writer, progress).run(
-                        pending_lines(args.input, state.done)
-                    )
+                    send_pending(client, pending, options, writer, stats, progress)
                 except KeyboardInterrupt as interrupt:
                     interrupted = interrupt
+                finally:
+                    progress.finish()
                 elapsed = time.monotonic() - started
         finally:
             writer.close()
-    score_name = "support_score" if args.method == "check" else "corroboration_score"
     summary = summary_record(
-        stats, score_name=score_name, elapsed=elapsed, interrupted=interrupted is not None
+        stats, score_name=_score_name(args), elapsed=elapsed, interrupted=interrupted is not None
     )
     if args.json_summary:
         print(json.dumps(summary, ensure_ascii=False), file=stdout)
     else:
-        print(render_summary(summary, score_name), file=stderr)
+        print(render_summary(summary, _score_name(args)), file=stderr)
     if interrupted is not None:
         print(
             f"groundwire: interrupted with {stats.remaining} lines left; run the same "
@@ -338,4 +242,4 @@ def run(args: argparse.Namespace, stdin: IO[Any] | None, stdout: IO[str]) -> int
             file=stderr,
         )
         raise interrupted
-    return EXIT_FAILURE if stats.failed else EXIT_OK
+    return EXIT_OK if stats.whole.ok == stats.lines else EXIT_FAILURE

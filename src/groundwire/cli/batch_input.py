@@ -1,77 +1,131 @@
-"""Reading a batch input file: its pending lines, each parsed on its own, and counted."""
+"""Reading a batch input file: each line parsed on its own, as an item and a key of its request.
+
+The key is what resume matches an output record to its input line by: a hash of the request the
+line makes (its text, facts, effective threshold and options, the method) and its id. It is
+blind to the line's position and to how its JSON is spelled (key order, spacing, `answer` for
+`answer_candidate`), and changes when anything sent would change.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import hashlib
+import json
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from groundwire.cli.errors import InputError
-from groundwire.cli.io import GroundingInput, decode, grounding_input_from_json, parse_json
+from groundwire.cli.io import (
+    ANSWER_KEYS,
+    CONTENT_KEYS,
+    GroundingInput,
+    decode,
+    grounding_input_from_json,
+    parse_json,
+)
+
+_KEY_BYTES = 16
 
 
 @dataclass(frozen=True)
-class Line:
-    """One input line to do: its 1-based number in the file and its bytes."""
+class RequestShape:
+    """What the command line adds to every line's request: the method and its defaults."""
+
+    method: str
+    citation_threshold: float | None = None
+    claim_scores: bool = False
+
+    @property
+    def text_keys(self) -> tuple[str, ...]:
+        """The keys a line may give its text under."""
+        return ANSWER_KEYS if self.method == "check" else CONTENT_KEYS
+
+
+@dataclass(frozen=True)
+class InputLine:
+    """One input line read: its 1-based number, key and id, and its item or its problem.
+
+    `item` is the mapping of arguments the library batch takes (None when the line is no
+    request, and `problem` says why); `characters` counts its text and facts.
+    """
 
     number: int
-    raw: bytes
-
-
-@dataclass(frozen=True)
-class ParsedLine:
-    """An input line read as a request: its `id` and input, or the problem with it."""
-
+    key: str
     id: Any
-    grounding: GroundingInput | None
+    item: Mapping[str, Any] | None
     problem: str | None
+    characters: int = 0
 
 
-def parse_line(line: Line, text_keys: tuple[str, ...]) -> ParsedLine:
+def read_line(number: int, raw: bytes, shape: RequestShape) -> InputLine:
     """Reads one input line; a malformed one gives its problem rather than an exception.
 
-    >>> parse_line(Line(3, b'{"id": 7, "answer": "Hi.", "facts": []}'), ("answer",)).id
-    7
+    >>> line = read_line(3, b'{"id": 7, "answer": "Hi.", "facts": []}', RequestShape("check"))
+    >>> line.id, line.item["answer_candidate"], len(line.key)
+    (7, 'Hi.', 32)
     """
-    source = f"line {line.number}"
+    source = f"line {number}"
     try:
-        document = parse_json(decode(line.raw, source), source)
+        document = parse_json(decode(raw, source), source)
     except InputError as error:
-        return ParsedLine(None, None, error.message)
+        return InputLine(number, _raw_key(raw, shape), None, None, error.message)
     record_id = document.get("id") if isinstance(document, dict) else None
     try:
-        return ParsedLine(record_id, grounding_input_from_json(document, text_keys, source), None)
+        grounding = grounding_input_from_json(document, shape.text_keys, source)
     except InputError as error:
-        return ParsedLine(record_id, None, error.message)
+        return InputLine(number, _raw_key(raw, shape), record_id, None, error.message)
+    item = _item(grounding, shape, record_id)
+    key = request_key(item, document["facts"], shape)
+    return InputLine(number, key, record_id, item, None, grounding.characters)
 
 
-def pending_lines(path: str, done: set[int]) -> Iterator[Line]:
-    """The non-blank lines of the input file whose numbers are not in `done`."""
+def _item(grounding: GroundingInput, shape: RequestShape, record_id: Any) -> dict[str, Any]:
+    text_key = "answer_candidate" if shape.method == "check" else "content"
+    threshold = grounding.citation_threshold
+    item: dict[str, Any] = {
+        text_key: grounding.text,
+        "facts": grounding.facts,
+        "citation_threshold": shape.citation_threshold if threshold is None else threshold,
+    }
+    if shape.method == "check" and shape.claim_scores:
+        item["enable_claim_level_score"] = True
+    if record_id is not None:
+        item["id"] = record_id
+    return item
+
+
+def request_key(item: Mapping[str, Any], facts: Any, shape: RequestShape) -> str:
+    """The key of a line's request: a hash of what it sends, with the method and its id.
+
+    `facts` is the line's facts as JSON, as given.
+
+    >>> shape = RequestShape("check")
+    >>> a = request_key({"answer_candidate": "Hi.", "id": 1}, ["Hi."], shape)
+    >>> a == request_key({"answer_candidate": "Hi.", "id": 2}, ["Hi."], shape)
+    False
+    """
+    sent = {key: value for key, value in item.items() if key != "facts"}
+    canonical = json.dumps(
+        [shape.method, sent, facts], sort_keys=True, separators=(",", ":"), ensure_ascii=False
+    )
+    return hashlib.blake2b(canonical.encode(), digest_size=_KEY_BYTES).hexdigest()
+
+
+def _raw_key(raw: bytes, shape: RequestShape) -> str:
+    """The key of a line that is no request: a hash of its bytes (and the method)."""
+    digest = hashlib.blake2b(digest_size=_KEY_BYTES)
+    digest.update(b"unreadable\0" + shape.method.encode() + b"\0" + raw.strip())
+    return digest.hexdigest()
+
+
+def input_lines(
+    path: str, shape: RequestShape, skip: Callable[[int], bool] | None = None
+) -> Iterator[InputLine]:
+    """The non-blank lines of the input file at `path`, read, in order.
+
+    Lines whose number `skip` accepts are passed over unread.
+    """
     with open(path, "rb") as file:
         for number, raw in enumerate(file, 1):
-            if raw.strip() and number not in done:
-                yield Line(number, raw)
-
-
-@dataclass(frozen=True)
-class InputCounts:
-    """How many lines the input has, and how many of them are records and done.
-
-    Records are the lines that are not blank; done are the records an earlier run did.
-    """
-
-    lines: int
-    records: int
-    done: int
-
-
-def count_input(path: str, done: set[int]) -> InputCounts:
-    """Counts the input file's lines against the line numbers in `done`."""
-    lines = records = already = 0
-    with open(path, "rb") as file:
-        for raw in file:
-            lines += 1
-            if raw.strip():
-                records += 1
-                already += lines in done
-    return InputCounts(lines, records, already)
+            if raw.strip() and (skip is None or not skip(number)):
+                yield read_line(number, raw, shape)

@@ -121,10 +121,17 @@ def _points_at_an_emulator(args: argparse.Namespace, environ: Mapping[str, str])
 def open_client(
     args: argparse.Namespace, environ: Mapping[str, str] = os.environ
 ) -> Iterator[GroundingClient]:
-    """The client the connection options describe; with --local, an emulator runs around it."""
+    """The client the connection options describe; with --local, an emulator runs around it.
+
+    A call in the block that could make no connection at all ends the command with the
+    one-line `cannot reach ...` error, which says what to check.
+    """
     project = project_for(args, environ)
     if not args.local:
-        with _client(args, project, args.endpoint, args.rest_endpoint) as client:
+        with (
+            _unreachable_explained(args),
+            _client(args, project, args.endpoint, args.rest_endpoint) as client,
+        ):
             yield client
         return
     if args.endpoint or args.rest_endpoint:
@@ -136,3 +143,16 @@ def open_client(
         _client(args, project, running.grpc_address, running.http_url) as client,
     ):
         yield client
+
+
+@contextmanager
+def _unreachable_explained(args: argparse.Namespace) -> Iterator[None]:
+    from groundwire.transports.base import ConnectionFailure
+
+    try:
+        yield
+    except ConnectionFailure as failure:
+        from groundwire.batch import cannot_reach, endpoint_of
+
+        where = endpoint_of(args.endpoint, args.rest_endpoint, cast(str, args.transport))
+        raise cannot_reach(where, failure.message) from None

@@ -1,0 +1,117 @@
+"""One `groundwire batch` run: the pending lines through the library batch, a record for each.
+
+Sending, retrying, throttling and the dead-endpoint stop are `GroundingClient.*_many`'s;
+this module only turns lines into its items and its outcomes into output records.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from groundwire.cli.batch_input import InputLine
+from groundwire.cli.output_file import OutputWriter
+from groundwire.cli.progress import Progress
+from groundwire.cli.records import check_record, corroboration_record, error_record
+from groundwire.cli.summary import BatchStats
+from groundwire.core.errors import StatusCode
+
+if TYPE_CHECKING:
+    from groundwire.batch import Batch, BatchOutcome
+    from groundwire.client import GroundingClient
+
+# Failures that would fail every line alike: stop instead of writing them line after line.
+FATAL_CODES = frozenset({StatusCode.UNAUTHENTICATED, StatusCode.PERMISSION_DENIED})
+
+
+@dataclass(frozen=True)
+class RunOptions:
+    """How the run sends: the method, its bounds and the options for every line."""
+
+    method: str
+    concurrency: int
+    rate: float | None
+
+
+def record_of(
+    line: InputLine, outcome: BatchOutcome[Any], method: str
+) -> tuple[dict[str, Any], float | None]:
+    """The output record of a line and its outcome, and its score (None for a failure).
+
+    A line that was no request keeps its own problem as the message, naming the line.
+    """
+    base: dict[str, Any] = {"line": line.number, "key": line.key, "id": line.id}
+    if line.problem is not None:
+        return {**base, "error": {"code": "INVALID_ARGUMENT", "message": line.problem}}, None
+    if outcome.error is not None:
+        return {**base, "error": error_record(outcome.error)}, None
+    result: Any = outcome.result  # set whenever error is None
+    if method == "check":
+        return {**base, "result": check_record(result, include_answer=False)}, result.support_score
+    record = corroboration_record(result, include_content=False)
+    return {**base, "result": record}, result.corroboration_score
+
+
+def _batch(
+    client: GroundingClient, items: Iterable[Mapping[str, Any] | None], options: RunOptions
+) -> Batch[Any]:
+    if options.method == "check":
+        return client.check_grounding_many(
+            items,  # type: ignore[arg-type]  # None: a line that is no request, refused
+            concurrency=options.concurrency,
+            rate=options.rate,
+        )
+    return client.corroborate_content_many(
+        items,  # type: ignore[arg-type]
+        concurrency=options.concurrency,
+        rate=options.rate,
+    )
+
+
+def send_pending(
+    client: GroundingClient,
+    lines: Iterable[InputLine],
+    options: RunOptions,
+    writer: OutputWriter,
+    stats: BatchStats,
+    progress: Progress,
+) -> None:
+    """Does every line of `lines`, appending one record for each as its outcome arrives.
+
+    A line that is no request goes through the batch too (the batch refuses it without
+    sending anything), so every line gets its outcome in order. UNAUTHENTICATED and
+    PERMISSION_DENIED stop the run (raised, not written: the next run does those lines); so
+    does a dead endpoint (the batch raises `Unavailable`). On any stop the writer is closed
+    first, so nothing lands after it; on Ctrl-C or SIGTERM the client is closed too, which
+    ends the calls in flight at once (the next run does their lines).
+    """
+    waiting: dict[int, InputLine] = {}
+
+    def items() -> Iterator[Mapping[str, Any] | None]:
+        for index, line in enumerate(lines):
+            waiting[index] = line
+            yield line.item
+
+    batch = _batch(client, items(), options)
+    try:
+        for outcome in batch:
+            line = waiting.pop(outcome.index)
+            if outcome.error is not None and outcome.error.code in FATAL_CODES:
+                raise outcome.error
+            record, score = record_of(line, outcome, options.method)
+            if not writer.write(record):
+                return
+            if "error" in record:
+                stats.failed_with(record["error"]["code"])
+            else:
+                stats.succeeded(score, line.characters)
+            progress.update(stats.run.ok + stats.run.failed)
+    except KeyboardInterrupt:
+        writer.close()
+        client.close()  # ends the calls in flight now, rather than after their timeouts
+        raise
+    finally:
+        writer.close()
+        stats.throttled_seconds = batch.throttled_seconds
+        batch.close()
