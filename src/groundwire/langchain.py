@@ -33,14 +33,14 @@ from __future__ import annotations
 import inspect
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, ClassVar, TypeAlias
+from typing import Any, ClassVar, Literal, TypeAlias
 
 from langchain_core.callbacks.manager import (
     AsyncCallbackManagerForChainRun,
     CallbackManagerForChainRun,
 )
 from langchain_core.runnables import RunnableConfig, RunnableSerializable
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError
 
 from groundwire._base import ClientBase
 from groundwire.aio import AsyncGroundingClient
@@ -128,23 +128,24 @@ class CheckGroundingRunnable(RunnableSerializable[str, CheckGroundingResponse]):
     model_config = ConfigDict(arbitrary_types_allowed=True, extra="forbid")
 
     CheckGroundingResponse: ClassVar[type[_Response]] = _Response
-    """The output type, where the wrapper had it: ``VertexAICheckGroundingWrapper.CheckGroundingResponse``."""  # noqa: E501
+    """The output type, where the wrapper had it (``Wrapper.CheckGroundingResponse``)."""
 
     project: str | None = None
     location: str = "global"
     grounding_config: str = "default_grounding_config"
     citation_threshold: float | None = 0.6
     enable_claim_level_score: bool | None = None
-    api_version: str = "v1"
+    api_version: Literal["v1", "v1beta", "v1alpha"] = "v1"
     endpoint: str | None = None
     rest_endpoint: str | None = None
-    transport: str = "auto"
+    transport: Literal["auto", "grpc", "rest"] = "auto"
     concurrency: int = Field(default=DEFAULT_CONCURRENCY, ge=1)
     credentials: Any = None
     credentials_path: str | None = None
     client_kwargs: dict[str, Any] = Field(default_factory=dict)
     client: Any = None
     async_client: Any = None
+    _owns_clients: bool = PrivateAttr(default=False)
 
     def __init__(self, project: str | None = None, **kwargs: Any) -> None:
         arguments = _arguments(project, kwargs)
@@ -152,9 +153,13 @@ class CheckGroundingRunnable(RunnableSerializable[str, CheckGroundingResponse]):
             super().__init__(**arguments)
         except ValidationError as error:
             raise ConfigurationError(_problem(error)) from None
+        self._connect()
 
-    def model_post_init(self, context: Any, /) -> None:
-        """Makes the clients that were not given, from the arguments."""
+    def _connect(self) -> None:
+        """Checks the clients given and makes those that were not, from the arguments.
+
+        Outside pydantic's validation, which would turn these errors into its own.
+        """
         if self.client is not None and not isinstance(self.client, GroundingClient):
             raise ConfigurationError(
                 f"client must be a groundwire GroundingClient, not {type(self.client).__name__} "
@@ -182,9 +187,15 @@ class CheckGroundingRunnable(RunnableSerializable[str, CheckGroundingResponse]):
             "credentials": self._credentials(),
             **self.client_kwargs,
         }
-        self.client = GroundingClient(**arguments)
-        if self.async_client is None:
-            self.async_client = AsyncGroundingClient(**arguments)
+        try:
+            self.client = GroundingClient(**arguments)
+            if self.async_client is None:
+                self.async_client = AsyncGroundingClient(**arguments)
+        except GroundwireError:
+            raise
+        except (TypeError, ValueError) as error:  # the client's own argument checks
+            raise ConfigurationError(f"CheckGroundingRunnable: {error}") from None
+        self._owns_clients = True
 
     def _credentials(self) -> Any:
         if self.credentials_path is None:
@@ -382,14 +393,17 @@ class CheckGroundingRunnable(RunnableSerializable[str, CheckGroundingResponse]):
     # -- lifetime --------------------------------------------------------------------------
 
     def close(self) -> None:
-        """Closes the sync client (the async one closes with `aclose`)."""
-        if self.client is not None:
+        """Closes the sync client it made (the async one closes with `aclose`).
+
+        Clients passed in as `client` and `async_client` are the caller's to close.
+        """
+        if self._owns_clients:
             self.client.close()
 
     async def aclose(self) -> None:
-        """Closes both clients."""
+        """Closes both clients it made."""
         self.close()
-        if self.async_client is not None:
+        if self._owns_clients:
             await self.async_client.close()
 
     def __enter__(self) -> CheckGroundingRunnable:
@@ -447,4 +461,6 @@ def _problem(error: ValidationError) -> str:
     """The first problem pydantic found, in one line that names the argument."""
     first = error.errors()[0]
     where = ".".join(str(part) for part in first["loc"]) or "arguments"
-    return f"CheckGroundingRunnable: {where}: {first['msg']} (got {first.get('input')!r})"
+    # The value is named by its type only: it may be a credential or a key.
+    given = type(first.get("input")).__name__
+    return f"CheckGroundingRunnable: {where}: {first['msg']} (got a {given})"

@@ -430,8 +430,19 @@ def test_groundwires_own_names_are_accepted_too(emu: Emulator) -> None:
         ({"location_id": "global"}, "needs a project"),
         ({"project_id": "a", "client": object()}, "GroundingClient"),
         ({"project_id": "a", "credentials_path": "/nonexistent/key.json"}, "credentials_path"),
+        ({"project_id": "a", "transport": "carrier-pigeon"}, "transport"),
+        ({"project_id": "a", "timeout": -1.0}, "timeout must be positive"),
     ],
-    ids=["synonyms-disagree", "unknown", "wrong-type", "no-project", "foreign-client", "no-key"],
+    ids=[
+        "synonyms-disagree",
+        "unknown",
+        "wrong-type",
+        "no-project",
+        "foreign-client",
+        "no-key",
+        "bad-transport",
+        "bad-client-argument",
+    ],
 )
 def test_a_bad_constructor_argument_is_a_configuration_error(
     arguments: dict[str, Any], message: str
@@ -439,6 +450,12 @@ def test_a_bad_constructor_argument_is_a_configuration_error(
     with pytest.raises(ConfigurationError, match=message) as raised:
         CheckGroundingRunnable(**arguments)
     assert isinstance(raised.value, GroundwireError)
+
+
+def test_a_constructor_error_names_the_argument_but_never_shows_its_value() -> None:
+    with pytest.raises(ConfigurationError, match="endpoint") as raised:
+        CheckGroundingRunnable(project_id="a", endpoint=["ya29.secret-token"])
+    assert "secret" not in str(raised.value)
 
 
 def test_credentials_path_loads_a_service_account_key(tmp_path: Path) -> None:
@@ -479,6 +496,8 @@ def test_a_given_client_is_used_as_it_is(emu: Emulator) -> None:
         in_a_thread = asyncio.run(
             check.ainvoke("Tokyo is the capital of Japan.", config=with_documents(TOKYO))
         )
+        check.close()  # the client is the caller's: it stays open
+        client.check_grounding("Tokyo is the capital of Japan.", [TOKYO.page_content])
     assert check.client is client
     assert check.async_client is None
     assert in_a_thread.answer_with_citations == response.answer_with_citations
