@@ -432,6 +432,11 @@ def test_groundwires_own_names_are_accepted_too(emu: Emulator) -> None:
         ({"project_id": "a", "credentials_path": "/nonexistent/key.json"}, "credentials_path"),
         ({"project_id": "a", "transport": "carrier-pigeon"}, "transport"),
         ({"project_id": "a", "timeout": -1.0}, "timeout must be positive"),
+        ({"project_id": "a", "async_client": object()}, "AsyncGroundingClient"),
+        (
+            {"project_id": "a", "credentials": AnonymousCredentials(), "credentials_path": "k"},
+            "not both",
+        ),
     ],
     ids=[
         "synonyms-disagree",
@@ -442,6 +447,8 @@ def test_groundwires_own_names_are_accepted_too(emu: Emulator) -> None:
         "no-key",
         "bad-transport",
         "bad-client-argument",
+        "foreign-async-client",
+        "two-credentials",
     ],
 )
 def test_a_bad_constructor_argument_is_a_configuration_error(
@@ -496,11 +503,17 @@ def test_a_given_client_is_used_as_it_is(emu: Emulator) -> None:
         in_a_thread = asyncio.run(
             check.ainvoke("Tokyo is the capital of Japan.", config=with_documents(TOKYO))
         )
+        in_threads = asyncio.run(
+            check.abatch(["Tokyo is the capital of Japan."], config=with_documents(TOKYO))
+        )
         check.close()  # the client is the caller's: it stays open
         client.check_grounding("Tokyo is the capital of Japan.", [TOKYO.page_content])
     assert check.client is client
     assert check.async_client is None
     assert in_a_thread.answer_with_citations == response.answer_with_citations
+    assert [answer.answer_with_citations for answer in in_threads] == [
+        response.answer_with_citations
+    ]
 
 
 def test_it_composes_in_a_chain_with_the_documents_bound_to_it(emu: Emulator) -> None:
