@@ -41,8 +41,10 @@ $(GEN_VENV)/.installed: constraints/generate.txt
 
 # The lowest and Beam environments install groundwire as users do, from a built wheel, not
 # editable; their test targets reinstall it first, so they always test the current tree.
+# (A comma would split $(call)'s arguments, so the extras are in a variable.)
+LOWEST_REQUIREMENTS := ".[test,langchain]"
 $(LOWEST_VENV)/.installed: pyproject.toml constraints/lowest.txt
-	$(call make_venv,$(LOWEST_VENV),constraints/lowest.txt,".[test]")
+	$(call make_venv,$(LOWEST_VENV),constraints/lowest.txt,$(LOWEST_REQUIREMENTS))
 
 # (A comma would split $(call)'s arguments, so the extras are in a variable.)
 BEAM_REQUIREMENTS := ".[emulator,test]" apache-beam==2.77.0

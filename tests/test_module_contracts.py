@@ -5,6 +5,8 @@ from __future__ import annotations
 import doctest
 import importlib
 import pkgutil
+import subprocess
+import sys
 import types
 
 import pytest
@@ -22,7 +24,7 @@ def _all_modules() -> list[str]:
 
 
 MODULES = _all_modules()
-OPTIONAL = {"groundwire.otel": "opentelemetry.trace"}
+OPTIONAL = {"groundwire.otel": "opentelemetry.trace", "groundwire.langchain": "langchain_core"}
 """Modules of an extra, and what they need: skipped where the extra is not installed."""
 
 
@@ -48,3 +50,17 @@ def test_each_module_opens_with_a_one_line_reason(name: str) -> None:
     first_line = (_import(name).__doc__ or "").splitlines()[0]
     assert first_line.endswith(".")
     assert len(first_line) <= 100
+
+
+def test_importing_groundwire_and_its_clients_loads_no_extra() -> None:
+    code = (
+        "import sys\n"
+        "import groundwire, groundwire.client, groundwire.aio, groundwire.core.documents\n"
+        "from groundwire import GroundingClient, CheckGroundingResult\n"
+        "extras = ('langchain_core', 'langsmith', 'pydantic', 'opentelemetry')\n"
+        "print(sorted(m for m in sys.modules if m.startswith(extras)))\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60
+    )
+    assert result.stdout.strip() == "[]"

@@ -233,6 +233,12 @@ def test_check_grounding_markers_follow_the_claims_whatever_the_bytes() -> None:
     assert marked == f"家族は{FAMILY}[1][3]です。Rom{E_ACUTE}[2]."
 
 
+def test_a_marker_with_i_numbers_the_chunks_from_zero_as_citation_indices_do() -> None:
+    result = _check_result("Tokyo. Rome.", [(0, 6, [1, 0]), (7, 12, [1])], 2)
+    assert result.with_citations("[{i}]") == "Tokyo.[1][0] Rome.[1]"
+    assert insert_markers("東京 大阪", [ClaimSpan(0, 2, (0,))], "<{i}|{n}>") == "東京<0|1> 大阪"
+
+
 def test_check_grounding_ignores_citation_indices_past_its_chunks() -> None:
     result = _check_result("Tokyo.", [(0, 6, [0, 7])], 1)
     assert result.with_citations("({n})") == "Tokyo.(1)"

@@ -13,7 +13,8 @@ put one.
 
 Markers: after each cited claim, one marker per cited chunk, in the order the claim cites them,
 each repeat dropped; ``{n}`` is the chunk's 1-based number, so a claim citing chunks 0 and 2
-gets ``[1][3]``. Markers are inserted as given, unescaped: they are the caller's markup.
+gets ``[1][3]``, and ``{i}`` its 0-based index (the API's `citation_indices`), ``[0][2]`` with
+``"[{i}]"``. Markers are inserted as given, unescaped: they are the caller's markup.
 
 >>> spans = [ClaimSpan(0, 5, (0, 2)), ClaimSpan(6, 11, ())]
 >>> insert_markers("Tokyo Japan", spans)
@@ -93,15 +94,16 @@ def _snapped(text: str, spans: Iterable[ClaimSpan]) -> list[tuple[int, ClaimSpan
 
 def _check_marker(marker: str) -> None:
     try:
-        marker.format(n=1)
+        marker.format(n=1, i=0)
     except (KeyError, IndexError, ValueError, AttributeError, TypeError) as error:
         raise InvalidArgument(
-            f"marker must be a format string whose only placeholder is {{n}}, not {marker!r}"
+            f"marker must be a format string whose only placeholder is {{n}} (or {{i}}), "
+            f"not {marker!r}"
         ) from error
 
 
 def _markers(span: ClaimSpan, marker: str) -> str:
-    return "".join(marker.format(n=index + 1) for index in dict.fromkeys(span.citations))
+    return "".join(marker.format(n=index + 1, i=index) for index in dict.fromkeys(span.citations))
 
 
 def _markers_at(placed: Sequence[tuple[int, ClaimSpan]], marker: str) -> dict[int, str]:
@@ -119,14 +121,17 @@ def insert_markers(text: str, spans: Iterable[ClaimSpan], marker: str = DEFAULT_
     Args:
         text: The answer the spans index.
         spans: The claims' spans, as Python str indices.
-        marker: A format string; ``{n}`` is the cited chunk's 1-based number.
+        marker: A format string; ``{n}`` is the cited chunk's 1-based number, ``{i}`` its
+            0-based index.
 
     Raises:
-        InvalidArgument: ``marker`` has a placeholder other than ``{n}``.
+        InvalidArgument: ``marker`` has a placeholder other than ``{n}`` and ``{i}``.
 
     Example:
         >>> insert_markers("東京です。👍🏽", [ClaimSpan(0, 5, (1,)), ClaimSpan(5, 6, (0,))], "^{n}")
         '東京です。^2👍🏽^1'
+        >>> insert_markers("Tokyo. Rome.", [ClaimSpan(0, 6, (1,)), ClaimSpan(7, 12, (0,))], "[{i}]")
+        'Tokyo.[1] Rome.[0]'
     """
     _check_marker(marker)
     at = _markers_at(_snapped(text, spans), marker)
@@ -265,7 +270,7 @@ def to_html(text: str, spans: Iterable[ClaimSpan], marker: str = DEFAULT_MARKER)
     (quotes too); markers are inserted as given.
 
     Raises:
-        InvalidArgument: ``marker`` has a placeholder other than ``{n}``.
+        InvalidArgument: ``marker`` has a placeholder other than ``{n}`` and ``{i}``.
 
     Example:
         >>> to_html("a<b. c", [ClaimSpan(0, 4, (0,)), ClaimSpan(5, 6, (), unsupported=True)])
@@ -366,7 +371,7 @@ def to_markdown(text: str, spans: Iterable[ClaimSpan], marker: str = DEFAULT_MAR
     each cited claim, as given, unescaped.
 
     Raises:
-        InvalidArgument: ``marker`` has a placeholder other than ``{n}``.
+        InvalidArgument: ``marker`` has a placeholder other than ``{n}`` and ``{i}``.
 
     Example:
         >>> spans = [ClaimSpan(0, 15, (0,)), ClaimSpan(16, 20, (), unsupported=True)]
@@ -409,6 +414,8 @@ class CitationRendering:
 
     def with_citations(self, marker: str = DEFAULT_MARKER) -> str:
         """The text with ``marker`` after each cited claim, once per chunk; ``{n}`` from 1.
+
+        ``{i}`` counts from 0 instead, as the API's `citation_indices` do.
 
         See `groundwire.core.rendering.insert_markers`.
         """
