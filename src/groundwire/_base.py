@@ -384,6 +384,11 @@ class ClientBase:
     def _new_lock() -> Any:
         raise NotImplementedError
 
+    @property
+    def api_version(self) -> str:
+        """The Discovery Engine API version this client calls: v1, v1beta or v1alpha."""
+        return self._config.api_version
+
     def _explained(self, error: GroundwireError, request: Any) -> GroundwireError:
         """`error`, its message naming the right host if the server said the wrong was used."""
         universe = self._settings.universe_domain or os.environ.get(UNIVERSE_DOMAIN_ENV, "")

@@ -256,7 +256,7 @@ class CheckGroundingRunnable(RunnableSerializable[str, CheckGroundingResponse]):
         read = document_facts(self.extract_documents(config), "config.configurable.documents")
         scored = self.enable_claim_level_score
         if scored is None:
-            scored = self.client._config.api_version != "v1alpha" or None
+            scored = self.client.api_version != "v1alpha" or None
         item = {
             "answer_candidate": answer,
             "facts": list(read.facts),

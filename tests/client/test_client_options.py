@@ -289,3 +289,10 @@ def test_credentials_of_another_universe_are_refused(
 def test_a_universe_domain_must_be_a_domain() -> None:
     with pytest.raises(EndpointError, match="not a domain"):
         GroundingClient("p", universe_domain="https://mine.test/")
+
+
+@pytest.mark.parametrize("version", ["v1", "v1beta", "v1alpha"])
+def test_a_client_says_which_api_version_it_calls(version: str) -> None:
+    """Integrations (the LangChain runnable) read it instead of the client's private config."""
+    with GroundingClient("p", endpoint="127.0.0.1:1", api_version=version) as client:
+        assert client.api_version == version
