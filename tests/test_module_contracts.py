@@ -22,7 +22,11 @@ def _all_modules() -> list[str]:
 
 
 MODULES = _all_modules()
-OPTIONAL = {"groundwire.otel": "opentelemetry.trace"}
+OPTIONAL = {
+    "groundwire.otel": "opentelemetry.trace",
+    "groundwire.beam.handlers": "apache_beam",
+    "groundwire.beam.transforms": "apache_beam",
+}
 """Modules of an extra, and what they need: skipped where the extra is not installed."""
 
 
