@@ -275,7 +275,8 @@ def test_a_handler_pickles_without_a_client_and_makes_one_per_worker(
         assert prediction.inference.ok
     finally:
         client.close()
-    assert isinstance(CorroborateHandler(EMULATOR_PROJECT).create_client(), type(client))
+    with CorroborateHandler(EMULATOR_PROJECT, "us-central1").create_client() as other:
+        assert isinstance(other, type(client))
 
 
 def test_a_handler_refuses_inference_args_and_bad_settings_at_construction() -> None:
