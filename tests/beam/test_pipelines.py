@@ -285,6 +285,10 @@ def test_a_handler_refuses_inference_args_and_bad_settings_at_construction() -> 
         handler.validate_inference_args({"citation_threshold": 0.5})
     with pytest.raises(ValueError, match="api_version"):
         GroundingCheckHandler(EMULATOR_PROJECT, api_version="v2")
+    with pytest.raises(TypeError, match="colour"):
+        GroundingCheckHandler(EMULATOR_PROJECT, colour="blue")
+    with pytest.raises(TypeError, match="enable_claim_level_score"):
+        CorroborateHandler(EMULATOR_PROJECT, enable_claim_level_score=True)
     assert handler.batch_elements_kwargs() == {"min_batch_size": 16, "max_batch_size": 200}
 
 

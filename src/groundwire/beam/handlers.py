@@ -67,7 +67,6 @@ class _GroundingHandler(RemoteModelHandler):  # type: ignore[misc]  # Beam is un
         super().__init__(
             namespace=metrics_namespace, num_retries=num_retries, retry_filter=is_retryable
         )
-        # Checked here, at pipeline construction, rather than on every worker.
         self._config = calls.ClientConfig(project, location, api_version)
         self._client_arguments = {
             "project": project,
@@ -93,6 +92,9 @@ class _GroundingHandler(RemoteModelHandler):  # type: ignore[misc]  # Beam is un
         self._namespace = metrics_namespace
         self._throttling = ThrottlingSignaler(metrics_namespace)
         self._throttled_carry = 0.0
+        # A client connects lazily, so making one here only checks the arguments: a wrong
+        # one fails at pipeline construction, not on every worker.
+        self.create_client().close()
 
     def create_client(self) -> GroundingClient:
         """Makes the worker's client; Beam calls this once per worker process."""
