@@ -24,7 +24,12 @@ def _all_modules() -> list[str]:
 
 
 MODULES = _all_modules()
-OPTIONAL = {"groundwire.otel": "opentelemetry.trace", "groundwire.langchain": "langchain_core"}
+OPTIONAL = {
+    "groundwire.otel": "opentelemetry.trace",
+    "groundwire.langchain": "langchain_core",
+    "groundwire.beam.handlers": "apache_beam",
+    "groundwire.beam.transforms": "apache_beam",
+}
 """Modules of an extra, and what they need: skipped where the extra is not installed."""
 
 

@@ -1,0 +1,43 @@
+"""Grounding checks in Apache Beam pipelines (Dataflow, Flink, Spark): `groundwire[beam]`.
+
+>>> results, failed = records | CheckGrounding(project="my-project")  # doctest: +SKIP
+
+- `CheckGrounding(...)` / `Corroborate(...)`: transforms returning `(results, failed)`.
+- `GroundingCheckHandler` / `CorroborateHandler`: their `RunInference` model handlers.
+
+Apache Beam loads when one of these names is first used, so `groundwire.beam.records` (pure)
+imports without it.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from groundwire.beam.handlers import CorroborateHandler, GroundingCheckHandler
+    from groundwire.beam.transforms import CheckGrounding, Corroborate
+
+__all__ = ["CheckGrounding", "Corroborate", "CorroborateHandler", "GroundingCheckHandler"]
+
+_HOMES = {
+    "CheckGrounding": "groundwire.beam.transforms",
+    "Corroborate": "groundwire.beam.transforms",
+    "CorroborateHandler": "groundwire.beam.handlers",
+    "GroundingCheckHandler": "groundwire.beam.handlers",
+}
+
+
+def __getattr__(name: str) -> Any:
+    """Imports a transform or handler (and Apache Beam) when it is first asked for."""
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module 'groundwire.beam' has no attribute {name!r}")
+    try:
+        import apache_beam  # noqa: F401
+    except ImportError:
+        raise ImportError(
+            f"groundwire.beam.{name} needs Apache Beam: pip install 'groundwire[beam]'"
+        ) from None
+    import importlib
+
+    return getattr(importlib.import_module(home), name)
