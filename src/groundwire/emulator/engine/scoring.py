@@ -7,7 +7,7 @@ How (after MiniCheck, AlignScore and SummaC, without a model):
 2. Coverage (:mod:`matching`): the share of the claim's term weight that a window contains.
 3. Score: coverage mapped so that ``COVERAGE_AT_DEFAULT_BAR`` lands on 0.6, the default
    citation threshold, then cut by each veto that the window triggers (:mod:`checks`,
-   :mod:`quantities`, :mod:`relations`).
+   :mod:`quantities`, :mod:`relations`, :mod:`rarity`).
 4. Composed evidence: a claim may join what distant sentences of one fact, or several facts,
    say. Up to ``MAX_COMPOSED`` windows that do not overlap are joined while each adds clearly
    to what the others cover (``PAIR_MIN_GAIN``) and is about the same thing (it holds one of
@@ -67,6 +67,8 @@ OPPOSITE_MEANING_FACTOR = 0.35
 SWAPPED_ROLES_FACTOR = 0.35
 COMPARISON_FACTOR = 0.35
 SEPARATED_NAMES_FACTOR = 0.55
+ADDED_DETAIL_FACTOR = 0.9
+"""Per specific word of the claim that no fact holds in any form (an added detail)."""
 OTHER_SOURCE_FACTOR = 0.5
 """Evidence from none of the facts the claim names (``(Passage 2)``) supports it less."""
 
@@ -314,7 +316,7 @@ def _veto_factor(windows: Sequence[Window], matcher: ClaimMatcher, keys: Sequenc
     readings = (
         [analyse(strip_layout(text)) for text in texts] if matcher.needs_readings(texts) else []
     )
-    factor = 1.0
+    factor = ADDED_DETAIL_FACTOR**matcher.added_details
     runs = {term: name for name in name_runs(keys) for term in name[:-1]}
     missing = [
         term
