@@ -73,6 +73,9 @@ OTHER_SOURCE_FACTOR = 0.5
 """Evidence from none of the facts the claim names (``(Passage 2)``) supports it less."""
 
 _WINDOWS_TRIED_PER_FACT = 4
+_PIECES_PER_FACT = 3
+"""Windows of one fact that may join composed evidence: a summary's sentence may condense
+three distant paragraphs of one article."""
 _FACTS_TRIED = 8
 _FACTS_COMPOSED = 6
 _COMPOSITION_SEEDS = 3
@@ -220,14 +223,16 @@ def _best_window(
 
 
 def _composable_windows(by_fact: Sequence[Sequence[ScoredWindow]]) -> list[ScoredWindow]:
-    """Each fact's best window and its best window apart from that one, best coverage first."""
+    """Each fact's best windows that do not overlap (``_PIECES_PER_FACT``), best coverage first."""
     pieces: list[ScoredWindow] = []
     for scored in by_fact:
-        best = scored[0]
-        pieces.append(best)
-        apart = next((s for s in scored[1:] if not _overlap(s.window, best.window)), None)
-        if apart is not None:
-            pieces.append(apart)
+        taken = [scored[0]]
+        for candidate in scored[1:]:
+            if len(taken) >= _PIECES_PER_FACT:
+                break
+            if not any(_overlap(candidate.window, t.window) for t in taken):
+                taken.append(candidate)
+        pieces.extend(taken)
     pieces.sort(key=lambda s: (-s.coverage, s.window.fact_index, s.window.first))
     return pieces
 
