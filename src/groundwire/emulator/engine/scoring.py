@@ -97,11 +97,25 @@ class ClaimSupport:
 
     ``per_fact`` holds each considered fact's best window, strongest first; ``composed`` holds
     windows (of one fact or several) that together support the claim better than any one does.
+
+    Example:
+        >>> from groundwire.emulator.engine.index import build_index
+        >>> from groundwire.emulator.engine.results import Fact
+        >>> index = build_index([Fact("The Eiffel Tower was completed in 1889.")])
+        >>> support_claim("The Eiffel Tower was completed in 1899.", index).contradicted
+        True
+        >>> support_claim("The Eiffel Tower was completed with iron.", index).contradicted
+        False
     """
 
     score: float
     per_fact: tuple[Evidence, ...]
     composed: tuple[Evidence, ...]
+    contradicted: bool = False
+    """Whether some evidence would support the claim better but speaks against it: a veto cut
+    a window below what its words alone score, and below the claim's score (another number, a
+    negation, swapped roles, a missing name), so the claim is contradicted, not only partly
+    covered."""
 
     def citations(self, index: FactIndex, threshold: float) -> tuple[Citation, ...]:
         """The facts to cite at a threshold, strongest first (empty when none reaches it).
@@ -172,23 +186,25 @@ def support_claim(
     keys = key_tokens(claim, lambda term: _is_known_name(term, index))
     citable = max(threshold, CITABLE_FLOOR)
     per_fact: list[Evidence] = []
+    vetoed: list[float] = []
     best_single = 0.0
     for fact in ranked_facts[:_FACTS_TRIED]:
         upper = calibrate(by_fact[fact][0].coverage)
         if upper <= best_single and upper < citable:
             break
-        evidence = _best_window(by_fact[fact], matcher, keys)
+        evidence = _best_window(by_fact[fact], matcher, keys, vetoed)
         if evidence is not None:
             per_fact.append(evidence)
             best_single = max(best_single, evidence.score)
     per_fact.sort(key=lambda e: (-e.score, e.window.fact_index))
     pieces = _composable_windows([by_fact[fact] for fact in ranked_facts[:_FACTS_COMPOSED]])
-    composed = _best_composition(pieces, matcher, keys, best_single)
+    composed = _best_composition(pieces, matcher, keys, best_single, vetoed)
     if composed is None:
-        return ClaimSupport(score=best_single, per_fact=tuple(per_fact), composed=())
+        contradicted = max(vetoed, default=0.0) > best_single
+        return ClaimSupport(best_single, tuple(per_fact), (), contradicted)
     score, windows = composed
     joined = tuple(Evidence(window, score) for window in windows)
-    return ClaimSupport(score=score, per_fact=tuple(per_fact), composed=joined)
+    return ClaimSupport(score, tuple(per_fact), joined, max(vetoed, default=0.0) > score)
 
 
 def _windows_by_fact(matcher: ClaimMatcher) -> dict[int, list[ScoredWindow]]:
@@ -209,14 +225,24 @@ def _windows_by_fact(matcher: ClaimMatcher) -> dict[int, list[ScoredWindow]]:
 
 
 def _best_window(
-    scored: Sequence[ScoredWindow], matcher: ClaimMatcher, keys: Sequence[Token]
+    scored: Sequence[ScoredWindow],
+    matcher: ClaimMatcher,
+    keys: Sequence[Token],
+    vetoed: list[float],
 ) -> Evidence | None:
+    """The fact's best window after vetoes.
+
+    Each window a veto cut adds its score before the vetoes to ``vetoed``.
+    """
     best: Evidence | None = None
     for candidate in scored[:_WINDOWS_TRIED_PER_FACT]:
         upper = calibrate(candidate.coverage)
         if upper < CITABLE_FLOOR or (best is not None and upper <= best.score):
             break
-        score = round(upper * _veto_factor([candidate.window], matcher, keys), 4)
+        factor, contradicted = _veto_factor([candidate.window], matcher, keys)
+        score = round(upper * factor, 4)
+        if contradicted:
+            vetoed.append(upper)
         if best is None or score > best.score:
             best = Evidence(candidate.window, score)
     return best
@@ -242,11 +268,12 @@ def _best_composition(
     matcher: ClaimMatcher,
     keys: Sequence[Token],
     best_single: float,
+    vetoed: list[float],
 ) -> tuple[float, tuple[Window, ...]] | None:
     """The best union of up to ``MAX_COMPOSED`` windows.
 
     It is grown greedily from the strongest few, each window joined only when it adds
-    ``PAIR_MIN_GAIN`` coverage.
+    ``PAIR_MIN_GAIN`` coverage. Each union a veto cut adds its score before to ``vetoed``.
     """
     best: tuple[float, tuple[Window, ...]] | None = None
     tried: set[tuple[Window, ...]] = set()
@@ -270,7 +297,10 @@ def _best_composition(
         if windows in tried or upper <= bar:
             continue
         tried.add(windows)
-        score = round(upper * _veto_factor(windows, matcher, keys), 4)
+        factor, contradicted = _veto_factor(windows, matcher, keys)
+        score = round(upper * factor, 4)
+        if contradicted:
+            vetoed.append(upper)
         if score > bar:
             best = (score, windows)
     return best
@@ -311,7 +341,14 @@ def _overlap(one: Window, other: Window) -> bool:
     )
 
 
-def _veto_factor(windows: Sequence[Window], matcher: ClaimMatcher, keys: Sequence[Token]) -> float:
+def _veto_factor(
+    windows: Sequence[Window], matcher: ClaimMatcher, keys: Sequence[Token]
+) -> tuple[float, bool]:
+    """The product of the factors of every veto the windows trigger, and whether any did.
+
+    An added specific word lowers the factor but is no contradiction: the evidence does not
+    speak against it, it only lacks it.
+    """
     index = matcher.index
     evidence_terms = frozenset().union(
         *(index.attribute_terms[w.fact_index] for w in windows),
@@ -321,7 +358,7 @@ def _veto_factor(windows: Sequence[Window], matcher: ClaimMatcher, keys: Sequenc
     readings = (
         [analyse(strip_layout(text)) for text in texts] if matcher.needs_readings(texts) else []
     )
-    factor = ADDED_DETAIL_FACTOR**matcher.added_details
+    factor = 1.0
     runs = {term: name for name in name_runs(keys) for term in name[:-1]}
     missing = [
         term
@@ -353,7 +390,7 @@ def _veto_factor(windows: Sequence[Window], matcher: ClaimMatcher, keys: Sequenc
     named = matcher.named_facts
     if named and not all(window.fact_index in named for window in windows):
         factor *= OTHER_SOURCE_FACTOR
-    return factor
+    return factor * ADDED_DETAIL_FACTOR**matcher.added_details, factor < 1.0
 
 
 def _named_by_its_last_word(
