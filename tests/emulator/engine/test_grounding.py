@@ -9,6 +9,8 @@ import pytest
 
 from groundwire.emulator.engine import Claim, Fact, check_grounding
 from groundwire.emulator.engine.grounding import WEAKEST_CLAIM_WEIGHT
+from groundwire.emulator.engine.index import build_index
+from groundwire.emulator.engine.scoring import support_claim
 
 
 def check(claim: str, *facts: str | Fact, threshold: float = 0.6) -> Claim:
@@ -342,3 +344,18 @@ def test_a_threshold_outside_zero_to_one_is_rejected() -> None:
         check_grounding(
             "Paris is in France.", [Fact("Paris is in France.")], citation_threshold=1.5
         )
+
+
+def test_only_evidence_that_would_ground_a_claim_can_contradict_it() -> None:
+    index = build_index(
+        [
+            Fact(
+                "The Eiffel Tower was completed in 1889. "
+                "It was designed by the company of Gustave Eiffel."
+            )
+        ]
+    )
+    assert support_claim("The Eiffel Tower was completed in 1899.", index).contradicted
+    assert not support_claim(
+        "Gustave Eiffel later designed several bridges in Portugal.", index
+    ).contradicted

@@ -112,10 +112,10 @@ class ClaimSupport:
     per_fact: tuple[Evidence, ...]
     composed: tuple[Evidence, ...]
     contradicted: bool = False
-    """Whether some evidence would support the claim better but speaks against it: a veto cut
-    a window below what its words alone score, and below the claim's score (another number, a
-    negation, swapped roles, a missing name), so the claim is contradicted, not only partly
-    covered."""
+    """Whether some evidence would support the claim but speaks against it: a window whose
+    words alone reach the default bar, and beat the claim's score, was cut by a veto (another
+    number, a negation, swapped roles, a missing name), so the claim is contradicted, not only
+    partly covered."""
 
     def citations(self, index: FactIndex, threshold: float) -> tuple[Citation, ...]:
         """The facts to cite at a threshold, strongest first (empty when none reaches it).
@@ -200,11 +200,11 @@ def support_claim(
     pieces = _composable_windows([by_fact[fact] for fact in ranked_facts[:_FACTS_COMPOSED]])
     composed = _best_composition(pieces, matcher, keys, best_single, vetoed)
     if composed is None:
-        contradicted = max(vetoed, default=0.0) > best_single
+        contradicted = _contradicts(vetoed, best_single)
         return ClaimSupport(best_single, tuple(per_fact), (), contradicted)
     score, windows = composed
     joined = tuple(Evidence(window, score) for window in windows)
-    return ClaimSupport(score, tuple(per_fact), joined, max(vetoed, default=0.0) > score)
+    return ClaimSupport(score, tuple(per_fact), joined, _contradicts(vetoed, score))
 
 
 def _windows_by_fact(matcher: ClaimMatcher) -> dict[int, list[ScoredWindow]]:
@@ -246,6 +246,12 @@ def _best_window(
         if best is None or score > best.score:
             best = Evidence(candidate.window, score)
     return best
+
+
+def _contradicts(vetoed: Sequence[float], score: float) -> bool:
+    """Whether a window a veto cut would, on its words alone, be grounded and beat the claim."""
+    best = max(vetoed, default=0.0)
+    return best > score and best >= DEFAULT_BAR
 
 
 def _composable_windows(by_fact: Sequence[Sequence[ScoredWindow]]) -> list[ScoredWindow]:
