@@ -55,7 +55,6 @@ class ClaimMatcher:
         self.weights = [index.weight(term) for term in self.terms]
         self.total = sum(self.weights)
         self.related = [index.related_terms(term) for term in self.terms]
-        self._specific = specific_terms(claim)
         self._exact_bits = {term: 1 << bit for bit, term in enumerate(self.terms)}
         self._related_bits: dict[str, int] = {}
         for bit, others in enumerate(self.related):
@@ -78,14 +77,14 @@ class ClaimMatcher:
         """How many specific words of the claim no fact holds in any form (:mod:`rarity`)."""
         found = self.index.postings
         attributes = self.index.attribute_terms
-        return sum(
-            1
+        novel = frozenset(
+            term
             for bit, term in enumerate(self.terms)
-            if term in self._specific
-            and term not in found
+            if term not in found
             and not self.related[bit]
             and not any(term in terms for terms in attributes)
         )
+        return len(specific_terms(self.claim, novel)) if novel else 0
 
     def named_by_last_word(self, name: tuple[str, ...]) -> bool:
         """Whether this name's last word names it alone in these facts.

@@ -16,9 +16,10 @@ from __future__ import annotations
 from functools import cache
 
 from groundwire.emulator.engine.analysis import Analysis
+from groundwire.emulator.engine.caches import word_cache
 from groundwire.emulator.engine.general_words import GENERAL_WORDS
 from groundwire.emulator.engine.lexicon import ENGLISH_FUNCTION_WORDS, STOPWORDS
-from groundwire.emulator.engine.text import FUNCTION_WORD_MARK, word_terms
+from groundwire.emulator.engine.text import FUNCTION_WORD_MARK, MAX_CACHED_WORD, word_terms
 
 _ENGLISH_FUNCTION_TERMS = frozenset(FUNCTION_WORD_MARK + word for word in ENGLISH_FUNCTION_WORDS)
 _DERIVATIONS: tuple[tuple[str, tuple[str, ...]], ...] = (
@@ -61,6 +62,7 @@ def general_terms() -> frozenset[str]:
     )
 
 
+@word_cache(max_entries=16384, max_key_characters=MAX_CACHED_WORD)
 def is_general(term: str) -> bool:
     """Whether an engine term is an everyday word or a regular derivation of one.
 
@@ -98,10 +100,11 @@ def _derives_from_general(term: str) -> bool:
     return False
 
 
-def specific_terms(claim: Analysis) -> frozenset[str]:
+def specific_terms(claim: Analysis, among: frozenset[str] | None = None) -> frozenset[str]:
     """The claim's plain words (no names, numbers or codes) that are not everyday English.
 
-    Empty when the claim does not read as English (it holds no English function word).
+    Only the terms in ``among`` are judged, when given (the words no fact holds). Empty when
+    the claim does not read as English (it holds no English function word).
 
     Example:
         >>> from groundwire.emulator.engine.analysis import analyse
@@ -115,7 +118,8 @@ def specific_terms(claim: Analysis) -> frozenset[str]:
     return frozenset(
         token.term
         for token in claim.content_tokens
-        if not token.name_like
+        if (among is None or token.term in among)
+        and not token.name_like
         and token.term.isascii()
         and token.term.isalpha()
         and not is_general(token.term)
