@@ -167,6 +167,22 @@ def test_a_claim_joining_distant_sentences_of_one_fact_is_grounded_and_cites_it(
     assert [c.fact_index for c in claim.citations] == [0]
 
 
+def test_a_claim_joining_three_distant_paragraphs_of_one_fact_is_grounded() -> None:
+    filler = "Fans filled the stadium every week. Weather delayed one game in December. "
+    article = (
+        "The museum reopened to visitors after a long renovation of its roof. "
+        + filler * 2
+        + "The new wing of the museum holds a collection of ancient glassware and pottery. "
+        + filler * 2
+        + "Entry to the museum is free for children and students under twelve."
+    )
+    assert grounded(
+        "The popular, friendly local museum reopened after a renovation of its roof, its new "
+        "wing holds ancient glassware and pottery, and entry is free for children and students.",
+        article,
+    )
+
+
 def test_a_claim_joining_two_facts_cites_both() -> None:
     (claim,) = check(
         "The bridge opened in 1937 and spans 1,280 metres.",

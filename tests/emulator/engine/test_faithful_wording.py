@@ -162,6 +162,22 @@ def test_an_un_form_contradicts_evidence_that_has_only_its_base() -> None:
     assert grounded("The sauce is always served thickened, with a little flour.", fact)
 
 
+# Added details: a specific word no fact holds costs more than a common one.
+
+
+def test_an_added_specific_word_costs_more_than_an_added_common_word() -> None:
+    fact = "Stir the soup gently over a low heat for ten minutes before serving it."
+    (common,) = check("Stir the soup gently over a low heat for ten minutes to help it.", fact)
+    (specific,) = check("Stir the soup gently over a low heat for ten minutes with saffron.", fact)
+    assert specific.score < common.score
+
+
+def test_a_specific_word_the_facts_hold_costs_nothing() -> None:
+    fact = "Stir the soup gently with saffron over a low heat for ten minutes."
+    (claim,) = check("Stir the soup gently with saffron over a low heat for ten minutes.", fact)
+    assert claim.score == 1.0
+
+
 # A claim that names its source is checked against that source.
 
 

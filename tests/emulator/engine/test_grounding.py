@@ -9,6 +9,8 @@ import pytest
 
 from groundwire.emulator.engine import Claim, Fact, check_grounding
 from groundwire.emulator.engine.grounding import WEAKEST_CLAIM_WEIGHT
+from groundwire.emulator.engine.index import build_index
+from groundwire.emulator.engine.scoring import support_claim
 
 
 def check(claim: str, *facts: str | Fact, threshold: float = 0.6) -> Claim:
@@ -305,6 +307,27 @@ def test_one_invented_sentence_pulls_a_long_answer_below_half_support() -> None:
     assert with_invention < 0.5
 
 
+def test_a_sentence_the_facts_only_partly_cover_costs_an_answer_less_than_a_contradicted_one() -> (
+    None
+):
+    facts = [
+        Fact(
+            "The bridge opened in 1937. It spans 1,280 metres between its towers. "
+            "Its towers are painted orange to stay visible in fog."
+        )
+    ]
+    grounded = "The bridge opened in 1937. It spans 1,280 metres between its towers. "
+    partly = grounded + "Its towers are painted orange, a colour that stands out on grey days."
+    contradicted = grounded + "Its towers are painted orange to stay visible in the fog of 1951."
+    partly_result = check_grounding(partly, facts)
+    contradicted_result = check_grounding(contradicted, facts)
+    assert not partly_result.claims[-1].grounded
+    assert not contradicted_result.claims[-1].grounded
+    assert partly_result.support_score is not None
+    assert contradicted_result.support_score is not None
+    assert partly_result.support_score > contradicted_result.support_score + 0.03
+
+
 def test_support_score_is_none_when_no_claim_needs_a_check() -> None:
     result = check_grounding("Hello! Can I help?", [Fact("Paris is in France.")])
     assert result.support_score is None
@@ -321,3 +344,18 @@ def test_a_threshold_outside_zero_to_one_is_rejected() -> None:
         check_grounding(
             "Paris is in France.", [Fact("Paris is in France.")], citation_threshold=1.5
         )
+
+
+def test_only_evidence_that_would_ground_a_claim_can_contradict_it() -> None:
+    index = build_index(
+        [
+            Fact(
+                "The Eiffel Tower was completed in 1889. "
+                "It was designed by the company of Gustave Eiffel."
+            )
+        ]
+    )
+    assert support_claim("The Eiffel Tower was completed in 1899.", index).contradicted
+    assert not support_claim(
+        "Gustave Eiffel later designed several bridges in Portugal.", index
+    ).contradicted

@@ -17,6 +17,9 @@ One unsupported sentence makes an answer unfaithful however well the rest is gro
 mean over claims alone lets a long answer hide an invented detail; tuned on the tune part of
 the engine-dev data only.
 """
+PARTIAL_CREDIT = 0.5
+"""How much of the bar's credit a claim the facts only partly cover earns (one they contradict
+earns none); tuned on the tune part of the engine-dev data and our data-to-text set."""
 
 
 def check_grounding(
@@ -42,6 +45,7 @@ def check_grounding(
     index = build_index(facts)
     encoded = answer.encode()
     claims: list[Claim] = []
+    contradicted: list[bool] = []
     for start_byte, end_byte in split_claims(answer):
         text = encoded[start_byte:end_byte].decode()
         if not needs_check(text):
@@ -49,20 +53,28 @@ def check_grounding(
             continue
         support = support_claim(text, index, citation_threshold)
         citations = support.citations(index, citation_threshold)
+        contradicted.append(support.contradicted)
         claims.append(
             Claim(text, start_byte, end_byte, True, support.score, bool(citations), citations)
         )
     checked = [claim for claim in claims if claim.check_required]
-    return GroundingResult(claims=tuple(claims), support_score=answer_support(checked))
+    return GroundingResult(
+        claims=tuple(claims), support_score=answer_support(checked, contradicted)
+    )
 
 
-def answer_support(checked: Sequence[Claim]) -> float | None:
+def answer_support(
+    checked: Sequence[Claim], contradicted: Sequence[bool] | None = None
+) -> float | None:
     """How well the answer as a whole is supported, from the claims that need a check.
 
-    A blend: the mean of the claims' scores (a claim that is not grounded counts 0) and, with
-    weight ``WEAKEST_CLAIM_WEIGHT``, the least supported claim's score; an answer is only as
-    faithful as its weakest sentence lets it be.
-    None when no claim needs a check.
+    A blend: the mean of the claims' credits and, with weight ``WEAKEST_CLAIM_WEIGHT``, the
+    least supported claim's score; an answer is only as faithful as its weakest sentence lets
+    it be. A grounded claim's credit is its score. A claim that is not grounded gets partial
+    credit, ``PARTIAL_CREDIT`` times its share of the default bar, when the facts only cover
+    part of it (a paraphrase says more than its source in other words), and none when its
+    evidence contradicts it (``contradicted``, per claim; when not given, no claim gets partial
+    credit). None when no claim needs a check.
 
     Example:
         >>> grounded = Claim("Rome is old.", 0, 12, True, 1.0, True, ())
@@ -71,11 +83,22 @@ def answer_support(checked: Sequence[Claim]) -> float | None:
         1.0
         >>> answer_support([grounded, grounded, grounded, invented])
         0.57
+        >>> answer_support([grounded, grounded, grounded, invented], [False] * 4)
+        0.6075
         >>> answer_support([]) is None
         True
     """
     if not checked:
         return None
-    mean = sum(c.score for c in checked if c.grounded) / len(checked)
+    flags = [True] * len(checked) if contradicted is None else list(contradicted)
+    credits = [
+        claim.score
+        if claim.grounded
+        else 0.0
+        if against
+        else PARTIAL_CREDIT * min(1.0, claim.score / DEFAULT_BAR)
+        for claim, against in zip(checked, flags, strict=True)
+    ]
+    mean = sum(credits) / len(checked)
     weakest = min(c.score for c in checked)
     return round((1.0 - WEAKEST_CLAIM_WEIGHT) * mean + WEAKEST_CLAIM_WEIGHT * weakest, 4)

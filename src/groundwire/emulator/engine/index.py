@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from groundwire.emulator.engine.analysis import analyse
 from groundwire.emulator.engine.caches import text_cache
 from groundwire.emulator.engine.layout import strip_layout
+from groundwire.emulator.engine.rarity import is_general
 from groundwire.emulator.engine.reference import antecedents, record_title
 from groundwire.emulator.engine.results import Fact
 from groundwire.emulator.engine.sentences import split_sentences
@@ -245,5 +246,6 @@ def clear_caches() -> None:
         >>> clear_caches()
     """
     clear_text_caches()
+    is_general.cache_clear()
     analyse.cache_clear()
     _fact_sentences.cache_clear()

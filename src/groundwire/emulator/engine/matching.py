@@ -2,7 +2,8 @@
 
 Coverage is the share of the claim's term weight (rarity over the request's facts) that a
 window contains; a term found only with another ending counts ``RELATED_TERM_CREDIT``. The
-fact's attributes (author, title, uri) count as part of each of its windows.
+fact's attributes (author, title, uri) count as part of each of its windows. The matcher also
+counts the claim's added details: specific words (:mod:`rarity`) that no fact holds.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from dataclasses import dataclass
 from groundwire.emulator.engine.analysis import Analysis, Token, analyse, may_negate
 from groundwire.emulator.engine.checks import OPPOSABLE_TERMS, negated_base
 from groundwire.emulator.engine.index import FactIndex, Window
+from groundwire.emulator.engine.rarity import specific_terms
 from groundwire.emulator.engine.relations import compares
 from groundwire.emulator.engine.text import TOKEN_PATTERN
 
@@ -60,6 +62,7 @@ class ClaimMatcher:
                 self._related_bits[other] = self._related_bits.get(other, 0) | 1 << bit
         self._sentence_masks: dict[int, tuple[int, int]] = {}
         self._named_by_last_word: dict[tuple[str, ...], bool] = {}
+        self.added_details = self._added_details()
         self._claim_needs_readings = (
             bool(claim.negated_clauses)
             or sum(token.name_like for token in claim.tokens) >= 2
@@ -69,6 +72,19 @@ class ClaimMatcher:
             or any(token.numeric for token in claim.tokens)
             or compares(claim)
         )
+
+    def _added_details(self) -> int:
+        """How many specific words of the claim no fact holds in any form (:mod:`rarity`)."""
+        found = self.index.postings
+        attributes = self.index.attribute_terms
+        novel = frozenset(
+            term
+            for bit, term in enumerate(self.terms)
+            if term not in found
+            and not self.related[bit]
+            and not any(term in terms for terms in attributes)
+        )
+        return len(specific_terms(self.claim, novel)) if novel else 0
 
     def named_by_last_word(self, name: tuple[str, ...]) -> bool:
         """Whether this name's last word names it alone in these facts.

@@ -63,8 +63,9 @@ class GroundingResult:
     """Every claim of an answer candidate, and how well the answer as a whole is supported.
 
     ``support_score`` blends the mean, over claims that need a check, of the claim's score when
-    it is grounded and 0 when it is not, with the least supported claim's score (weight 0.4);
-    None when no claim needs a check.
+    it is grounded, half its share of the default bar when the facts only partly cover it, and
+    0 when they contradict it, with the least supported claim's score (weight 0.4); None when
+    no claim needs a check.
 
     Example:
         >>> GroundingResult(claims=(), support_score=None).support_score is None

@@ -7,7 +7,7 @@ How (after MiniCheck, AlignScore and SummaC, without a model):
 2. Coverage (:mod:`matching`): the share of the claim's term weight that a window contains.
 3. Score: coverage mapped so that ``COVERAGE_AT_DEFAULT_BAR`` lands on 0.6, the default
    citation threshold, then cut by each veto that the window triggers (:mod:`checks`,
-   :mod:`quantities`, :mod:`relations`).
+   :mod:`quantities`, :mod:`relations`, :mod:`rarity`).
 4. Composed evidence: a claim may join what distant sentences of one fact, or several facts,
    say. Up to ``MAX_COMPOSED`` windows that do not overlap are joined while each adds clearly
    to what the others cover (``PAIR_MIN_GAIN``) and is about the same thing (it holds one of
@@ -67,10 +67,15 @@ OPPOSITE_MEANING_FACTOR = 0.35
 SWAPPED_ROLES_FACTOR = 0.35
 COMPARISON_FACTOR = 0.35
 SEPARATED_NAMES_FACTOR = 0.55
+ADDED_DETAIL_FACTOR = 0.9
+"""Per specific word of the claim that no fact holds in any form (an added detail)."""
 OTHER_SOURCE_FACTOR = 0.5
 """Evidence from none of the facts the claim names (``(Passage 2)``) supports it less."""
 
 _WINDOWS_TRIED_PER_FACT = 4
+_PIECES_PER_FACT = 3
+"""Windows of one fact that may join composed evidence: a summary's sentence may condense
+three distant paragraphs of one article."""
 _FACTS_TRIED = 8
 _FACTS_COMPOSED = 6
 _COMPOSITION_SEEDS = 3
@@ -92,11 +97,25 @@ class ClaimSupport:
 
     ``per_fact`` holds each considered fact's best window, strongest first; ``composed`` holds
     windows (of one fact or several) that together support the claim better than any one does.
+
+    Example:
+        >>> from groundwire.emulator.engine.index import build_index
+        >>> from groundwire.emulator.engine.results import Fact
+        >>> index = build_index([Fact("The Eiffel Tower was completed in 1889.")])
+        >>> support_claim("The Eiffel Tower was completed in 1899.", index).contradicted
+        True
+        >>> support_claim("The Eiffel Tower was completed with iron.", index).contradicted
+        False
     """
 
     score: float
     per_fact: tuple[Evidence, ...]
     composed: tuple[Evidence, ...]
+    contradicted: bool = False
+    """Whether some evidence would support the claim but speaks against it: a window whose
+    words alone reach the default bar, and beat the claim's score, was cut by a veto (another
+    number, a negation, swapped roles, a missing name), so the claim is contradicted, not only
+    partly covered."""
 
     def citations(self, index: FactIndex, threshold: float) -> tuple[Citation, ...]:
         """The facts to cite at a threshold, strongest first (empty when none reaches it).
@@ -167,23 +186,25 @@ def support_claim(
     keys = key_tokens(claim, lambda term: _is_known_name(term, index))
     citable = max(threshold, CITABLE_FLOOR)
     per_fact: list[Evidence] = []
+    vetoed: list[float] = []
     best_single = 0.0
     for fact in ranked_facts[:_FACTS_TRIED]:
         upper = calibrate(by_fact[fact][0].coverage)
         if upper <= best_single and upper < citable:
             break
-        evidence = _best_window(by_fact[fact], matcher, keys)
+        evidence = _best_window(by_fact[fact], matcher, keys, vetoed)
         if evidence is not None:
             per_fact.append(evidence)
             best_single = max(best_single, evidence.score)
     per_fact.sort(key=lambda e: (-e.score, e.window.fact_index))
     pieces = _composable_windows([by_fact[fact] for fact in ranked_facts[:_FACTS_COMPOSED]])
-    composed = _best_composition(pieces, matcher, keys, best_single)
+    composed = _best_composition(pieces, matcher, keys, best_single, vetoed)
     if composed is None:
-        return ClaimSupport(score=best_single, per_fact=tuple(per_fact), composed=())
+        contradicted = _contradicts(vetoed, best_single)
+        return ClaimSupport(best_single, tuple(per_fact), (), contradicted)
     score, windows = composed
     joined = tuple(Evidence(window, score) for window in windows)
-    return ClaimSupport(score=score, per_fact=tuple(per_fact), composed=joined)
+    return ClaimSupport(score, tuple(per_fact), joined, _contradicts(vetoed, score))
 
 
 def _windows_by_fact(matcher: ClaimMatcher) -> dict[int, list[ScoredWindow]]:
@@ -204,28 +225,46 @@ def _windows_by_fact(matcher: ClaimMatcher) -> dict[int, list[ScoredWindow]]:
 
 
 def _best_window(
-    scored: Sequence[ScoredWindow], matcher: ClaimMatcher, keys: Sequence[Token]
+    scored: Sequence[ScoredWindow],
+    matcher: ClaimMatcher,
+    keys: Sequence[Token],
+    vetoed: list[float],
 ) -> Evidence | None:
+    """The fact's best window after vetoes.
+
+    Each window a veto cut adds its score before the vetoes to ``vetoed``.
+    """
     best: Evidence | None = None
     for candidate in scored[:_WINDOWS_TRIED_PER_FACT]:
         upper = calibrate(candidate.coverage)
         if upper < CITABLE_FLOOR or (best is not None and upper <= best.score):
             break
-        score = round(upper * _veto_factor([candidate.window], matcher, keys), 4)
+        factor, contradicted = _veto_factor([candidate.window], matcher, keys)
+        score = round(upper * factor, 4)
+        if contradicted:
+            vetoed.append(upper)
         if best is None or score > best.score:
             best = Evidence(candidate.window, score)
     return best
 
 
+def _contradicts(vetoed: Sequence[float], score: float) -> bool:
+    """Whether a window a veto cut would, on its words alone, be grounded and beat the claim."""
+    best = max(vetoed, default=0.0)
+    return best > score and best >= DEFAULT_BAR
+
+
 def _composable_windows(by_fact: Sequence[Sequence[ScoredWindow]]) -> list[ScoredWindow]:
-    """Each fact's best window and its best window apart from that one, best coverage first."""
+    """Each fact's best windows that do not overlap (``_PIECES_PER_FACT``), best coverage first."""
     pieces: list[ScoredWindow] = []
     for scored in by_fact:
-        best = scored[0]
-        pieces.append(best)
-        apart = next((s for s in scored[1:] if not _overlap(s.window, best.window)), None)
-        if apart is not None:
-            pieces.append(apart)
+        taken = [scored[0]]
+        for candidate in scored[1:]:
+            if len(taken) >= _PIECES_PER_FACT:
+                break
+            if not any(_overlap(candidate.window, t.window) for t in taken):
+                taken.append(candidate)
+        pieces.extend(taken)
     pieces.sort(key=lambda s: (-s.coverage, s.window.fact_index, s.window.first))
     return pieces
 
@@ -235,11 +274,12 @@ def _best_composition(
     matcher: ClaimMatcher,
     keys: Sequence[Token],
     best_single: float,
+    vetoed: list[float],
 ) -> tuple[float, tuple[Window, ...]] | None:
     """The best union of up to ``MAX_COMPOSED`` windows.
 
     It is grown greedily from the strongest few, each window joined only when it adds
-    ``PAIR_MIN_GAIN`` coverage.
+    ``PAIR_MIN_GAIN`` coverage. Each union a veto cut adds its score before to ``vetoed``.
     """
     best: tuple[float, tuple[Window, ...]] | None = None
     tried: set[tuple[Window, ...]] = set()
@@ -263,7 +303,10 @@ def _best_composition(
         if windows in tried or upper <= bar:
             continue
         tried.add(windows)
-        score = round(upper * _veto_factor(windows, matcher, keys), 4)
+        factor, contradicted = _veto_factor(windows, matcher, keys)
+        score = round(upper * factor, 4)
+        if contradicted:
+            vetoed.append(upper)
         if score > bar:
             best = (score, windows)
     return best
@@ -304,7 +347,14 @@ def _overlap(one: Window, other: Window) -> bool:
     )
 
 
-def _veto_factor(windows: Sequence[Window], matcher: ClaimMatcher, keys: Sequence[Token]) -> float:
+def _veto_factor(
+    windows: Sequence[Window], matcher: ClaimMatcher, keys: Sequence[Token]
+) -> tuple[float, bool]:
+    """The product of the factors of every veto the windows trigger, and whether any did.
+
+    An added specific word lowers the factor but is no contradiction: the evidence does not
+    speak against it, it only lacks it.
+    """
     index = matcher.index
     evidence_terms = frozenset().union(
         *(index.attribute_terms[w.fact_index] for w in windows),
@@ -346,7 +396,7 @@ def _veto_factor(windows: Sequence[Window], matcher: ClaimMatcher, keys: Sequenc
     named = matcher.named_facts
     if named and not all(window.fact_index in named for window in windows):
         factor *= OTHER_SOURCE_FACTOR
-    return factor
+    return factor * ADDED_DETAIL_FACTOR**matcher.added_details, factor < 1.0
 
 
 def _named_by_its_last_word(
