@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from typing import NoReturn
 
 import google.auth
@@ -69,3 +70,22 @@ def test_an_unreachable_endpoint_is_one_line_asking_whether_serve_runs(
     assert line.startswith(
         f"groundwire: error: UNAVAILABLE: cannot reach {where}; is `groundwire serve` running?"
     )
+
+
+@pytest.mark.parametrize("transport", ["grpc", "rest"])
+def test_a_command_reports_an_unreachable_endpoint_without_waiting_out_its_timeout(
+    capsys: pytest.CaptureFixture[str], refused_port: int, transport: str
+) -> None:
+    """A few attempts that reach nobody end the command; the default 60 s are not waited out."""
+    flag = "--endpoint" if transport == "grpc" else "--rest-endpoint"
+    where = (
+        f"127.0.0.1:{refused_port}" if transport == "grpc" else f"http://127.0.0.1:{refused_port}"
+    )
+    started = time.monotonic()
+    status = main(
+        ["check", "--answer", "a.", "--fact", "a.", flag, where, "--transport", transport]
+    )
+    elapsed = time.monotonic() - started
+    assert status == 1
+    assert "cannot reach" in capsys.readouterr().err
+    assert elapsed < 30.0, f"the command waited {elapsed:.1f} s of its 60 s timeout"

@@ -234,3 +234,20 @@ def test_no_retry_loop_outlives_the_deadline(
     assert elapsed <= timeout + 1e-9
     assert all(0.0 <= t <= 5.0 for t in timeouts)
     assert attempts >= 1
+
+
+def test_connect_attempts_ends_a_call_whose_attempts_reach_nobody_but_not_other_failures() -> None:
+    """A refused port stops at `connect_attempts`; a reachable server's UNAVAILABLE goes on."""
+    from groundwire.transports.base import ConnectionFailure
+
+    policy = RetryPolicy(connect_attempts=3)
+    deadline = Deadline.start(60.0, clock=lambda: 0.0)
+    refused = ConnectionFailure("connection refused")
+    busy = Unavailable("backend busy")
+    rng = random.Random(1)
+    assert next_delay(policy, 2, refused, deadline, rng) is not None
+    assert next_delay(policy, 3, refused, deadline, rng) is None
+    assert next_delay(policy, 3, busy, deadline, rng) is not None
+    assert next_delay(RetryPolicy(), 3, refused, deadline, rng) is not None
+    with pytest.raises(ValueError, match="connect_attempts"):
+        RetryPolicy(connect_attempts=0)

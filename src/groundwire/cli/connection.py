@@ -16,6 +16,8 @@ if TYPE_CHECKING:
 
 LOCAL_PROJECT = "local-project"
 PROJECT_ENV = "GOOGLE_CLOUD_PROJECT"
+CONNECT_ATTEMPTS = 3
+"""Attempts a command makes to reach an endpoint that takes no connection, before it says so."""
 
 
 def positive_float(text: str) -> float:
@@ -95,6 +97,7 @@ def _client(
     args: argparse.Namespace, project: str, endpoint: str | None, rest_endpoint: str | None
 ) -> GroundingClient:
     from groundwire.client import GroundingClient
+    from groundwire.core.retry import RetryPolicy
 
     return GroundingClient(
         project,
@@ -104,6 +107,9 @@ def _client(
         endpoint=endpoint,
         rest_endpoint=rest_endpoint,
         timeout=cast(float, args.timeout),
+        # A command is interactive: a port nobody listens on is reported at once, with what
+        # to check, not after the whole timeout. A reachable server's UNAVAILABLE is retried.
+        retry=RetryPolicy(connect_attempts=CONNECT_ATTEMPTS),
     )
 
 

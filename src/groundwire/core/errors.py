@@ -144,6 +144,8 @@ class GroundwireError(Exception):
     code: ClassVar[StatusCode] = StatusCode.UNKNOWN
     permanent: ClassVar[bool] = False
     """True for a failure no retry can cure, whatever its code (see `MessageTooLarge`)."""
+    connected: ClassVar[bool] = True
+    """False when the attempt made no connection at all (`transports.base.ConnectionFailure`)."""
 
     def __init__(
         self,

@@ -46,7 +46,10 @@ class RetryPolicy:
     ``[0, min(maximum, initial * multiplier**n)]`` seconds. ``timeout`` is an overall deadline
     in seconds for all attempts and waits together, on top of the client's or call's own
     ``timeout`` (the smaller wins; by default the policy sets none); ``max_attempts``
-    optionally caps the number of attempts (first try included). An attempt that hits its own
+    optionally caps the number of attempts (first try included), and ``connect_attempts`` the
+    attempts after which one that made no connection at all (a refused port) ends the call,
+    so that a dead endpoint fails fast (None: retried like any UNAVAILABLE). An attempt that
+    hits its own
     timeout (DEADLINE_EXCEEDED) is retried, since these methods are idempotent, but nothing
     outlives the deadline.
 
@@ -62,6 +65,7 @@ class RetryPolicy:
     multiplier: float = 2.0
     timeout: float = math.inf
     max_attempts: int | None = None
+    connect_attempts: int | None = None
     retryable_codes: frozenset[StatusCode] = RETRYABLE_CODES
 
     def __post_init__(self) -> None:
@@ -73,6 +77,8 @@ class RetryPolicy:
             raise ValueError("timeout must be positive")
         if self.max_attempts is not None and self.max_attempts < 1:
             raise ValueError("max_attempts must be at least 1")
+        if self.connect_attempts is not None and self.connect_attempts < 1:
+            raise ValueError("connect_attempts must be at least 1")
 
     def ceiling(self, retry: int) -> float:
         """The longest wait before retry ``retry`` (0-based): min(maximum, initial*multiplier**n).
@@ -174,7 +180,8 @@ def next_delay(
     """Seconds to wait before retrying after attempt number ``attempt`` (1-based) failed.
 
     None means stop and raise ``error``: it is not retryable (its code, or it is permanent),
-    ``max_attempts`` is used up, or the wait would reach the overall deadline. A wait the
+    ``max_attempts`` is used up (or ``connect_attempts``, for an attempt that made no
+    connection), or the wait would reach the overall deadline. A wait the
     server asked for (``error.retry_delay``, from RetryInfo or Retry-After) is a lower bound
     on the jittered wait, even beyond ``policy.maximum``.
 
@@ -190,6 +197,8 @@ def next_delay(
     if not policy.is_retryable(error):
         return None
     if policy.max_attempts is not None and attempt >= policy.max_attempts:
+        return None
+    if not error.connected and attempt >= (policy.connect_attempts or math.inf):
         return None
     delay = rng.uniform(0.0, policy.ceiling(attempt - 1))
     if error.retry_delay is not None:

@@ -31,6 +31,8 @@ class ConnectionFailure(Unavailable):
     transport fall back from gRPC to REST. It is still an `Unavailable`, so it is retryable.
     """
 
+    connected = False
+
 
 class Transport(Protocol):
     """A blocking transport (gRPC or REST); safe to share between threads.
