@@ -46,10 +46,26 @@ def one_line(text: str) -> str:
 
 
 def service_error_text(error: GroundwireError) -> str:
-    """`CODE: what went wrong`, naming the BadRequest field violations when there are any.
+    """`CODE: what went wrong`, with what to do about it when that is the user's to fix.
+
+    >>> from groundwire.core.errors import error_from_status
+    >>> service_error_text(error_from_status(16, "token expired"))[:45]
+    'UNAUTHENTICATED: token expired (run `gcloud a'
+    """
+    text = error_text(error)
+    if error.code == StatusCode.UNAUTHENTICATED:
+        text += f" ({CREDENTIALS_HINT})"
+    return text
+
+
+def error_text(error: GroundwireError) -> str:
+    """`CODE: what went wrong` in one line, naming the BadRequest field violations if any.
+
+    What a record of the failure holds (a batch output line, a Beam `failed` element):
+    no advice for a terminal, which a worker in a pipeline could not follow.
 
     >>> from groundwire.core.errors import bad_request
-    >>> service_error_text(bad_request([("facts[3].fact_text", "is empty")], "invalid"))
+    >>> error_text(bad_request([("facts[3].fact_text", "is empty")], "invalid"))
     'INVALID_ARGUMENT: facts[3].fact_text: is empty'
     """
     from google.rpc.error_details_pb2 import BadRequest
@@ -65,8 +81,6 @@ def service_error_text(error: GroundwireError) -> str:
         text = "; ".join(shown) + (f" (and {more} more)" if more > 0 else "")
     else:
         text = error.message or "no message"
-    if error.code == StatusCode.UNAUTHENTICATED:
-        text += f" ({CREDENTIALS_HINT})"
     return one_line(f"{error.code.name}: {text}")
 
 

@@ -129,10 +129,10 @@ def generate_record(result: GenerateResult, answer: str | None = None) -> dict[s
 
 
 def error_record(error: GroundwireError) -> dict[str, Any]:
-    """A failed call as JSON: the canonical code's name and the message."""
-    from groundwire.cli.errors import service_error_text
+    """A failed call as JSON: the canonical code's name and the message (no terminal advice)."""
+    from groundwire.cli.errors import error_text
 
-    text = service_error_text(error)
+    text = error_text(error)
     prefix = f"{error.code.name}: "
     return {
         "code": error.code.name,
