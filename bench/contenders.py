@@ -82,6 +82,7 @@ class Contender:
     workloads: tuple[str, ...]
     validate: bool = False
     observed: bool = False  # with one interceptor that counts attempts and outcomes
+    headers: bool = False  # a stub sending the two headers groundwire and the official send
 
 
 CONTENDERS = (
@@ -95,6 +96,7 @@ CONTENDERS = (
     Contender("official-grpc-async", "official", "grpc", True, GRPC_WORKLOADS),
     Contender("stub-grpc", "stub", "grpc", False, GRPC_WORKLOADS),
     Contender("stub-grpc-async", "stub", "grpc", True, GRPC_WORKLOADS),
+    Contender("stub-grpc-headers", "stub", "grpc", False, ("score", "full"), headers=True),
     Contender("groundwire-rest", "groundwire", "rest", False, REST_WORKLOADS),
     Contender("groundwire-rest-async", "groundwire", "rest", True, REST_WORKLOADS),
     Contender("official-rest", "official", "rest", False, REST_WORKLOADS),
@@ -329,7 +331,23 @@ def stub_sync(
     channel = grpc.insecure_channel(endpoint[0])
     stub = service.GroundedGenerationServiceStub(channel)
     build = _stub_request(inputs)
+    if contender.headers:
+        headers = _groundwire_headers()
+        return (lambda: stub.CheckGrounding(build(), timeout=60.0, metadata=headers)), channel.close
     return (lambda: stub.CheckGrounding(build(), timeout=60.0)), channel.close
+
+
+def _groundwire_headers() -> tuple[tuple[str, str], ...]:
+    """The headers groundwire (and the official client) send with each call of the workload.
+
+    The routing header `x-goog-request-params` (Google's front end routes by it) and
+    `x-goog-api-client`: what a stub user calling the real service would send too.
+    """
+    from groundwire.core.spec import SPECS, route
+
+    method = SPECS["CheckGrounding"].method("v1")
+    request = method.request_class(grounding_config=workload.GROUNDING_CONFIG)
+    return route(method, request, None)
 
 
 async def stub_async(

@@ -11,6 +11,11 @@ from bench.throughput import cpu_ratio, ratio, summary
 COMPARISONS = (
     ("groundwire gRPC / bare stub (sync)", "groundwire-grpc", "stub-grpc"),
     ("groundwire gRPC / bare stub (asyncio)", "groundwire-grpc-async", "stub-grpc-async"),
+    (
+        "groundwire gRPC / stub sending the same two headers (sync)",
+        "groundwire-grpc",
+        "stub-grpc-headers",
+    ),
     ("groundwire gRPC / official gRPC (sync)", "groundwire-grpc", "official-grpc"),
     ("groundwire gRPC / official gRPC (asyncio)", "groundwire-grpc-async", "official-grpc-async"),
     ("groundwire REST / official REST (sync)", "groundwire-rest", "official-rest"),
