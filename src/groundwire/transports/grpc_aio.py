@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import functools
 from collections.abc import AsyncIterable, AsyncIterator, Iterable
 
 import grpc
@@ -117,7 +118,7 @@ class AsyncGrpcTransport:
         try:
             if not self._ready:  # seen READY since the last failure: no state check
                 timeout = await self._connect(timeout)
-            response = await call(request, timeout=timeout, metadata=metadata)
+            response = await call(request, timeout=timeout, metadata=_aio_metadata(metadata))
         except grpc.aio.AioRpcError as error:
             self._ready = False  # the next call looks at the channel again
             raise self._error(error) from None
@@ -146,7 +147,7 @@ class AsyncGrpcTransport:
             call = self._stream_call(method)
         reader = AsyncRequestReader(requests)
         timeout = await self._connect(timeout)
-        responses = call(reader, timeout=timeout, metadata=metadata)
+        responses = call(reader, timeout=timeout, metadata=_aio_metadata(metadata))
         failed: GroundwireError | None = None
         try:
             async for response in responses:
@@ -241,6 +242,21 @@ class AsyncGrpcTransport:
             return client_closed()
         state = None if self._channel is None else self._channel.get_state(try_to_connect=False)
         return error_from_call(error, state)
+
+
+def _aio_metadata(metadata: Metadata) -> grpc.aio.Metadata | Metadata:
+    """`metadata` as grpc.aio's own `Metadata`, made once per distinct tuple of headers.
+
+    grpc.aio rebuilds every tuple it is given into a `Metadata`, in Python, on each call; one
+    given ready is used as it is (only read: calls here set no per-call compression, the one
+    case where grpc.aio would add to it). Most calls of a client send one of a few tuples.
+    """
+    return _cached_aio_metadata(metadata) if type(metadata) is tuple else metadata
+
+
+@functools.lru_cache(maxsize=256)
+def _cached_aio_metadata(metadata: tuple[tuple[str, str], ...]) -> grpc.aio.Metadata:
+    return grpc.aio.Metadata(*metadata)
 
 
 def _parsed(method: Method, response: Message | None) -> Message:
