@@ -315,7 +315,7 @@ class AsyncGroundingClient(ClientBase):
         timeout: float | None,
         retry: RetryArgument,
     ) -> message.Message:
-        """`_unary` with each attempt and the outcome reported to the interceptors."""
+        """The plain loop of `_run`, each attempt and the outcome reported to the interceptors."""
         try:
             retrying = self._settings.retrying(timeout, retry)
             transport = await self._transport(call.method.api)

@@ -420,7 +420,7 @@ class GroundingClient(ClientBase):
         timeout: float | None,
         retry: RetryArgument,
     ) -> message.Message:
-        """`_unary` with each attempt and the outcome reported to the interceptors."""
+        """The plain loop of `_run`, each attempt and the outcome reported to the interceptors."""
         try:
             retrying = self._settings.retrying(timeout, retry)
             transport = self._transport(call.method.api)
