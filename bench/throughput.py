@@ -24,7 +24,7 @@ INFLIGHTS = (1, 64)
 class Settings:
     """How long to measure: `rounds` windows of `seconds` after `warmup`, per contender."""
 
-    rounds: int = 5
+    rounds: int = 9  # 5 let verdicts near a bound flip from one run to the next
     warmup: float = 0.2
     seconds: float = 1.0
     inflights: tuple[int, ...] = INFLIGHTS
