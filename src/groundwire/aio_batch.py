@@ -27,7 +27,7 @@ from groundwire.core.batch import (
 from groundwire.core.errors import GroundwireError
 from groundwire.core.metadata import MetadataLike
 from groundwire.core.retry import Retrying
-from groundwire.transports.base import ConnectionFailure, as_async_iterator
+from groundwire.transports.base import as_async_iterator
 
 if TYPE_CHECKING:
     from groundwire.aio import AsyncGroundingClient
@@ -179,7 +179,7 @@ class AsyncBatch(Generic[ResultT]):
                 return BatchOutcome(index, result, None, retrying.attempts, planned.id)
 
     async def _attempted(self, error: GroundwireError | None, started: float) -> None:
-        connected = not isinstance(error, ConnectionFailure)
+        connected = error is None or error.connected
         dead = self._state.attempted(
             error, connected=connected, started_at=started, now=time.monotonic()
         )

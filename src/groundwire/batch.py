@@ -33,7 +33,6 @@ from groundwire.core.endpoints import is_loopback, is_loopback_target
 from groundwire.core.errors import GroundwireError, Unavailable
 from groundwire.core.metadata import MetadataLike
 from groundwire.core.retry import Retrying
-from groundwire.transports.base import ConnectionFailure
 
 if TYPE_CHECKING:
     from groundwire.client import GroundingClient
@@ -239,7 +238,7 @@ class Batch(Generic[ResultT]):
                 return BatchOutcome(index, result, None, retrying.attempts, planned.id)
 
     def _attempted(self, error: GroundwireError | None, started: float) -> None:
-        connected = not isinstance(error, ConnectionFailure)
+        connected = error is None or error.connected
         with self._changed:
             dead = self._state.attempted(
                 error, connected=connected, started_at=started, now=time.monotonic()
