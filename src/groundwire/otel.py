@@ -256,7 +256,7 @@ def characters_sent(call: CallInfo) -> int | None:
 
     Example:
         >>> from groundwire.core import calls
-        >>> call = calls.check_grounding(calls.ClientConfig("p"), "Hi.", ["Hello."])
+        >>> call = calls.unary(calls.ClientConfig("p"), "CheckGrounding", "Hi.", facts=["Hello."])
         >>> characters_sent(CallInfo(call.method, call.request, (), False))
         9
     """

@@ -169,8 +169,8 @@ def test_a_refused_port_fails_the_batch_fast_with_a_typed_unavailable(
 
 
 def test_bad_items_become_invalid_argument_outcomes_and_the_others_go_on(emu: Emulator) -> None:
-    ready = calls.check_grounding(
-        calls.ClientConfig(EMULATOR_PROJECT), "Paris is in France.", FACTS
+    ready = calls.unary(
+        calls.ClientConfig(EMULATOR_PROJECT), "CheckGrounding", "Paris is in France.", facts=FACTS
     ).request
     items: list[Any] = [
         record(0),

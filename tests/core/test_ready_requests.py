@@ -29,7 +29,7 @@ def test_facts_and_a_threshold_beside_a_ready_check_request_are_refused() -> Non
     with pytest.raises(
         errors.InvalidArgument, match="beside a ready CheckGroundingRequest"
     ) as caught:
-        calls.check_grounding(CONFIG, request, ["a fact"], citation_threshold=0.9)
+        calls.unary(CONFIG, "CheckGrounding", request, facts=["a fact"], citation_threshold=0.9)
     assert violations(caught) == ["citation_threshold", "facts"]
 
 
@@ -41,10 +41,11 @@ def test_a_ready_check_request_alone_is_sent_as_it_is() -> None:
         grounding_config="projects/p/locations/global/groundingConfigs/default_grounding_config",
         answer_candidate="Rome.",
     )
-    call = calls.check_grounding(
+    call = calls.unary(
         CONFIG,
+        "CheckGrounding",
         request,
-        (),
+        facts=(),
         citation_threshold=None,
         enable_claim_level_score=None,
         user_labels=None,
@@ -56,14 +57,14 @@ def test_a_ready_check_request_alone_is_sent_as_it_is() -> None:
 def test_facts_beside_a_ready_corroborate_request_are_refused() -> None:
     request = ready("aiplatform", "v1", "CorroborateContent", parent="projects/p/locations/l")
     with pytest.raises(errors.InvalidArgument, match="beside a ready") as caught:
-        calls.corroborate_content(CONFIG, request, ["a fact"])
+        calls.unary(CONFIG, "CorroborateContent", request, facts=["a fact"])
     assert violations(caught) == ["facts"]
 
 
 def test_options_beside_a_ready_generate_request_are_refused() -> None:
     request = ready("discoveryengine", "v1", "GenerateGroundedContent", location=ELSEWHERE)
     with pytest.raises(errors.InvalidArgument, match="beside a ready") as caught:
-        calls.generate_grounded_content(CONFIG, request, facts=["a fact"])
+        calls.unary(CONFIG, "GenerateGroundedContent", request, facts=["a fact"])
     assert violations(caught) == ["facts"]
 
 

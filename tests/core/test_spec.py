@@ -118,7 +118,7 @@ def test_a_ready_request_is_routed_by_the_location_it_names() -> None:
     request = method.request_class(location="projects/other/locations/eu")
     config = calls.ClientConfig("my-project", validate=False)
     for plan in (
-        calls.generate_grounded_content(config, request),
+        calls.unary(config, "GenerateGroundedContent", request),
         calls.stream_generate_grounded_content(config, request),
     ):
         assert dict(plan.metadata)["x-goog-request-params"] == (

@@ -153,36 +153,6 @@ def unary(config: ClientConfig, rpc: str, subject: Any, **options: Any) -> Call[
     )
 
 
-def check_grounding(
-    config: ClientConfig,
-    answer_candidate: str | message.Message,
-    facts: Iterable[requests.FactLike],
-    **options: Any,
-) -> Call[results.CheckGroundingResult]:
-    """Plans a CheckGrounding call (see `GroundingClient.check_grounding`)."""
-    return unary(config, "CheckGrounding", answer_candidate, facts=facts, **options)
-
-
-def corroborate_content(
-    config: ClientConfig,
-    content: str | message.Message,
-    facts: Iterable[requests.FactLike],
-    *,
-    citation_threshold: float | None = None,
-) -> Call[results.CorroborationResult]:
-    """Plans a CorroborateContent call (aiplatform v1, whatever `api_version` says)."""
-    return unary(
-        config, "CorroborateContent", content, facts=facts, citation_threshold=citation_threshold
-    )
-
-
-def generate_grounded_content(
-    config: ClientConfig, prompt: Any, **options: Any
-) -> Call[results.GenerateResult]:
-    """Plans a GenerateGroundedContent call from a prompt, turns, or a ready request."""
-    return unary(config, "GenerateGroundedContent", prompt, **options)
-
-
 def stream_generate_grounded_content(
     config: ClientConfig, prompt: Any, **options: Any
 ) -> StreamCall:
