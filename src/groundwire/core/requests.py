@@ -7,6 +7,7 @@ the `build` of its RPC's spec (`groundwire.core.spec`), called as
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, TypeAlias
 
@@ -31,6 +32,7 @@ GENERATE_FACTS_FIELD = "grounding_spec.grounding_sources[0].inline_source.ground
 """Where the facts given to `generate_grounded_content_request` go: the first source."""
 
 
+@functools.lru_cache(maxsize=256)  # a client names the same few resources on every call
 def resource_name(
     project: str, location: str, kind: str | None = None, name: str | None = None
 ) -> str:
@@ -79,12 +81,12 @@ def check_grounding_request(
     plain = plain_fact_fields(facts)
     if plain is not None:
         fields["facts"] = plain
-    grounding_spec: dict[str, Any] = {}
-    if citation_threshold is not None:
-        grounding_spec["citation_threshold"] = citation_threshold
-    if enable_claim_level_score is not None:
-        grounding_spec["enable_claim_level_score"] = enable_claim_level_score
-    if grounding_spec:
+    if citation_threshold is not None or enable_claim_level_score is not None:
+        grounding_spec: dict[str, Any] = {}
+        if citation_threshold is not None:
+            grounding_spec["citation_threshold"] = citation_threshold
+        if enable_claim_level_score is not None:
+            grounding_spec["enable_claim_level_score"] = enable_claim_level_score
         fields["grounding_spec"] = grounding_spec
     if user_labels:
         fields["user_labels"] = user_labels

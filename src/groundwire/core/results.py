@@ -303,7 +303,9 @@ def check_grounding_result(
     raw: Any = response
     chunks = LazySequence(_cited_chunks, raw, _count_cited_chunks)
     result: Any = _new(_CheckGroundingResultDraft)  # `_check_result`, inlined: once per call
-    result.answer_candidate, result.support_score = answer_candidate, optional(raw, "support_score")
+    score = raw.support_score  # `optional`, inlined: a zero may be unset
+    result.answer_candidate = answer_candidate
+    result.support_score = score if score or raw.HasField("support_score") else None
     result.claims = LazySequence(_check_claims, (answer_candidate, raw, chunks), _count_claims)
     result.cited_chunks, result.raw = chunks, raw
     result.__class__ = CheckGroundingResult

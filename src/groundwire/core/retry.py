@@ -239,6 +239,8 @@ class Retrying:
         >>> retrying.after_failure(error_from_status(14, "busy"), response_received=True)
     """
 
+    __slots__ = ("_clock", "_expires_at", "attempts", "policy", "rng")
+
     def __init__(
         self,
         policy: RetryPolicy | None,
@@ -248,7 +250,9 @@ class Retrying:
     ) -> None:
         self.policy = policy
         # A float, not a Deadline: most calls succeed at once and never weigh a retry.
-        self._expires_at = clock() + (timeout if policy is None else min(timeout, policy.timeout))
+        if policy is not None and policy.timeout < timeout:
+            timeout = policy.timeout
+        self._expires_at = clock() + timeout
         self._clock = clock
         self.rng = rng
         self.attempts = 0
