@@ -46,6 +46,13 @@ def test_facts_may_be_strings_pairs_dicts_or_messages() -> None:
     assert facts[4].attributes["k"] == "v"
 
 
+def test_a_fact_whose_attributes_are_pairs_is_built_like_one_with_a_dict() -> None:
+    as_pairs = build(facts=["plain", ("paired", [("author", "Wikipedia"), ("year", "2001")])])
+    as_dict = build(facts=["plain", ("paired", {"author": "Wikipedia", "year": "2001"})])
+    assert as_pairs == as_dict
+    assert len(as_pairs.facts) == 2  # the plain path's partial work is not kept
+
+
 @pytest.mark.official
 def test_facts_may_be_the_official_clients_messages() -> None:
     from google.cloud import discoveryengine_v1

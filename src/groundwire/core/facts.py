@@ -140,27 +140,46 @@ def grounding_facts(
     return built
 
 
-def plain_fact_fields(facts: Iterable[Any]) -> list[dict[str, Any]] | None:
-    """The constructor fields of each fact, when all are plain (text, or (text, attributes)).
+def add_plain_facts(facts: Iterable[Any], repeated: Any) -> bool:
+    """Adds `facts` to the repeated GroundingFact field `repeated`, when all are plain.
 
-    None when `facts` is not a list or tuple, or when any fact is something else: those
-    take the careful path, whose errors name the fact at fault. One call for all facts.
+    Plain: texts, and (text, attributes) pairs. False when `facts` is not a list or tuple,
+    or when any fact is something else or holds a value of the wrong type; some facts may
+    have been added by then, so the caller builds again on the careful path, whose errors
+    name the fact at fault.
 
-    >>> plain_fact_fields(["a", ("b", {"author": "c"})])
-    [{'fact_text': 'a'}, {'fact_text': 'b', 'attributes': {'author': 'c'}}]
+    Attributes are set one by one: a map given whole to a constructor or to `add` goes
+    through a Python-level `update`, which takes twice as long for the usual few keys.
+
+    >>> from groundwire.core.apis import method
+    >>> request = method("discoveryengine", "v1", "CheckGrounding").request_class()
+    >>> add_plain_facts(["a", ("b", {"author": "c"})], request.facts)
+    True
+    >>> request.facts[1].fact_text, dict(request.facts[1].attributes)
+    ('b', {'author': 'c'})
+    >>> add_plain_facts([("a", {"year": 1999})], request.facts)
+    False
     """
     if type(facts) is not list and type(facts) is not tuple:
-        return None
-    fields: list[dict[str, Any]] = []
-    for fact in facts:
-        kind = type(fact)
-        if kind is str:
-            fields.append({"fact_text": fact})
-        elif kind is tuple and len(fact) == 2 and type(fact[0]) is str:
-            fields.append({"fact_text": fact[0], "attributes": fact[1] or {}})
-        else:
-            return None
-    return fields
+        return False
+    add = repeated.add
+    try:
+        for fact in facts:
+            kind = type(fact)
+            if kind is str:
+                add(fact_text=fact)
+            elif kind is tuple and len(fact) == 2 and type(fact[0]) is str:
+                text, given = fact
+                added = add(fact_text=text)
+                if given:
+                    attributes = added.attributes
+                    for key, value in given.items():
+                        attributes[key] = value
+            else:
+                return False
+    except (TypeError, ValueError, AttributeError):  # a wrong type, or attributes not a dict
+        return False
+    return True
 
 
 def corroboration_fact(fact: Any, fact_class: type[message.Message], index: int) -> message.Message:

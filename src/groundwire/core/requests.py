@@ -17,12 +17,12 @@ from groundwire.core.apis import Method
 from groundwire.core.errors import bad_request
 from groundwire.core.facts import (
     FactLike,
+    add_plain_facts,
     as_message,
     assign,
     corroboration_fact,
     field_class,
     grounding_facts,
-    plain_fact_fields,
 )
 
 TurnLike: TypeAlias = str | tuple[str, str] | Mapping[str, Any] | message.Message
@@ -65,8 +65,8 @@ def check_grounding_request(
 ) -> message.Message:
     """A CheckGroundingRequest for `method`'s API version.
 
-    Plain facts (strings and pairs) go straight into one constructor call; anything else,
-    or a value of the wrong type, takes the careful path, whose errors name the field.
+    Plain facts (strings and pairs) are added as they are; anything else, or a value of the
+    wrong type, takes the careful path, whose errors name the field.
 
     >>> from groundwire.core.apis import method
     >>> request = check_grounding_request(method("discoveryengine", "v1", "CheckGrounding"),
@@ -78,9 +78,6 @@ def check_grounding_request(
         "grounding_config": resource_name(project, location, "groundingConfigs", grounding_config),
         "answer_candidate": answer_candidate,
     }
-    plain = plain_fact_fields(facts)
-    if plain is not None:
-        fields["facts"] = plain
     if citation_threshold is not None or enable_claim_level_score is not None:
         grounding_spec: dict[str, Any] = {}
         if citation_threshold is not None:
@@ -90,11 +87,13 @@ def check_grounding_request(
         fields["grounding_spec"] = grounding_spec
     if user_labels:
         fields["user_labels"] = user_labels
-    if "facts" in fields or not facts:
-        try:
-            return method.request_class(**fields)
-        except (TypeError, ValueError):
-            pass  # the careful path below names the field at fault
+    try:
+        request: Any = method.request_class(**fields)
+    except (TypeError, ValueError):
+        pass  # the careful path below names the field at fault
+    else:
+        if add_plain_facts(facts, request.facts):
+            return request
     return _careful_check_grounding_request(
         method,
         fields["grounding_config"],
