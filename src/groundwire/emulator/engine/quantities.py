@@ -108,10 +108,22 @@ def _counted_nouns(tokens: Sequence[Token], position: int) -> frozenset[str]:
     """What the number at ``position`` may count.
 
     The next content word, and the one after it in the same clause (``892,000 award
-    tickets`` counts tickets).
+    tickets`` counts tickets). Names right after the number may only say whose the thing is,
+    so the first words after them count too (``two Tulsa County deputies`` counts deputies).
     """
+    found = _content_run(tokens, position, position + 1)
+    start = position + 1
+    while start < len(tokens) and tokens[start].name_like and not tokens[start].numeric:
+        start += 1
+    if start > position + 1:
+        found |= _content_run(tokens, position, start)
+    return found
+
+
+def _content_run(tokens: Sequence[Token], position: int, start: int) -> frozenset[str]:
+    """The first two content words from ``start`` on, within three tokens and the clause."""
     found: list[str] = []
-    for later in range(position + 1, min(len(tokens), position + 4)):
+    for later in range(start, min(len(tokens), start + 3)):
         token = tokens[later]
         if token.numeric or token.clause != tokens[position].clause or len(found) == 2:
             break
