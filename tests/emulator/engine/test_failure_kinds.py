@@ -183,6 +183,33 @@ def test_a_claim_joining_three_distant_paragraphs_of_one_fact_is_grounded() -> N
     )
 
 
+_OPENING = "Harbor City opened a new hospital on Monday."
+_FILLER = "The weather was mild. Traffic was light on the bridge. A band played in the square."
+_HOSPITAL_CLAIM = (
+    "Harbor City opened a new hospital on Monday, and its wards were full of patients by noon."
+)
+
+
+def test_a_sentence_of_the_same_fact_that_names_nothing_may_join_composed_evidence() -> None:
+    later = "By noon the hospital's wards were full of patients."
+    assert grounded(_HOSPITAL_CLAIM, f"{_OPENING} {_FILLER} {later}")
+
+
+def test_a_sentence_that_names_nothing_joins_no_other_passage_nor_names_another_entity() -> None:
+    later = "By noon the hospital's wards were full of patients."
+    assert not grounded(_HOSPITAL_CLAIM, f"{_OPENING} {_FILLER}", later)
+    other = "By noon the wards of Lakeside Clinic were full of patients."
+    assert not grounded(_HOSPITAL_CLAIM, f"{_OPENING} {_FILLER} {other}")
+
+
+def test_a_review_that_names_nothing_speaks_of_the_record_it_comes_with() -> None:
+    record = "name: Casa Verde\ncity: Tucson\ncategories: Mexican, Bars\nstars: 4.0"
+    review = "Review (4.0 stars, 2021-06-02): A lively bar: the tacos were great, but slow service."
+    claim = "Casa Verde is a Mexican bar in Tucson with great tacos and slow service."
+    assert grounded(claim, record, review)
+    assert not grounded(claim, "Casa Verde is a Mexican bar in Tucson.", review)
+
+
 def test_a_claim_joining_two_facts_cites_both() -> None:
     (claim,) = check(
         "The bridge opened in 1937 and spans 1,280 metres.",

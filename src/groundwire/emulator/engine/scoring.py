@@ -13,7 +13,9 @@ How (after MiniCheck, AlignScore and SummaC, without a model):
    to what the others cover (``PAIR_MIN_GAIN``) and is about the same thing (it holds one of
    the claim's names, or for a claim without names a term the others hold: pieces about other
    entities do not make a relation between the claim's); the union is scored as one piece of
-   evidence, vetoes included, and every fact in it is cited.
+   evidence, vetoes included, and every fact in it is cited. A piece that names none of the
+   claim's names may join one that does from the same fact (or a record's), when it names
+   nothing else: a document goes on about what it named earlier.
 
 The claim's score does not depend on the threshold; the threshold only picks the citations, so
 raising it never adds one.
@@ -323,22 +325,59 @@ def _best_addition(
     """The piece that adds most coverage and is about the same thing.
 
     It holds one of the claim's names (when the claim has names), else a claim term the
-    chosen pieces hold.
+    chosen pieces hold. A piece that holds none of the claim's names may still join one that
+    does when it speaks of the same topic (:func:`_joins_unnamed`).
     """
     best: tuple[ScoredWindow, tuple[int, int], float] | None = None
-    anchor = names or exact | related
+    held = exact | related
     for piece in pieces:
         if any(_overlap(piece.window, other.window) for other in chosen):
             continue
-        if not (piece.exact | piece.related) & anchor:
+        if piece.exact & ~exact == 0 and piece.related & ~held == 0:
             continue
-        if piece.exact & ~exact == 0 and piece.related & ~(exact | related) == 0:
+        found = piece.exact | piece.related
+        if names and not found & names:
+            if not _joins_unnamed(piece, chosen, held, matcher):
+                continue
+        elif not found & (names or held):
             continue
         union = (exact | piece.exact, related | piece.related)
         coverage = matcher.coverage(*union)
         if best is None or coverage > best[2]:
             best = (piece, union, coverage)
     return best
+
+
+def _joins_unnamed(
+    piece: ScoredWindow, chosen: Sequence[ScoredWindow], held: int, matcher: ClaimMatcher
+) -> bool:
+    """Whether a piece that names none of the claim's names may join the chosen ones.
+
+    A document goes on about what it named earlier without naming it again (``By noon the
+    wards were full`` after ``Harbor City opened a hospital``), and a review speaks of the
+    record it comes with. So the piece may join when it shares a claim term with the chosen
+    pieces, comes from one of their facts (or they hold a record), and names nothing the
+    claim does not: a passage of its own, or one about another entity, makes no relation
+    between the claim's.
+    """
+    index = matcher.index
+    if not piece.exact & held and not piece.related & held:
+        return False
+    if not any(
+        other.window.fact_index == piece.window.fact_index
+        or index.is_record[other.window.fact_index]
+        for other in chosen
+    ):
+        return False
+    claim_terms = matcher.claim.terms
+    for sentence in range(piece.window.first, piece.window.last + 1):
+        reading = analyse(strip_layout(index.sentence_text(sentence)))
+        if any(
+            token.name_like and not token.sentence_initial and token.term not in claim_terms
+            for token in reading.content_tokens
+        ):
+            return False
+    return True
 
 
 def _overlap(one: Window, other: Window) -> bool:
