@@ -210,6 +210,13 @@ def test_a_review_that_names_nothing_speaks_of_the_record_it_comes_with() -> Non
     assert not grounded(claim, "Casa Verde is a Mexican bar in Tucson.", review)
 
 
+def test_a_number_bounded_the_other_way_is_not_supported() -> None:
+    fact = "The island is home to just under 270 people, most of them farmers."
+    assert not grounded("The island is home to just over 270 people.", fact)
+    assert not grounded("The island is home to more than 270 people.", fact)
+    assert grounded("The island is home to nearly 270 people.", fact)
+
+
 def test_a_claim_joining_two_facts_cites_both() -> None:
     (claim,) = check(
         "The bridge opened in 1937 and spans 1,280 metres.",

@@ -3,7 +3,8 @@
 A number before a noun (``three doses``) is a quantity of that noun: the evidence must give
 the same number for it (``two doses, three weeks apart`` has a 3, but not three doses), in
 the same unit (``5 km`` is no ``5 miles``). Codes (``COVID-19``, ``Apollo 11``) and numbers
-that date something (a year, a decade, a day after its month) are no quantities.
+that date something (a year, a decade, a day after its month) are no quantities. A bound
+must not turn: ``just over 270`` is not what ``just under 270`` says.
 """
 
 from __future__ import annotations
@@ -16,6 +17,11 @@ from groundwire.emulator.engine.lexicon import MEASURES
 from groundwire.emulator.engine.text import word_terms
 
 _QUANTITY_REACH = 4
+_BOUNDS = {
+    **dict.fromkeys(("~over", "~above", "~more", "greater", "least", "exceed"), 1),
+    **dict.fromkeys(("~under", "~below", "~less", "fewer", "~nearly", "~almost"), -1),
+}
+"""Words that bound the number after them (``than`` skipped), from above (1) or below (-1)."""
 _YEAR = re.compile(r"1[5-9]\d\d|20\d\d|\d{3,4}0s")
 
 
@@ -69,6 +75,43 @@ def unbound_numbers(claim: Analysis, evidence: Sequence[Analysis]) -> list[str]:
         ):
             unbound.append(token.term)
     return unbound
+
+
+def opposite_bounds(claim: Analysis, evidence: Sequence[Analysis]) -> list[str]:
+    """Numbers the claim bounds one way and the evidence the other (``over 270`` for ``under 270``).
+
+    Example:
+        >>> from groundwire.emulator.engine.analysis import analyse
+        >>> fact = [analyse("The island is home to just under 270 people.")]
+        >>> opposite_bounds(analyse("It has just over 270 residents."), fact)
+        ['270']
+        >>> opposite_bounds(analyse("It has nearly 270 residents."), fact)
+        []
+    """
+    said: dict[str, set[int]] = {}
+    for reading in evidence:
+        for number, bound in _bounded_numbers(reading.tokens):
+            said.setdefault(number, set()).add(bound)
+    return [
+        number
+        for number, bound in _bounded_numbers(claim.tokens)
+        if -bound in said.get(number, ()) and bound not in said[number]
+    ]
+
+
+def _bounded_numbers(tokens: Sequence[Token]) -> list[tuple[str, int]]:
+    """Each number written after a bound: 1 for one from above (``over``), -1 from below."""
+    found: list[tuple[str, int]] = []
+    for place, token in enumerate(tokens):
+        if not token.numeric or place == 0:
+            continue
+        before = place - 1
+        if tokens[before].term == "~than" and before > 0:
+            before -= 1
+        bound = _BOUNDS.get(tokens[before].term)
+        if bound is not None:
+            found.append((token.term, bound))
+    return found
 
 
 def _dates(tokens: Sequence[Token], position: int) -> bool:

@@ -41,7 +41,7 @@ from groundwire.emulator.engine.checks import (
 from groundwire.emulator.engine.index import FactIndex, Window
 from groundwire.emulator.engine.layout import named_sources, strip_layout
 from groundwire.emulator.engine.matching import ClaimMatcher, ScoredWindow
-from groundwire.emulator.engine.quantities import unbound_numbers
+from groundwire.emulator.engine.quantities import opposite_bounds, unbound_numbers
 from groundwire.emulator.engine.relations import (
     name_runs,
     roles_swapped,
@@ -412,6 +412,7 @@ def _veto_factor(
     ]
     if readings:
         missing += [n for n in unbound_numbers(matcher.claim, readings) if n not in missing]
+        missing += [n for n in opposite_bounds(matcher.claim, readings) if n not in missing]
     if missing:
         factor *= MISSING_KEY_FACTOR * MORE_MISSING_KEYS_FACTOR ** (len(missing) - 1)
     elif len(readings) > 1 and conflicting_value(matcher.claim, keys, readings):
