@@ -210,6 +210,32 @@ def test_a_review_that_names_nothing_speaks_of_the_record_it_comes_with() -> Non
     assert not grounded(claim, "Casa Verde is a Mexican bar in Tucson.", review)
 
 
+_YEAR_FILLER = (
+    "The weather was mild that year. Traffic was light on the bridge. A band played in the square. "
+)
+_TRIAL = (
+    "Dana Reyes, 41, grew up on a farm. "
+    + _YEAR_FILLER
+    + "The trial of Dana Reyes for fraud began on Monday in Denver, where she ran a bakery that "
+    "she founded in 2009. "
+    + _YEAR_FILLER
+    + "Dana Reyes ran the bakery in Denver for years. "
+    + _YEAR_FILLER
+    + "On Monday Dana Reyes denied the fraud at her trial. "
+    + _YEAR_FILLER
+    + "Prosecutors say the bakery hid its losses from investors."
+)
+
+
+def test_a_number_said_once_far_from_the_rest_of_the_claim_may_join_its_evidence() -> None:
+    claim = (
+        "The fraud trial of Dana Reyes, {age}, who founded a bakery in Denver in 2009, "
+        "began on Monday."
+    )
+    assert grounded(claim.format(age=41), _TRIAL)
+    assert not grounded(claim.format(age=45), _TRIAL)
+
+
 def test_a_number_bounded_the_other_way_is_not_supported() -> None:
     fact = "The island is home to just under 270 people, most of them farmers."
     assert not grounded("The island is home to just over 270 people.", fact)
