@@ -119,8 +119,9 @@ class ClaimSupport:
     contradicted: bool = False
     """Whether some evidence would support the claim but speaks against it: a window whose
     words alone reach the default bar, and beat the claim's score, was cut by a veto (another
-    number, a negation, swapped roles, a missing name), so the claim is contradicted, not only
-    partly covered."""
+    number, a record's negation, swapped roles, a missing name), so the claim is contradicted,
+    not only partly covered. A negation read in prose cuts the score but contradicts nothing
+    (see :func:`_veto_factor`)."""
 
     def citations(self, index: FactIndex, threshold: float) -> tuple[Citation, ...]:
         """The facts to cite at a threshold, strongest first (empty when none reaches it).
@@ -416,7 +417,11 @@ def _veto_factor(
     """The product of the factors of every veto the windows trigger, and whether any did.
 
     An added specific word lowers the factor but is no contradiction: the evidence does not
-    speak against it, it only lacks it.
+    speak against it, it only lacks it. Nor is a negation read in prose: clause-level cues
+    (``pleaded not guilty to charges of``, ``without Wayne``) often negate something the
+    claim does not say, so the veto keeps the claim uncited but leaves it partly covered (on
+    tuning data it cut several times more faithful claims than hallucinated ones). A
+    record's ``key: False`` or ``no`` denies plainly and still contradicts.
     """
     index = matcher.index
     evidence_terms = frozenset().union(
@@ -441,8 +446,13 @@ def _veto_factor(
         factor *= MISSING_KEY_FACTOR * MORE_MISSING_KEYS_FACTOR ** (len(missing) - 1)
     elif len(readings) > 1 and conflicting_value(matcher.claim, keys, readings):
         factor *= OTHER_VALUE_FACTOR
+    from_records = any(index.is_record[w.fact_index] for w in windows)
+    uncertain = 1.0
     if readings and negation_conflict(matcher.claim, readings, index.weight):
-        factor *= NEGATION_FACTOR
+        if from_records:
+            factor *= NEGATION_FACTOR
+        else:
+            uncertain *= NEGATION_FACTOR
     if readings and opposite_meaning(matcher.claim, readings):
         factor *= OPPOSITE_MEANING_FACTOR
     if readings and roles_swapped(matcher.claim, readings):
@@ -450,7 +460,6 @@ def _veto_factor(
     if readings and unsupported_comparison(matcher.claim, readings):
         factor *= COMPARISON_FACTOR
     everywhere = frozenset().union(*(index.attribute_terms[w.fact_index] for w in windows))
-    from_records = any(index.is_record[w.fact_index] for w in windows)
     passages = [
         frozenset().union(*(index.sentence_terms[s] for s in range(w.first, w.last + 1)))
         for w in windows
@@ -460,7 +469,7 @@ def _veto_factor(
     named = matcher.named_facts
     if named and not all(window.fact_index in named for window in windows):
         factor *= OTHER_SOURCE_FACTOR
-    return factor * ADDED_DETAIL_FACTOR**matcher.added_details, factor < 1.0
+    return factor * uncertain * ADDED_DETAIL_FACTOR**matcher.added_details, factor < 1.0
 
 
 def _named_by_its_last_word(
