@@ -337,6 +337,16 @@ def test_a_negation_read_in_prose_keeps_a_claim_uncited_but_contradicts_nothing(
     assert other_month.contradicted
 
 
+def test_swapped_roles_and_an_opposite_word_keep_a_claim_uncited_but_contradict_nothing() -> None:
+    prose = build_index([Fact("In the 2017 final, Vera Holt defeated Anna Brandt in Leeds.")])
+    swapped = support_claim("In the 2017 final, Anna Brandt defeated Vera Holt in Leeds.", prose)
+    report = build_index([Fact("Harbour ticket sales decreased by 5% in 2023, the port said.")])
+    opposite = support_claim("Harbour ticket sales increased by 5% in 2023.", report)
+    for support in (swapped, opposite):
+        assert support.score < 0.6
+        assert not support.contradicted
+
+
 def test_a_record_that_denies_a_claim_still_contradicts_it() -> None:
     record = build_index([Fact("name: Casa Verde\ncity: Tucson\nOutdoorSeating: False")])
     support = support_claim("Casa Verde in Tucson has outdoor seating.", record)

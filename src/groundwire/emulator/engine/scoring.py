@@ -120,8 +120,8 @@ class ClaimSupport:
     """Whether some evidence would support the claim but speaks against it: a window whose
     words alone reach the default bar, and beat the claim's score, was cut by a veto (another
     number, a record's negation, swapped roles, a missing name), so the claim is contradicted,
-    not only partly covered. A negation read in prose cuts the score but contradicts nothing
-    (see :func:`_veto_factor`)."""
+    not only partly covered. A negation, opposite word or role order read in prose cuts the
+    score but contradicts nothing (see :func:`_veto_factor`)."""
 
     def citations(self, index: FactIndex, threshold: float) -> tuple[Citation, ...]:
         """The facts to cite at a threshold, strongest first (empty when none reaches it).
@@ -417,11 +417,14 @@ def _veto_factor(
     """The product of the factors of every veto the windows trigger, and whether any did.
 
     An added specific word lowers the factor but is no contradiction: the evidence does not
-    speak against it, it only lacks it. Nor is a negation read in prose: clause-level cues
-    (``pleaded not guilty to charges of``, ``without Wayne``) often negate something the
-    claim does not say, so the veto keeps the claim uncited but leaves it partly covered (on
-    tuning data it cut several times more faithful claims than hallucinated ones). A
-    record's ``key: False`` or ``no`` denies plainly and still contradicts.
+    speak against it, it only lacks it. Nor are the vetoes that read how prose is put
+    together (a negation, an opposite word, two names in the other order): clause-level cues
+    often negate what the claim does not say (``pleaded not guilty to charges of``), and
+    order often changes in a faithful paraphrase (``followed by JetBlue`` / ``JetBlue came
+    second``). They keep the claim uncited but leave it partly covered: on tuning data, among
+    claims the words alone would ground, they cut 23 faithful and 5 hallucinated claims
+    (uncited claims run 3.3 faithful to 1). In a record they read plain values (``key:
+    False``) and contradict.
     """
     index = matcher.index
     evidence_terms = frozenset().union(
@@ -447,16 +450,15 @@ def _veto_factor(
     elif len(readings) > 1 and conflicting_value(matcher.claim, keys, readings):
         factor *= OTHER_VALUE_FACTOR
     from_records = any(index.is_record[w.fact_index] for w in windows)
-    uncertain = 1.0
+    read = 1.0
     if readings and negation_conflict(matcher.claim, readings, index.weight):
-        if from_records:
-            factor *= NEGATION_FACTOR
-        else:
-            uncertain *= NEGATION_FACTOR
+        read *= NEGATION_FACTOR
     if readings and opposite_meaning(matcher.claim, readings):
-        factor *= OPPOSITE_MEANING_FACTOR
+        read *= OPPOSITE_MEANING_FACTOR
     if readings and roles_swapped(matcher.claim, readings):
-        factor *= SWAPPED_ROLES_FACTOR
+        read *= SWAPPED_ROLES_FACTOR
+    if from_records:
+        factor, read = factor * read, 1.0
     if readings and unsupported_comparison(matcher.claim, readings):
         factor *= COMPARISON_FACTOR
     everywhere = frozenset().union(*(index.attribute_terms[w.fact_index] for w in windows))
@@ -469,7 +471,7 @@ def _veto_factor(
     named = matcher.named_facts
     if named and not all(window.fact_index in named for window in windows):
         factor *= OTHER_SOURCE_FACTOR
-    return factor * uncertain * ADDED_DETAIL_FACTOR**matcher.added_details, factor < 1.0
+    return factor * read * ADDED_DETAIL_FACTOR**matcher.added_details, factor < 1.0
 
 
 def _named_by_its_last_word(
