@@ -6,8 +6,7 @@ How (after MiniCheck, AlignScore and SummaC, without a model):
    and every window of one to three consecutive sentences around them.
 2. Coverage (:mod:`matching`): the share of the claim's term weight that a window contains.
 3. Score: coverage mapped so that ``COVERAGE_AT_DEFAULT_BAR`` lands on 0.6, the default
-   citation threshold, then cut by each veto that the window triggers (:mod:`checks`,
-   :mod:`quantities`, :mod:`relations`, :mod:`rarity`).
+   citation threshold, then cut by each veto that the window triggers (:mod:`vetoes`).
 4. Composed evidence: a claim may join what distant sentences of one fact, or several facts,
    say. Up to ``MAX_COMPOSED`` windows that do not overlap are joined while each adds clearly
    to what the others cover (``PAIR_MIN_GAIN``) and is about the same thing (it holds one of
@@ -31,24 +30,12 @@ from groundwire.emulator.engine.analysis import (
     analyse,
     written_as_name,
 )
-from groundwire.emulator.engine.checks import (
-    conflicting_value,
-    key_tokens,
-    missing_key_terms,
-    negation_conflict,
-    opposite_meaning,
-)
+from groundwire.emulator.engine.checks import key_tokens
 from groundwire.emulator.engine.index import FactIndex, Window
 from groundwire.emulator.engine.layout import named_sources, strip_layout
 from groundwire.emulator.engine.matching import ClaimMatcher, ScoredWindow
-from groundwire.emulator.engine.quantities import opposite_bounds, unbound_numbers
-from groundwire.emulator.engine.relations import (
-    name_runs,
-    roles_swapped,
-    separated_names,
-    unsupported_comparison,
-)
 from groundwire.emulator.engine.results import Citation
+from groundwire.emulator.engine.vetoes import veto_factor
 
 DEFAULT_BAR = 0.6
 """The default citation threshold (Google's), and the score a just-supported claim gets."""
@@ -59,20 +46,6 @@ MAX_COMPOSED = 3
 """The most windows one piece of composed evidence joins."""
 CITABLE_FLOOR = 0.2
 """Support below this never yields a citation, whatever the threshold."""
-
-# Each veto a window triggers multiplies its score by the veto's factor.
-MISSING_KEY_FACTOR = 0.4
-MORE_MISSING_KEYS_FACTOR = 0.7
-OTHER_VALUE_FACTOR = 0.4
-NEGATION_FACTOR = 0.35
-OPPOSITE_MEANING_FACTOR = 0.35
-SWAPPED_ROLES_FACTOR = 0.35
-COMPARISON_FACTOR = 0.35
-SEPARATED_NAMES_FACTOR = 0.55
-ADDED_DETAIL_FACTOR = 0.9
-"""Per specific word of the claim that no fact holds in any form (an added detail)."""
-OTHER_SOURCE_FACTOR = 0.5
-"""Evidence from none of the facts the claim names (``(Passage 2)``) supports it less."""
 
 _WINDOWS_TRIED_PER_FACT = 4
 _PIECES_PER_FACT = 3
@@ -85,7 +58,6 @@ _FACTS_TRIED = 8
 _FACTS_COMPOSED = 6
 _COMPOSITION_SEEDS = 3
 _KNOWN_NAME_SAMPLES = 4
-_LONGEST_NAME = 6
 
 
 @dataclass(frozen=True, slots=True)
@@ -248,7 +220,7 @@ def _best_window(
         upper = calibrate(candidate.coverage)
         if upper < CITABLE_FLOOR or (best is not None and upper <= best.score):
             break
-        factor, contradicted = _veto_factor([candidate.window], matcher, keys)
+        factor, contradicted = veto_factor([candidate.window], matcher, keys)
         score = round(upper * factor, 4)
         if contradicted:
             vetoed.append(upper)
@@ -330,7 +302,7 @@ def _best_composition(
         if windows in tried or upper <= bar:
             continue
         tried.add(windows)
-        factor, contradicted = _veto_factor(windows, matcher, keys)
+        factor, contradicted = veto_factor(windows, matcher, keys)
         score = round(upper * factor, 4)
         if contradicted:
             vetoed.append(upper)
@@ -409,83 +381,6 @@ def _overlap(one: Window, other: Window) -> bool:
     return (
         one.fact_index == other.fact_index and one.first <= other.last and other.first <= one.last
     )
-
-
-def _veto_factor(
-    windows: Sequence[Window], matcher: ClaimMatcher, keys: Sequence[Token]
-) -> tuple[float, bool]:
-    """The product of the factors of every veto the windows trigger, and whether any did.
-
-    An added specific word lowers the factor but is no contradiction: the evidence does not
-    speak against it, it only lacks it. Nor are the vetoes that read how prose is put
-    together (a negation, an opposite word, two names in the other order): clause-level cues
-    often negate what the claim does not say (``pleaded not guilty to charges of``), and
-    order often changes in a faithful paraphrase (``followed by JetBlue`` / ``JetBlue came
-    second``). They keep the claim uncited but leave it partly covered: on tuning data, among
-    claims the words alone would ground, they cut 23 faithful and 5 hallucinated claims
-    (uncited claims run 3.3 faithful to 1). In a record they read plain values (``key:
-    False``) and contradict.
-    """
-    index = matcher.index
-    evidence_terms = frozenset().union(
-        *(index.attribute_terms[w.fact_index] for w in windows),
-        *(index.sentence_terms[s] for w in windows for s in range(w.first, w.last + 1)),
-    )
-    texts = [index.sentence_text(s) for w in windows for s in range(w.first, w.last + 1)]
-    readings = (
-        [analyse(strip_layout(text)) for text in texts] if matcher.needs_readings(texts) else []
-    )
-    factor = 1.0
-    runs = {term: name for name in name_runs(keys) for term in name[:-1]}
-    missing = [
-        term
-        for term in missing_key_terms(keys, evidence_terms, index.related_terms)
-        if not _named_by_its_last_word(runs.get(term), evidence_terms, matcher)
-    ]
-    if readings:
-        missing += [n for n in unbound_numbers(matcher.claim, readings) if n not in missing]
-        missing += [n for n in opposite_bounds(matcher.claim, readings) if n not in missing]
-    if missing:
-        factor *= MISSING_KEY_FACTOR * MORE_MISSING_KEYS_FACTOR ** (len(missing) - 1)
-    elif len(readings) > 1 and conflicting_value(matcher.claim, keys, readings):
-        factor *= OTHER_VALUE_FACTOR
-    from_records = any(index.is_record[w.fact_index] for w in windows)
-    read = 1.0
-    if readings and negation_conflict(matcher.claim, readings, index.weight):
-        read *= NEGATION_FACTOR
-    if readings and opposite_meaning(matcher.claim, readings):
-        read *= OPPOSITE_MEANING_FACTOR
-    if readings and roles_swapped(matcher.claim, readings):
-        read *= SWAPPED_ROLES_FACTOR
-    if from_records:
-        factor, read = factor * read, 1.0
-    if readings and unsupported_comparison(matcher.claim, readings):
-        factor *= COMPARISON_FACTOR
-    everywhere = frozenset().union(*(index.attribute_terms[w.fact_index] for w in windows))
-    passages = [
-        frozenset().union(*(index.sentence_terms[s] for s in range(w.first, w.last + 1)))
-        for w in windows
-    ]
-    if not from_records and separated_names(keys, passages, everywhere):
-        factor *= SEPARATED_NAMES_FACTOR
-    named = matcher.named_facts
-    if named and not all(window.fact_index in named for window in windows):
-        factor *= OTHER_SOURCE_FACTOR
-    return factor * read * ADDED_DETAIL_FACTOR**matcher.added_details, factor < 1.0
-
-
-def _named_by_its_last_word(
-    name: tuple[str, ...] | None, evidence_terms: frozenset[str], matcher: ClaimMatcher
-) -> bool:
-    """Whether a missing word of a name (not its last) is named all the same, by the last word.
-
-    The evidence must hold the name's last word, the one that names (``Glanz`` for ``Sheriff
-    Stanley Glanz``; ``Marie`` alone does not name ``Marie Curie``), and that word must name
-    only this name in the facts (:meth:`ClaimMatcher.named_by_last_word`).
-    """
-    if name is None or len(name) > _LONGEST_NAME or name[-1] not in evidence_terms:
-        return False
-    return matcher.named_by_last_word(name)
 
 
 def _is_known_name(term: str, index: FactIndex) -> bool:
