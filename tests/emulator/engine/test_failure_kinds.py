@@ -183,6 +183,66 @@ def test_a_claim_joining_three_distant_paragraphs_of_one_fact_is_grounded() -> N
     )
 
 
+_OPENING = "Harbor City opened a new hospital on Monday."
+_FILLER = "The weather was mild. Traffic was light on the bridge. A band played in the square."
+_HOSPITAL_CLAIM = (
+    "Harbor City opened a new hospital on Monday, and its wards were full of patients by noon."
+)
+
+
+def test_a_sentence_of_the_same_fact_that_names_nothing_may_join_composed_evidence() -> None:
+    later = "By noon the hospital's wards were full of patients."
+    assert grounded(_HOSPITAL_CLAIM, f"{_OPENING} {_FILLER} {later}")
+
+
+def test_a_sentence_that_names_nothing_joins_no_other_passage_nor_names_another_entity() -> None:
+    later = "By noon the hospital's wards were full of patients."
+    assert not grounded(_HOSPITAL_CLAIM, f"{_OPENING} {_FILLER}", later)
+    other = "By noon the wards of Lakeside Clinic were full of patients."
+    assert not grounded(_HOSPITAL_CLAIM, f"{_OPENING} {_FILLER} {other}")
+
+
+def test_a_review_that_names_nothing_speaks_of_the_record_it_comes_with() -> None:
+    record = "name: Casa Verde\ncity: Tucson\ncategories: Mexican, Bars\nstars: 4.0"
+    review = "Review (4.0 stars, 2021-06-02): A lively bar: the tacos were great, but slow service."
+    claim = "Casa Verde is a Mexican bar in Tucson with great tacos and slow service."
+    assert grounded(claim, record, review)
+    assert not grounded(claim, "Casa Verde is a Mexican bar in Tucson.", review)
+
+
+_YEAR_FILLER = (
+    "The weather was mild that year. Traffic was light on the bridge. A band played in the square. "
+)
+_TRIAL = (
+    "Dana Reyes, 41, grew up on a farm. "
+    + _YEAR_FILLER
+    + "The trial of Dana Reyes for fraud began on Monday in Denver, where she ran a bakery that "
+    "she founded in 2009. "
+    + _YEAR_FILLER
+    + "Dana Reyes ran the bakery in Denver for years. "
+    + _YEAR_FILLER
+    + "On Monday Dana Reyes denied the fraud at her trial. "
+    + _YEAR_FILLER
+    + "Prosecutors say the bakery hid its losses from investors."
+)
+
+
+def test_a_number_said_once_far_from_the_rest_of_the_claim_may_join_its_evidence() -> None:
+    claim = (
+        "The fraud trial of Dana Reyes, {age}, who founded a bakery in Denver in 2009, "
+        "began on Monday."
+    )
+    assert grounded(claim.format(age=41), _TRIAL)
+    assert not grounded(claim.format(age=45), _TRIAL)
+
+
+def test_a_number_bounded_the_other_way_is_not_supported() -> None:
+    fact = "The island is home to just under 270 people, most of them farmers."
+    assert not grounded("The island is home to just over 270 people.", fact)
+    assert not grounded("The island is home to more than 270 people.", fact)
+    assert grounded("The island is home to nearly 270 people.", fact)
+
+
 def test_a_claim_joining_two_facts_cites_both() -> None:
     (claim,) = check(
         "The bridge opened in 1937 and spans 1,280 metres.",

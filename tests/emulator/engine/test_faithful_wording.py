@@ -267,3 +267,32 @@ def test_an_hour_of_the_morning_or_the_evening_is_a_clock_time() -> None:
 
 def test_a_range_of_bare_numbers_stays_numbers() -> None:
     assert "5" in content_terms("The house has 5 to 9 rooms.")
+
+
+# A negative question leans either way; names between a number and its noun.
+
+
+_RHETORICAL = (
+    "The course was intense.",
+    "Wouldn't the instructors have noticed her odd behavior during the course?",
+)
+
+
+def test_a_negative_question_in_the_facts_denies_nothing() -> None:
+    assert grounded("The instructors would have noticed her odd behavior.", *_RHETORICAL)
+    assert grounded("The instructors may not have noticed her odd behavior.", *_RHETORICAL)
+
+
+def test_a_why_question_and_a_plain_negation_still_deny() -> None:
+    for fact in (
+        "Why didn't the instructors notice her odd behavior during the course?",
+        "The instructors didn't notice her odd behavior during the course.",
+    ):
+        assert not grounded("The instructors noticed her odd behavior during the course.", fact)
+
+
+def test_a_number_counts_the_noun_after_the_names_that_follow_it() -> None:
+    claim = "Two Harbor City nurses were honoured for their work."
+    opening = "The mayor of Harbor City spoke at the ceremony."
+    assert grounded(claim, f"{opening} Two nurses were honoured for their work.")
+    assert not grounded(claim, f"{opening} Three nurses were honoured for their work.")

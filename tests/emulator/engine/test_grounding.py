@@ -328,6 +328,32 @@ def test_a_sentence_the_facts_only_partly_cover_costs_an_answer_less_than_a_cont
     assert partly_result.support_score > contradicted_result.support_score + 0.03
 
 
+def test_a_negation_read_in_prose_keeps_a_claim_uncited_but_contradicts_nothing() -> None:
+    prose = build_index([Fact("The council did not approve the new harbour budget in March.")])
+    denied = support_claim("The council approved the new harbour budget in March.", prose)
+    assert denied.score < 0.6
+    assert not denied.contradicted
+    other_month = support_claim("The council did not approve the new harbour budget in May.", prose)
+    assert other_month.contradicted
+
+
+def test_swapped_roles_and_an_opposite_word_keep_a_claim_uncited_but_contradict_nothing() -> None:
+    prose = build_index([Fact("In the 2017 final, Vera Holt defeated Anna Brandt in Leeds.")])
+    swapped = support_claim("In the 2017 final, Anna Brandt defeated Vera Holt in Leeds.", prose)
+    report = build_index([Fact("Harbour ticket sales decreased by 5% in 2023, the port said.")])
+    opposite = support_claim("Harbour ticket sales increased by 5% in 2023.", report)
+    for support in (swapped, opposite):
+        assert support.score < 0.6
+        assert not support.contradicted
+
+
+def test_a_record_that_denies_a_claim_still_contradicts_it() -> None:
+    record = build_index([Fact("name: Casa Verde\ncity: Tucson\nOutdoorSeating: False")])
+    support = support_claim("Casa Verde in Tucson has outdoor seating.", record)
+    assert support.score < 0.6
+    assert support.contradicted
+
+
 def test_support_score_is_none_when_no_claim_needs_a_check() -> None:
     result = check_grounding("Hello! Can I help?", [Fact("Paris is in France.")])
     assert result.support_score is None

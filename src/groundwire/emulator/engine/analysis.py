@@ -120,6 +120,9 @@ class Analysis:
     """The content terms, as a set."""
     valued_negations: frozenset[int] = frozenset()
     """Clauses negated by a record's value (``Delivery: no``, ``DogsAllowed: False``)."""
+    negative_questions: frozenset[int] = frozenset()
+    """Clauses that ask a negative question (``wouldn't someone have noticed?``): they lean
+    either way, so they neither affirm nor deny."""
 
     @property
     def content_tokens(self) -> tuple[Token, ...]:
@@ -154,6 +157,8 @@ def analyse(sentence: str) -> Analysis:
     else:
         clock_words = raw_words
     items: list[tuple[str, _Word]] = []
+    asks = sentence.rstrip().endswith("?")
+    questioned: set[int] = set()
     clause = 0
     previous_end = 0
     valued: set[int] = set()
@@ -168,6 +173,8 @@ def analyse(sentence: str) -> Analysis:
         after_following = raw_words[index + 2] if index + 2 < len(raw_words) else ""
         next_character = sentence[match.end() : match.end() + 1]
         contracted = lowered.endswith(("n't", "n’t"))
+        if contracted and asks and _opens_question(gap, previous, items, clause):
+            questioned.add(clause)
         negation = contracted or (
             cue and not _cue_cancelled(lowered, next_character, following, after_following)
         )
@@ -193,8 +200,23 @@ def analyse(sentence: str) -> Analysis:
     negated = frozenset(token.clause for token in tokens if token.negation)
     terms = frozenset(token.term for token in tokens if token.content)
     return Analysis(
-        tokens=tokens, negated_clauses=negated, terms=terms, valued_negations=frozenset(valued)
+        tokens=tokens,
+        negated_clauses=negated,
+        terms=terms,
+        valued_negations=frozenset(valued),
+        negative_questions=frozenset(questioned),
     )
+
+
+def _opens_question(gap: str, previous: str, items: list[tuple[str, _Word]], clause: int) -> bool:
+    """Whether a contracted negative auxiliary opens a question (``wouldn't someone have seen?``).
+
+    It stands first in its clause, after a comma or after ``and``/``or``. ``Why didn't``
+    presupposes the negation: no such question.
+    """
+    if previous == "why":
+        return False
+    return not items or items[-1][1].clause != clause or "," in gap or previous in _COORDINATORS
 
 
 def _token(term: str, word: _Word) -> Token:

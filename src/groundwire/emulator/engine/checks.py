@@ -115,9 +115,10 @@ def negation_conflict(
         True
     """
     evidence_clauses = [
-        (frozenset(t.term for t in reading.content_tokens if t.clause == clause), negative)
+        (frozenset(t.term for t in reading.content_tokens if t.clause == clause), leaning)
         for reading in evidence
         for clause, negative in _clauses(reading)
+        for leaning in ((True, False) if clause in reading.negative_questions else (negative,))
     ]
     valued = [
         frozenset(t.term for t in reading.content_tokens if t.clause == clause)

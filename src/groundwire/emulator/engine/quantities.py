@@ -3,7 +3,8 @@
 A number before a noun (``three doses``) is a quantity of that noun: the evidence must give
 the same number for it (``two doses, three weeks apart`` has a 3, but not three doses), in
 the same unit (``5 km`` is no ``5 miles``). Codes (``COVID-19``, ``Apollo 11``) and numbers
-that date something (a year, a decade, a day after its month) are no quantities.
+that date something (a year, a decade, a day after its month) are no quantities. A bound
+must not turn: ``just over 270`` is not what ``just under 270`` says.
 """
 
 from __future__ import annotations
@@ -16,6 +17,11 @@ from groundwire.emulator.engine.lexicon import MEASURES
 from groundwire.emulator.engine.text import word_terms
 
 _QUANTITY_REACH = 4
+_BOUNDS = {
+    **dict.fromkeys(("~over", "~above", "~more", "greater", "least", "exceed"), 1),
+    **dict.fromkeys(("~under", "~below", "~less", "fewer", "~nearly", "~almost"), -1),
+}
+"""Words that bound the number after them (``than`` skipped), from above (1) or below (-1)."""
 _YEAR = re.compile(r"1[5-9]\d\d|20\d\d|\d{3,4}0s")
 
 
@@ -71,6 +77,43 @@ def unbound_numbers(claim: Analysis, evidence: Sequence[Analysis]) -> list[str]:
     return unbound
 
 
+def opposite_bounds(claim: Analysis, evidence: Sequence[Analysis]) -> list[str]:
+    """Numbers the claim bounds one way and the evidence the other (``over 270`` for ``under 270``).
+
+    Example:
+        >>> from groundwire.emulator.engine.analysis import analyse
+        >>> fact = [analyse("The island is home to just under 270 people.")]
+        >>> opposite_bounds(analyse("It has just over 270 residents."), fact)
+        ['270']
+        >>> opposite_bounds(analyse("It has nearly 270 residents."), fact)
+        []
+    """
+    said: dict[str, set[int]] = {}
+    for reading in evidence:
+        for number, bound in _bounded_numbers(reading.tokens):
+            said.setdefault(number, set()).add(bound)
+    return [
+        number
+        for number, bound in _bounded_numbers(claim.tokens)
+        if -bound in said.get(number, ()) and bound not in said[number]
+    ]
+
+
+def _bounded_numbers(tokens: Sequence[Token]) -> list[tuple[str, int]]:
+    """Each number written after a bound: 1 for one from above (``over``), -1 from below."""
+    found: list[tuple[str, int]] = []
+    for place, token in enumerate(tokens):
+        if not token.numeric or place == 0:
+            continue
+        before = place - 1
+        if tokens[before].term == "~than" and before > 0:
+            before -= 1
+        bound = _BOUNDS.get(tokens[before].term)
+        if bound is not None:
+            found.append((token.term, bound))
+    return found
+
+
 def _dates(tokens: Sequence[Token], position: int) -> bool:
     """Whether the number at ``position`` dates something rather than counting it.
 
@@ -108,10 +151,22 @@ def _counted_nouns(tokens: Sequence[Token], position: int) -> frozenset[str]:
     """What the number at ``position`` may count.
 
     The next content word, and the one after it in the same clause (``892,000 award
-    tickets`` counts tickets).
+    tickets`` counts tickets). Names right after the number may only say whose the thing is,
+    so the first words after them count too (``two Tulsa County deputies`` counts deputies).
     """
+    found = _content_run(tokens, position, position + 1)
+    start = position + 1
+    while start < len(tokens) and tokens[start].name_like and not tokens[start].numeric:
+        start += 1
+    if start > position + 1:
+        found |= _content_run(tokens, position, start)
+    return found
+
+
+def _content_run(tokens: Sequence[Token], position: int, start: int) -> frozenset[str]:
+    """The first two content words from ``start`` on, within three tokens and the clause."""
     found: list[str] = []
-    for later in range(position + 1, min(len(tokens), position + 4)):
+    for later in range(start, min(len(tokens), start + 3)):
         token = tokens[later]
         if token.numeric or token.clause != tokens[position].clause or len(found) == 2:
             break

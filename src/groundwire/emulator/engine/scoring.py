@@ -6,14 +6,15 @@ How (after MiniCheck, AlignScore and SummaC, without a model):
    and every window of one to three consecutive sentences around them.
 2. Coverage (:mod:`matching`): the share of the claim's term weight that a window contains.
 3. Score: coverage mapped so that ``COVERAGE_AT_DEFAULT_BAR`` lands on 0.6, the default
-   citation threshold, then cut by each veto that the window triggers (:mod:`checks`,
-   :mod:`quantities`, :mod:`relations`, :mod:`rarity`).
+   citation threshold, then cut by each veto that the window triggers (:mod:`vetoes`).
 4. Composed evidence: a claim may join what distant sentences of one fact, or several facts,
    say. Up to ``MAX_COMPOSED`` windows that do not overlap are joined while each adds clearly
    to what the others cover (``PAIR_MIN_GAIN``) and is about the same thing (it holds one of
    the claim's names, or for a claim without names a term the others hold: pieces about other
    entities do not make a relation between the claim's); the union is scored as one piece of
-   evidence, vetoes included, and every fact in it is cited.
+   evidence, vetoes included, and every fact in it is cited. A piece that names none of the
+   claim's names may join one that does from the same fact (or a record's), when it names
+   nothing else: a document goes on about what it named earlier.
 
 The claim's score does not depend on the threshold; the threshold only picks the citations, so
 raising it never adds one.
@@ -29,24 +30,12 @@ from groundwire.emulator.engine.analysis import (
     analyse,
     written_as_name,
 )
-from groundwire.emulator.engine.checks import (
-    conflicting_value,
-    key_tokens,
-    missing_key_terms,
-    negation_conflict,
-    opposite_meaning,
-)
+from groundwire.emulator.engine.checks import key_tokens
 from groundwire.emulator.engine.index import FactIndex, Window
 from groundwire.emulator.engine.layout import named_sources, strip_layout
 from groundwire.emulator.engine.matching import ClaimMatcher, ScoredWindow
-from groundwire.emulator.engine.quantities import unbound_numbers
-from groundwire.emulator.engine.relations import (
-    name_runs,
-    roles_swapped,
-    separated_names,
-    unsupported_comparison,
-)
 from groundwire.emulator.engine.results import Citation
+from groundwire.emulator.engine.vetoes import veto_factor
 
 DEFAULT_BAR = 0.6
 """The default citation threshold (Google's), and the score a just-supported claim gets."""
@@ -58,29 +47,17 @@ MAX_COMPOSED = 3
 CITABLE_FLOOR = 0.2
 """Support below this never yields a citation, whatever the threshold."""
 
-# Each veto a window triggers multiplies its score by the veto's factor.
-MISSING_KEY_FACTOR = 0.4
-MORE_MISSING_KEYS_FACTOR = 0.7
-OTHER_VALUE_FACTOR = 0.4
-NEGATION_FACTOR = 0.35
-OPPOSITE_MEANING_FACTOR = 0.35
-SWAPPED_ROLES_FACTOR = 0.35
-COMPARISON_FACTOR = 0.35
-SEPARATED_NAMES_FACTOR = 0.55
-ADDED_DETAIL_FACTOR = 0.9
-"""Per specific word of the claim that no fact holds in any form (an added detail)."""
-OTHER_SOURCE_FACTOR = 0.5
-"""Evidence from none of the facts the claim names (``(Passage 2)``) supports it less."""
-
 _WINDOWS_TRIED_PER_FACT = 4
 _PIECES_PER_FACT = 3
 """Windows of one fact that may join composed evidence: a summary's sentence may condense
 three distant paragraphs of one article."""
+_KEY_PIECES_PER_FACT = 2
+"""More windows of one fact that may join composed evidence, each for a number the best ones
+lack."""
 _FACTS_TRIED = 8
 _FACTS_COMPOSED = 6
 _COMPOSITION_SEEDS = 3
 _KNOWN_NAME_SAMPLES = 4
-_LONGEST_NAME = 6
 
 
 @dataclass(frozen=True, slots=True)
@@ -114,8 +91,9 @@ class ClaimSupport:
     contradicted: bool = False
     """Whether some evidence would support the claim but speaks against it: a window whose
     words alone reach the default bar, and beat the claim's score, was cut by a veto (another
-    number, a negation, swapped roles, a missing name), so the claim is contradicted, not only
-    partly covered."""
+    number, a record's negation, swapped roles, a missing name), so the claim is contradicted,
+    not only partly covered. A negation, opposite word or role order read in prose cuts the
+    score but contradicts nothing (see :func:`_veto_factor`)."""
 
     def citations(self, index: FactIndex, threshold: float) -> tuple[Citation, ...]:
         """The facts to cite at a threshold, strongest first (empty when none reaches it).
@@ -197,7 +175,10 @@ def support_claim(
             per_fact.append(evidence)
             best_single = max(best_single, evidence.score)
     per_fact.sort(key=lambda e: (-e.score, e.window.fact_index))
-    pieces = _composable_windows([by_fact[fact] for fact in ranked_facts[:_FACTS_COMPOSED]])
+    numbers = matcher.bits([token.term for token in keys if token.numeric])
+    pieces = _composable_windows(
+        [by_fact[fact] for fact in ranked_facts[:_FACTS_COMPOSED]], numbers
+    )
     composed = _best_composition(pieces, matcher, keys, best_single, vetoed)
     if composed is None:
         contradicted = _contradicts(vetoed, best_single)
@@ -239,7 +220,7 @@ def _best_window(
         upper = calibrate(candidate.coverage)
         if upper < CITABLE_FLOOR or (best is not None and upper <= best.score):
             break
-        factor, contradicted = _veto_factor([candidate.window], matcher, keys)
+        factor, contradicted = veto_factor([candidate.window], matcher, keys)
         score = round(upper * factor, 4)
         if contradicted:
             vetoed.append(upper)
@@ -254,8 +235,15 @@ def _contradicts(vetoed: Sequence[float], score: float) -> bool:
     return best > score and best >= DEFAULT_BAR
 
 
-def _composable_windows(by_fact: Sequence[Sequence[ScoredWindow]]) -> list[ScoredWindow]:
-    """Each fact's best windows that do not overlap (``_PIECES_PER_FACT``), best coverage first."""
+def _composable_windows(
+    by_fact: Sequence[Sequence[ScoredWindow]], numbers: int
+) -> list[ScoredWindow]:
+    """Each fact's best windows that do not overlap (``_PIECES_PER_FACT``), best coverage first.
+
+    Then, for each number of the claim those windows lack, the fact's best window that holds
+    it: an age or a count is often said once, far from the rest (``Holmes, 27,``). (Names
+    gather enough windows already; more for them cited hallucinated claims on tuning data.)
+    """
     pieces: list[ScoredWindow] = []
     for scored in by_fact:
         taken = [scored[0]]
@@ -264,6 +252,17 @@ def _composable_windows(by_fact: Sequence[Sequence[ScoredWindow]]) -> list[Score
                 break
             if not any(_overlap(candidate.window, t.window) for t in taken):
                 taken.append(candidate)
+        held = 0
+        for piece in taken:
+            held |= piece.exact | piece.related
+        lacking = numbers & ~held
+        for candidate in scored:
+            if not lacking or len(taken) >= _PIECES_PER_FACT + _KEY_PIECES_PER_FACT:
+                break
+            found = (candidate.exact | candidate.related) & lacking
+            if found and not any(_overlap(candidate.window, t.window) for t in taken):
+                taken.append(candidate)
+                lacking &= ~found
         pieces.extend(taken)
     pieces.sort(key=lambda s: (-s.coverage, s.window.fact_index, s.window.first))
     return pieces
@@ -303,7 +302,7 @@ def _best_composition(
         if windows in tried or upper <= bar:
             continue
         tried.add(windows)
-        factor, contradicted = _veto_factor(windows, matcher, keys)
+        factor, contradicted = veto_factor(windows, matcher, keys)
         score = round(upper * factor, 4)
         if contradicted:
             vetoed.append(upper)
@@ -323,16 +322,21 @@ def _best_addition(
     """The piece that adds most coverage and is about the same thing.
 
     It holds one of the claim's names (when the claim has names), else a claim term the
-    chosen pieces hold.
+    chosen pieces hold. A piece that holds none of the claim's names may still join one that
+    does when it speaks of the same topic (:func:`_joins_unnamed`).
     """
     best: tuple[ScoredWindow, tuple[int, int], float] | None = None
-    anchor = names or exact | related
+    held = exact | related
     for piece in pieces:
         if any(_overlap(piece.window, other.window) for other in chosen):
             continue
-        if not (piece.exact | piece.related) & anchor:
+        if piece.exact & ~exact == 0 and piece.related & ~held == 0:
             continue
-        if piece.exact & ~exact == 0 and piece.related & ~(exact | related) == 0:
+        found = piece.exact | piece.related
+        if names and not found & names:
+            if not _joins_unnamed(piece, chosen, held, matcher):
+                continue
+        elif not found & (names or held):
             continue
         union = (exact | piece.exact, related | piece.related)
         coverage = matcher.coverage(*union)
@@ -341,76 +345,42 @@ def _best_addition(
     return best
 
 
+def _joins_unnamed(
+    piece: ScoredWindow, chosen: Sequence[ScoredWindow], held: int, matcher: ClaimMatcher
+) -> bool:
+    """Whether a piece that names none of the claim's names may join the chosen ones.
+
+    A document goes on about what it named earlier without naming it again (``By noon the
+    wards were full`` after ``Harbor City opened a hospital``), and a review speaks of the
+    record it comes with. So the piece may join when it shares a claim term with the chosen
+    pieces, comes from one of their facts (or they hold a record), and names nothing the
+    claim does not: a passage of its own, or one about another entity, makes no relation
+    between the claim's.
+    """
+    index = matcher.index
+    if not piece.exact & held and not piece.related & held:
+        return False
+    if not any(
+        other.window.fact_index == piece.window.fact_index
+        or index.is_record[other.window.fact_index]
+        for other in chosen
+    ):
+        return False
+    claim_terms = matcher.claim.terms
+    for sentence in range(piece.window.first, piece.window.last + 1):
+        reading = analyse(strip_layout(index.sentence_text(sentence)))
+        if any(
+            token.name_like and not token.sentence_initial and token.term not in claim_terms
+            for token in reading.content_tokens
+        ):
+            return False
+    return True
+
+
 def _overlap(one: Window, other: Window) -> bool:
     return (
         one.fact_index == other.fact_index and one.first <= other.last and other.first <= one.last
     )
-
-
-def _veto_factor(
-    windows: Sequence[Window], matcher: ClaimMatcher, keys: Sequence[Token]
-) -> tuple[float, bool]:
-    """The product of the factors of every veto the windows trigger, and whether any did.
-
-    An added specific word lowers the factor but is no contradiction: the evidence does not
-    speak against it, it only lacks it.
-    """
-    index = matcher.index
-    evidence_terms = frozenset().union(
-        *(index.attribute_terms[w.fact_index] for w in windows),
-        *(index.sentence_terms[s] for w in windows for s in range(w.first, w.last + 1)),
-    )
-    texts = [index.sentence_text(s) for w in windows for s in range(w.first, w.last + 1)]
-    readings = (
-        [analyse(strip_layout(text)) for text in texts] if matcher.needs_readings(texts) else []
-    )
-    factor = 1.0
-    runs = {term: name for name in name_runs(keys) for term in name[:-1]}
-    missing = [
-        term
-        for term in missing_key_terms(keys, evidence_terms, index.related_terms)
-        if not _named_by_its_last_word(runs.get(term), evidence_terms, matcher)
-    ]
-    if readings:
-        missing += [n for n in unbound_numbers(matcher.claim, readings) if n not in missing]
-    if missing:
-        factor *= MISSING_KEY_FACTOR * MORE_MISSING_KEYS_FACTOR ** (len(missing) - 1)
-    elif len(readings) > 1 and conflicting_value(matcher.claim, keys, readings):
-        factor *= OTHER_VALUE_FACTOR
-    if readings and negation_conflict(matcher.claim, readings, index.weight):
-        factor *= NEGATION_FACTOR
-    if readings and opposite_meaning(matcher.claim, readings):
-        factor *= OPPOSITE_MEANING_FACTOR
-    if readings and roles_swapped(matcher.claim, readings):
-        factor *= SWAPPED_ROLES_FACTOR
-    if readings and unsupported_comparison(matcher.claim, readings):
-        factor *= COMPARISON_FACTOR
-    everywhere = frozenset().union(*(index.attribute_terms[w.fact_index] for w in windows))
-    from_records = any(index.is_record[w.fact_index] for w in windows)
-    passages = [
-        frozenset().union(*(index.sentence_terms[s] for s in range(w.first, w.last + 1)))
-        for w in windows
-    ]
-    if not from_records and separated_names(keys, passages, everywhere):
-        factor *= SEPARATED_NAMES_FACTOR
-    named = matcher.named_facts
-    if named and not all(window.fact_index in named for window in windows):
-        factor *= OTHER_SOURCE_FACTOR
-    return factor * ADDED_DETAIL_FACTOR**matcher.added_details, factor < 1.0
-
-
-def _named_by_its_last_word(
-    name: tuple[str, ...] | None, evidence_terms: frozenset[str], matcher: ClaimMatcher
-) -> bool:
-    """Whether a missing word of a name (not its last) is named all the same, by the last word.
-
-    The evidence must hold the name's last word, the one that names (``Glanz`` for ``Sheriff
-    Stanley Glanz``; ``Marie`` alone does not name ``Marie Curie``), and that word must name
-    only this name in the facts (:meth:`ClaimMatcher.named_by_last_word`).
-    """
-    if name is None or len(name) > _LONGEST_NAME or name[-1] not in evidence_terms:
-        return False
-    return matcher.named_by_last_word(name)
 
 
 def _is_known_name(term: str, index: FactIndex) -> bool:
