@@ -92,23 +92,7 @@ def _throughput(found: dict[str, Any]) -> list[str]:
         "",
         "### The cost of validation (sync gRPC, `validate=True` against `validate=False`)",
         "",
-        table(
-            (
-                "workload",
-                "calls/s ratio @1",
-                "calls/s ratio @64",
-                "client CPU µs/call added @1",
-                "client CPU µs/call added @64",
-            ),
-            [
-                (
-                    workload,
-                    *(ratio(found, workload, VALIDATED, UNVALIDATED, n) for n in INFLIGHTS),
-                    *(_cpu_added(found, workload, n, VALIDATED) for n in INFLIGHTS),
-                )
-                for workload in workloads
-            ],
-        ),
+        _cost_table(found, workloads, VALIDATED),
         "",
         "### The cost of an interceptor (sync gRPC, score workload)",
         "",
@@ -116,22 +100,7 @@ def _throughput(found: dict[str, Any]) -> list[str]:
         "check per call). `groundwire-grpc-observed` has one interceptor that counts each "
         "attempt and outcome.",
         "",
-        table(
-            (
-                "workload",
-                "calls/s ratio @1",
-                "calls/s ratio @64",
-                "client CPU µs/call added @1",
-                "client CPU µs/call added @64",
-            ),
-            [
-                (
-                    "score",
-                    *(ratio(found, "score", OBSERVED, UNVALIDATED, n) for n in INFLIGHTS),
-                    *(_cpu_added(found, "score", n, OBSERVED) for n in INFLIGHTS),
-                )
-            ],
-        ),
+        _cost_table(found, ("score",), OBSERVED),
     ]
     return lines
 
@@ -188,6 +157,24 @@ def _cpu_saving(
     found: dict[str, Any], workload: str, ours: str, theirs: str, inflight: int
 ) -> float | None:
     return cpu_ratio(found, workload, theirs, ours, inflight)
+
+
+def _cost_table(found: dict[str, Any], workloads: Sequence[str], variant: str) -> str:
+    """What `variant` costs against plain `groundwire-grpc`, per workload: calls/s and CPU."""
+    header = (
+        "workload",
+        *(f"calls/s ratio @{n}" for n in INFLIGHTS),
+        *(f"client CPU µs/call added @{n}" for n in INFLIGHTS),
+    )
+    rows = [
+        (
+            workload,
+            *(ratio(found, workload, variant, UNVALIDATED, n) for n in INFLIGHTS),
+            *(_cpu_added(found, workload, n, variant) for n in INFLIGHTS),
+        )
+        for workload in workloads
+    ]
+    return table(header, rows)
 
 
 def _cpu_added(found: dict[str, Any], workload: str, inflight: int, variant: str) -> float | None:
