@@ -148,6 +148,15 @@ def test_a_pronoun_stands_for_the_most_recent_name_not_an_earlier_one() -> None:
     assert not grounded("Smith led the team in 1960.", fact)
 
 
+def test_a_definite_description_stands_for_the_name_said_before_it() -> None:
+    fact = (
+        "Harbor Mills opened a plant near the river in 2010. The river was low that year. "
+        "The town was glad of the work. The company hired 300 workers in 2012."
+    )
+    assert grounded("Harbor Mills hired 300 workers in 2012.", fact)
+    assert not grounded("Harbor Mills hired 400 workers in 2012.", fact)
+
+
 # Evidence spread across a document: distant sentences and several facts compose.
 
 

@@ -3,9 +3,12 @@
 A fact that reads "Smith joined in 1955. He led the team from 1958 to 1963." supports "Smith
 led the team from 1958 to 1963": the pronoun subject stands for the most recent name. Light
 coreference, without a parser: a sentence whose subject is a pronoun (``he``, ``she``,
-``they``, or an opening ``it``; not a possessive) also holds the names of the nearest earlier
-sentence of the same fact that has names. A business record written as ``key: value`` lines
-is about the entity its first line names, so that title counts for every line.
+``they``, or an opening ``it``; not a possessive), or a definite description (an opening
+``The company``, ``This plan``: a common noun, no name after it), also holds the names of the
+nearest earlier sentence of the same fact that has names: a news article goes on about what
+it named (``Acme opened a plant. ... The company hired 300 workers.``). A business record
+written as ``key: value`` lines is about the entity its first line names, so that title counts
+for every line.
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ from groundwire.emulator.engine.lexicon import STOPWORDS
 
 _PERSONAL_SUBJECT = re.compile(r"\W*+(?:\w++\W++){0,3}?(?:he|she|they)\b", re.IGNORECASE)
 _IMPERSONAL_SUBJECT = re.compile(r"\W*+(?:it|its)\b", re.IGNORECASE)
+_DEFINITE_SUBJECT = re.compile(r"\W*+(?:The|This)\s++[a-z][a-z-]{0,30}+\b(?!\s++[A-Z])")
 _NAME = re.compile(r"\b[A-Z][\w'’-]{0,40}")
 _RECORD_LINE = re.compile(r"[^\n:]{1,80}:\s")
 _LOOKBACK_SENTENCES = 3
@@ -44,7 +48,11 @@ def antecedents(text: str, spans: Sequence[tuple[int, int]]) -> list[list[str]]:
     found: list[list[str]] = []
     for number, (start, end) in enumerate(spans):
         sentence = text[start:end]
-        if not (_PERSONAL_SUBJECT.match(sentence) or _IMPERSONAL_SUBJECT.match(sentence)):
+        if not (
+            _PERSONAL_SUBJECT.match(sentence)
+            or _IMPERSONAL_SUBJECT.match(sentence)
+            or _DEFINITE_SUBJECT.match(sentence)
+        ):
             found.append([])
             continue
         names: list[str] = []
