@@ -17,6 +17,7 @@ Each check here looks at one such thing and says whether the evidence contradict
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Iterable, Sequence
 
 from groundwire.emulator.engine.analysis import Analysis, Token
@@ -194,7 +195,9 @@ def _matches_negative_clause_best(
 ) -> bool:
     best = {True: 0.0, False: 0.0}
     for clause_terms, negative in evidence_clauses:
-        shared = sum(weight(term) for term in terms & clause_terms)
+        # fsum: a set's order follows the hash seed, and a plain float sum its order, so two
+        # clauses sharing equal weight could tie in one process and not in the next.
+        shared = math.fsum(weight(term) for term in terms & clause_terms)
         best[negative] = max(best[negative], shared)
     return best[True] > best[False]
 
