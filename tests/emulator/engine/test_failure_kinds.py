@@ -111,6 +111,16 @@ def test_saying_the_sources_are_silent_needs_no_check() -> None:
     assert not check("Unable to answer based on the given passages.", *facts)[0].check_required
 
 
+def test_none_of_the_sources_and_an_opening_however_still_say_the_sources_are_silent() -> None:
+    facts = ("The tower is 330 metres tall.",)
+    for remark in (
+        "None of the passages mention the cost of tickets.",
+        "However, the passages do not say when the tower opens.",
+        "3. However, the passages do not say when the tower opens.",
+    ):
+        assert not check(remark, *facts)[0].check_required, remark
+
+
 def test_a_remark_on_the_sources_that_also_states_a_fact_is_checked() -> None:
     (claim,) = check("The passages do not mention the cost, but it opened in 1889.", "X.")
     assert claim.check_required

@@ -625,7 +625,7 @@ SOURCE_WORDS: frozenset[str] = _words(
 )
 """Words by which an answer speaks of the facts it was given rather than of the world."""
 
-SILENCE_NEGATIONS: frozenset[str] = _words("not no unable cannot neither nor without")
+SILENCE_NEGATIONS: frozenset[str] = _words("not no none unable cannot neither nor without")
 """Negations that, with a source word and a verb of telling, say the sources are silent."""
 
 TELLING_WORDS: frozenset[str] = _words(
