@@ -144,6 +144,23 @@ def test_a_name_is_found_in_a_sentence_whose_pronoun_stands_for_it() -> None:
     assert named.score == pronoun.score
 
 
+def test_an_everyday_word_of_a_name_may_be_left_out_by_the_facts_but_a_name_may_not() -> None:
+    fact = (
+        "Two deputies who arrested a man in Marlow, Oklahoma, were reassigned on Monday "
+        "after threats against their families."
+    )
+    assert grounded(
+        "Two Marlow County deputies were reassigned on Monday after threats against their "
+        "families.",
+        fact,
+    )
+    assert not grounded(
+        "Two Marlow Dalton deputies were reassigned on Monday after threats against their "
+        "families.",
+        fact,
+    )
+
+
 def test_a_possessive_does_not_stand_for_the_earlier_name() -> None:
     fact = "Marie Curie was born in Warsaw. Her husband Pierre Curie was born in Paris."
     assert not grounded("Marie Curie was born in Paris.", fact)
