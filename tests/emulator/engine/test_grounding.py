@@ -310,6 +310,30 @@ def test_one_invented_sentence_pulls_a_long_answer_below_half_support() -> None:
     assert with_invention < 0.5
 
 
+def test_two_invented_steps_pull_a_long_answer_below_half_support() -> None:
+    steps = [
+        "Rinse the rice in cold water.",
+        "Soak the rice for twenty minutes.",
+        "Drain the rice well.",
+        "Melt the butter in a heavy pot.",
+        "Toast the rice in the butter until golden.",
+        "Pour in the hot stock.",
+        "Add a pinch of salt.",
+        "Cover the pot with a tight lid.",
+        "Simmer the rice on low heat.",
+        "Fluff the rice with a fork.",
+    ]
+    facts = [Fact(" ".join(steps))]
+    invented = (
+        " ".join(steps)
+        + " Sprinkle smoked paprika over the rice. Garnish each bowl with toasted walnuts."
+    )
+    result = check_grounding(invented, facts)
+    assert [claim.grounded for claim in result.claims[-2:]] == [False, False]
+    assert result.support_score is not None
+    assert result.support_score < 0.5
+
+
 def test_a_sentence_the_facts_only_partly_cover_costs_an_answer_less_than_a_contradicted_one() -> (
     None
 ):
