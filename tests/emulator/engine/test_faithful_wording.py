@@ -291,6 +291,19 @@ def test_a_why_question_and_a_plain_negation_still_deny() -> None:
         assert not grounded("The instructors noticed her odd behavior during the course.", fact)
 
 
+def test_an_age_given_after_a_name_supports_the_same_age_written_before_a_noun() -> None:
+    fact = (
+        "A 35-year-old man was arrested on Friday near the harbour. Police said the remains "
+        "found in the river belonged to Tomas Brel, 41, a fisherman from the town."
+    )
+    claim = (
+        "A 35-year-old man was arrested on Friday after the remains of a {}-year-old "
+        "fisherman, Tomas Brel, were found in the river."
+    )
+    assert check_grounding(claim.format(41), [Fact(fact)]).claims[0].grounded
+    assert not check_grounding(claim.format(47), [Fact(fact)]).claims[0].grounded
+
+
 def test_a_number_counts_the_noun_after_the_names_that_follow_it() -> None:
     claim = "Two Harbor City nurses were honoured for their work."
     opening = "The mayor of Harbor City spoke at the ceremony."

@@ -46,7 +46,8 @@ def unbound_numbers(claim: Analysis, evidence: Sequence[Analysis]) -> list[str]:
     evidence mentions it at all: ``two doses, three weeks apart`` has a 3, but not three
     doses. A number before a unit must not be given only in another unit of the same measure.
     Codes such as ``COVID-19`` or ``Apollo 11`` (a number right after a name) and dates are
-    not quantities.
+    not quantities. An age (``a 26-year-old man``) is also given by the number right after a
+    name, as news writes it (``Camilien, 26,``).
 
     Example:
         >>> from groundwire.emulator.engine.analysis import analyse
@@ -64,6 +65,10 @@ def unbound_numbers(claim: Analysis, evidence: Sequence[Analysis]) -> list[str]:
         if not token.numeric or not noun.content or noun.numeric or after_name:
             continue
         if noun.word_index - token.word_index > 1 or _dates(tokens, position):
+            continue
+        if _is_age(tokens, position) and any(
+            _age_after_a_name(r.tokens, token.term) for r in evidence
+        ):
             continue
         nouns = _counted_nouns(tokens, position)
         mentions = [(r, i) for r in evidence for i, t in enumerate(r.tokens) if t.term in nouns]
@@ -112,6 +117,20 @@ def _bounded_numbers(tokens: Sequence[Token]) -> list[tuple[str, int]]:
         if bound is not None:
             found.append((token.term, bound))
     return found
+
+
+def _is_age(tokens: Sequence[Token], position: int) -> bool:
+    """Whether the number at ``position`` gives an age: ``a 26-year-old man``."""
+    following = [t.term for t in tokens[position + 1 : position + 3]]
+    return following == ["year", "old"]
+
+
+def _age_after_a_name(tokens: Sequence[Token], number: str) -> bool:
+    """Whether the number stands right after a name, as news gives an age (``Camilien, 26,``)."""
+    return any(
+        token.term == number and place > 0 and tokens[place - 1].name_like
+        for place, token in enumerate(tokens)
+    )
 
 
 def _dates(tokens: Sequence[Token], position: int) -> bool:
