@@ -304,6 +304,20 @@ def test_an_age_given_after_a_name_supports_the_same_age_written_before_a_noun()
     assert not check_grounding(claim.format(47), [Fact(fact)]).claims[0].grounded
 
 
+def test_two_counts_what_the_facts_name_one_by_one() -> None:
+    pair = "Fires broke out in Dalby on Sunday, one at the mill and another at the school."
+    single = "A fire broke out in Dalby on Sunday at the mill, and other buildings were evacuated."
+    names = "Anna Berg and Ole Lund opened the bakery in Dalby in 1998."
+
+    def grounded(claim: str, fact: str) -> bool:
+        return check_grounding(claim, [Fact(fact)]).claims[0].grounded
+
+    assert grounded("Two fires broke out in Dalby on Sunday.", pair)
+    assert grounded("Two people opened the bakery in Dalby in 1998.", names)
+    assert not grounded("Three fires broke out in Dalby on Sunday.", pair)
+    assert not grounded("Two fires broke out in Dalby on Sunday.", single)
+
+
 def test_a_number_counts_the_noun_after_the_names_that_follow_it() -> None:
     claim = "Two Harbor City nurses were honoured for their work."
     opening = "The mayor of Harbor City spoke at the ceremony."

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from itertools import pairwise
 
 from groundwire.emulator.engine.analysis import Analysis, Token
 from groundwire.emulator.engine.lexicon import MEASURES
@@ -117,6 +118,46 @@ def _bounded_numbers(tokens: Sequence[Token]) -> list[tuple[str, int]]:
         if bound is not None:
             found.append((token.term, bound))
     return found
+
+
+def counts_a_pair(claim: Analysis, evidence: Sequence[Analysis]) -> bool:
+    """Whether the claim's ``two`` counts what the evidence names one by one, as a pair.
+
+    ``Two shootings`` is what ``shootings -- one at the bureau and another downtown`` says, and
+    ``the two men`` what ``Camilien and Colina knew each other`` says: the evidence writes
+    ``both``, ``one ... another`` (or ``the other``), or two names joined by ``and``.
+
+    Example:
+        >>> from groundwire.emulator.engine.analysis import analyse
+        >>> fact = [analyse("There were shootings: one at noon and another at dusk.")]
+        >>> counts_a_pair(analyse("Two shootings took place."), fact)
+        True
+        >>> counts_a_pair(analyse("Two shootings took place."), [analyse("One shooting.")])
+        False
+    """
+    tokens = claim.tokens
+    if not any(
+        t.term == "2" and place + 1 < len(tokens) and tokens[place + 1].content
+        for place, t in enumerate(tokens)
+    ):
+        return False
+    for reading in evidence:
+        said = reading.tokens
+        terms = [t.term for t in said]
+        one = terms.index("~one") if "~one" in terms else len(terms)
+        later = terms[one + 1 :]
+        if "~both" in terms or "~another" in later or _the_other(later):
+            return True
+        if any(
+            said[place].term == "~and" and said[place - 1].name_like and said[place + 1].name_like
+            for place in range(1, len(said) - 1)
+        ):
+            return True
+    return False
+
+
+def _the_other(terms: Sequence[str]) -> bool:
+    return any(first == "~the" and second == "~other" for first, second in pairwise(terms))
 
 
 def _is_age(tokens: Sequence[Token], position: int) -> bool:

@@ -22,7 +22,7 @@ from groundwire.emulator.engine.checks import (
 from groundwire.emulator.engine.index import Window
 from groundwire.emulator.engine.layout import strip_layout
 from groundwire.emulator.engine.matching import ClaimMatcher
-from groundwire.emulator.engine.quantities import opposite_bounds, unbound_numbers
+from groundwire.emulator.engine.quantities import counts_a_pair, opposite_bounds, unbound_numbers
 from groundwire.emulator.engine.rarity import is_general
 from groundwire.emulator.engine.relations import (
     name_runs,
@@ -97,6 +97,8 @@ def veto_factor(
     if readings:
         missing += [n for n in unbound_numbers(matcher.claim, readings) if n not in missing]
         missing += [n for n in opposite_bounds(matcher.claim, readings) if n not in missing]
+        if "2" in missing and counts_a_pair(matcher.claim, readings):
+            missing.remove("2")
     if missing:
         factor *= MISSING_KEY_FACTOR * MORE_MISSING_KEYS_FACTOR ** (len(missing) - 1)
     elif len(readings) > 1 and conflicting_value(matcher.claim, keys, readings):
