@@ -304,6 +304,12 @@ def test_an_age_given_after_a_name_supports_the_same_age_written_before_a_noun()
     assert not check_grounding(claim.format(47), [Fact(fact)]).claims[0].grounded
 
 
+def test_a_verb_of_saying_is_attribution_in_every_form() -> None:
+    fact = [Fact("The two fires in Dalby were connected, police said on Monday.")]
+    claim = "Fires broke out in Dalby, with police stating they were connected."
+    assert check_grounding(claim, fact).claims[0].grounded
+
+
 def test_two_counts_what_the_facts_name_one_by_one() -> None:
     pair = "Fires broke out in Dalby on Sunday, one at the mill and another at the school."
     single = "A fire broke out in Dalby on Sunday at the mill, and other buildings were evacuated."

@@ -23,8 +23,9 @@ STOPWORDS: frozenset[str] = _words(
     across along around and or but nor so yet if then than as also too very just only even
     still already such some any each every all both either most more much many several various
     other another same own few lot lots not no never none cannot says said say saying report
-    reports reported reporting according stated states state notes noted claims claimed claim
-    told tells approximately roughly nearly almost around about estimated estimate some over
+    reports reported reporting according stated states state stating notes noted claims claimed
+    claim claiming told tells approximately roughly nearly almost around about estimated estimate
+    some over
     more less located situated based known called named include includes including included
     currently now today ever once again well while whereas although though however because out
     true therefore thus hence additionally furthermore moreover overall finally lastly also
