@@ -161,6 +161,15 @@ def test_an_everyday_word_of_a_name_may_be_left_out_by_the_facts_but_a_name_may_
     )
 
 
+def test_a_surname_alone_stands_for_the_one_full_name_it_ended_before() -> None:
+    filler = "Rain fell all morning. Crowds lined the road. Music played at the finish. "
+    said = "Dale said the final hill was the hardest part."
+    one = "On Sunday, Ann (Berg) Dale won the race in Oslo. " + filler + said
+    two = "For years, Tom Dale and Eva Dale ran the shop in Oslo. " + filler + said
+    assert grounded("After the race, Ann said the final hill was the hardest part.", one)
+    assert not grounded("After the race, Tom said the final hill was the hardest part.", two)
+
+
 def test_a_possessive_does_not_stand_for_the_earlier_name() -> None:
     fact = "Marie Curie was born in Warsaw. Her husband Pierre Curie was born in Paris."
     assert not grounded("Marie Curie was born in Paris.", fact)
