@@ -310,6 +310,18 @@ def test_a_verb_of_saying_is_attribution_in_every_form() -> None:
     assert check_grounding(claim, fact).claims[0].grounded
 
 
+def test_a_currency_sign_is_no_slot_that_another_amount_fills() -> None:
+    fact = [
+        Fact(
+            "The simplified method lets a taxpayer deduct $5 per square foot. "
+            "With it, a taxpayer may claim up to $1,500 in all."
+        )
+    ]
+    claim = "The simplified method lets a taxpayer claim up to ${}."
+    assert check_grounding(claim.format("1,500"), fact).claims[0].grounded
+    assert not check_grounding(claim.format("2,500"), fact).claims[0].grounded
+
+
 def test_two_counts_what_the_facts_name_one_by_one() -> None:
     pair = "Fires broke out in Dalby on Sunday, one at the mill and another at the school."
     single = "A fire broke out in Dalby on Sunday at the mill, and other buildings were evacuated."

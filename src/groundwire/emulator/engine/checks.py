@@ -28,6 +28,7 @@ _COORDINATOR_TERMS = frozenset({"~and", "~or", "~but", "~nor"})
 _NEGATING_PREFIXES = ("un", "non")
 _SHORTEST_NEGATED_BASE = 4
 _SLOT_REACH = 3
+_CURRENCY_TERMS = frozenset(word_terms(word)[0] for word in ("dollar", "euro", "pound", "yen"))
 
 
 def _opposites_by_term() -> dict[str, frozenset[str]]:
@@ -295,6 +296,8 @@ def _slot_word(tokens: Sequence[Token], position: int, key_places: set[int]) -> 
     window = tokens[max(0, position - _SLOT_REACH) : position]
     before = [t for t in window if t.content]
     if not before or id(before[-1]) in key_places or before[-1].numeric:
+        return None
+    if before[-1].term in _CURRENCY_TERMS:
         return None
     slot_place = max(i for i, t in enumerate(window) if t is before[-1])
     if any(t.term in _COORDINATOR_TERMS for t in window[slot_place + 1 :]):
