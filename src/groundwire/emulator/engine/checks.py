@@ -291,7 +291,8 @@ def _slot_word(tokens: Sequence[Token], position: int, key_places: set[int]) -> 
 
     None when a coordinator stands between them (in ``385 killed and 342 wounded`` the 342 is
     no value of ``killed``), or when the key is a number that counts the word after it (``the
-    five biggest airlines``: what it counts is the quantity check's).
+    five biggest airlines``: what it counts is the quantity check's), or when the word before
+    it is a currency sign (``$1,500``: ``$5`` elsewhere is another amount, not another value).
     """
     window = tokens[max(0, position - _SLOT_REACH) : position]
     before = [t for t in window if t.content]
