@@ -83,8 +83,7 @@ def answer_support(
     claim that is not grounded gets partial credit, ``PARTIAL_CREDIT`` times its share of the
     default bar, when the facts only cover part of it (a paraphrase says more than its source
     in other words), and none when its evidence contradicts it (``contradicted``, per claim;
-    when not given, no claim gets partial
-    credit). None when no claim needs a check.
+    when not given, no claim gets partial credit). None when no claim needs a check.
 
     Example:
         >>> grounded = Claim("Rome is old.", 0, 12, True, 1.0, True, ())

@@ -25,8 +25,8 @@ STOPWORDS: frozenset[str] = _words(
     other another same own few lot lots not no never none cannot says said say saying report
     reports reported reporting according stated states state stating notes noted claims claimed
     claim claiming told tells approximately roughly nearly almost around about estimated estimate
-    some over
-    more less located situated based known called named include includes including included
+    some over more less located situated based known called named include includes including
+    included
     currently now today ever once again well while whereas although though however because out
     true therefore thus hence additionally furthermore moreover overall finally lastly also
     conversely meanwhile likewise similarly instead

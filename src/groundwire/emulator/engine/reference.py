@@ -8,9 +8,8 @@ coreference, without a parser: a sentence whose subject is a pronoun (``he``, ``
 nearest earlier sentence of the same fact that has names: a news article goes on about what
 it named (``Acme opened a plant. ... The company hired 300 workers.``). A surname alone
 also holds the other words of the one full name it ended earlier in the fact (``Dillard``
-after ``Jill (Duggar) Dillard``). A business record
-written as ``key: value`` lines is about the entity its first line names, so that title counts
-for every line.
+after ``Jill (Duggar) Dillard``). A business record written as ``key: value`` lines is about
+the entity its first line names, so that title counts for every line.
 """
 
 from __future__ import annotations
