@@ -52,6 +52,16 @@ def test_abbreviations_initials_and_decimals_do_not_end_a_claim() -> None:
     ]
 
 
+def test_a_unit_letter_after_a_number_ends_a_claim() -> None:
+    answer = "Heat the oven to 425° F. Combine the flour and salt. Bake at 350 F. Serve warm."
+    assert claim_texts(answer) == [
+        "Heat the oven to 425° F.",
+        "Combine the flour and salt.",
+        "Bake at 350 F.",
+        "Serve warm.",
+    ]
+
+
 def test_each_line_of_a_list_is_a_claim() -> None:
     answer = "Here is what I found:\n- The tower is 330 metres tall.\n- It opened in 1889."
     assert claim_texts(answer) == [

@@ -111,6 +111,16 @@ def test_saying_the_sources_are_silent_needs_no_check() -> None:
     assert not check("Unable to answer based on the given passages.", *facts)[0].check_required
 
 
+def test_none_of_the_sources_and_an_opening_however_still_say_the_sources_are_silent() -> None:
+    facts = ("The tower is 330 metres tall.",)
+    for remark in (
+        "None of the passages mention the cost of tickets.",
+        "However, the passages do not say when the tower opens.",
+        "3. However, the passages do not say when the tower opens.",
+    ):
+        assert not check(remark, *facts)[0].check_required, remark
+
+
 def test_a_remark_on_the_sources_that_also_states_a_fact_is_checked() -> None:
     (claim,) = check("The passages do not mention the cost, but it opened in 1889.", "X.")
     assert claim.check_required
@@ -134,6 +144,32 @@ def test_a_name_is_found_in_a_sentence_whose_pronoun_stands_for_it() -> None:
     assert named.score == pronoun.score
 
 
+def test_an_everyday_word_of_a_name_may_be_left_out_by_the_facts_but_a_name_may_not() -> None:
+    fact = (
+        "Two deputies who arrested a man in Marlow, Oklahoma, were reassigned on Monday "
+        "after threats against their families."
+    )
+    assert grounded(
+        "Two Marlow County deputies were reassigned on Monday after threats against their "
+        "families.",
+        fact,
+    )
+    assert not grounded(
+        "Two Marlow Dalton deputies were reassigned on Monday after threats against their "
+        "families.",
+        fact,
+    )
+
+
+def test_a_surname_alone_stands_for_the_one_full_name_it_ended_before() -> None:
+    filler = "Rain fell all morning. Crowds lined the road. Music played at the finish. "
+    said = "Dale said the final hill was the hardest part."
+    one = "On Sunday, Ann (Berg) Dale won the race in Oslo. " + filler + said
+    two = "For years, Tom Dale and Eva Dale ran the shop in Oslo. " + filler + said
+    assert grounded("After the race, Ann said the final hill was the hardest part.", one)
+    assert not grounded("After the race, Tom said the final hill was the hardest part.", two)
+
+
 def test_a_possessive_does_not_stand_for_the_earlier_name() -> None:
     fact = "Marie Curie was born in Warsaw. Her husband Pierre Curie was born in Paris."
     assert not grounded("Marie Curie was born in Paris.", fact)
@@ -146,6 +182,15 @@ def test_a_pronoun_stands_for_the_most_recent_name_not_an_earlier_one() -> None:
     )
     assert grounded("Jones led the team in 1960.", fact)
     assert not grounded("Smith led the team in 1960.", fact)
+
+
+def test_a_definite_description_stands_for_the_name_said_before_it() -> None:
+    fact = (
+        "Harbor Mills opened a plant near the river in 2010. The river was low that year. "
+        "The town was glad of the work. The company hired 300 workers in 2012."
+    )
+    assert grounded("Harbor Mills hired 300 workers in 2012.", fact)
+    assert not grounded("Harbor Mills hired 400 workers in 2012.", fact)
 
 
 # Evidence spread across a document: distant sentences and several facts compose.

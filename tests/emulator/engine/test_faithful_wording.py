@@ -291,6 +291,51 @@ def test_a_why_question_and_a_plain_negation_still_deny() -> None:
         assert not grounded("The instructors noticed her odd behavior during the course.", fact)
 
 
+def test_an_age_given_after_a_name_supports_the_same_age_written_before_a_noun() -> None:
+    fact = (
+        "A 35-year-old man was arrested on Friday near the harbour. Police said the remains "
+        "found in the river belonged to Tomas Brel, 41, a fisherman from the town."
+    )
+    claim = (
+        "A 35-year-old man was arrested on Friday after the remains of a {}-year-old "
+        "fisherman, Tomas Brel, were found in the river."
+    )
+    assert check_grounding(claim.format(41), [Fact(fact)]).claims[0].grounded
+    assert not check_grounding(claim.format(47), [Fact(fact)]).claims[0].grounded
+
+
+def test_a_verb_of_saying_is_attribution_in_every_form() -> None:
+    fact = [Fact("The two fires in Dalby were connected, police said on Monday.")]
+    claim = "Fires broke out in Dalby, with police stating they were connected."
+    assert check_grounding(claim, fact).claims[0].grounded
+
+
+def test_a_currency_sign_is_no_slot_that_another_amount_fills() -> None:
+    fact = [
+        Fact(
+            "The simplified method lets a taxpayer deduct $5 per square foot. "
+            "With it, a taxpayer may claim up to $1,500 in all."
+        )
+    ]
+    claim = "The simplified method lets a taxpayer claim up to ${}."
+    assert check_grounding(claim.format("1,500"), fact).claims[0].grounded
+    assert not check_grounding(claim.format("2,500"), fact).claims[0].grounded
+
+
+def test_two_counts_what_the_facts_name_one_by_one() -> None:
+    pair = "Fires broke out in Dalby on Sunday, one at the mill and another at the school."
+    single = "A fire broke out in Dalby on Sunday at the mill, and other buildings were evacuated."
+    names = "Anna Berg and Ole Lund opened the bakery in Dalby in 1998."
+
+    def grounded(claim: str, fact: str) -> bool:
+        return check_grounding(claim, [Fact(fact)]).claims[0].grounded
+
+    assert grounded("Two fires broke out in Dalby on Sunday.", pair)
+    assert grounded("Two people opened the bakery in Dalby in 1998.", names)
+    assert not grounded("Three fires broke out in Dalby on Sunday.", pair)
+    assert not grounded("Two fires broke out in Dalby on Sunday.", single)
+
+
 def test_a_number_counts_the_noun_after_the_names_that_follow_it() -> None:
     claim = "Two Harbor City nurses were honoured for their work."
     opening = "The mayor of Harbor City spoke at the ceremony."

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 from collections.abc import Sequence
 from itertools import pairwise
 
@@ -307,6 +310,30 @@ def test_one_invented_sentence_pulls_a_long_answer_below_half_support() -> None:
     assert with_invention < 0.5
 
 
+def test_two_invented_steps_pull_a_long_answer_below_half_support() -> None:
+    steps = [
+        "Rinse the rice in cold water.",
+        "Soak the rice for twenty minutes.",
+        "Drain the rice well.",
+        "Melt the butter in a heavy pot.",
+        "Toast the rice in the butter until golden.",
+        "Pour in the hot stock.",
+        "Add a pinch of salt.",
+        "Cover the pot with a tight lid.",
+        "Simmer the rice on low heat.",
+        "Fluff the rice with a fork.",
+    ]
+    facts = [Fact(" ".join(steps))]
+    invented = (
+        " ".join(steps)
+        + " Sprinkle smoked paprika over the rice. Garnish each bowl with toasted walnuts."
+    )
+    result = check_grounding(invented, facts)
+    assert [claim.grounded for claim in result.claims[-2:]] == [False, False]
+    assert result.support_score is not None
+    assert result.support_score < 0.5
+
+
 def test_a_sentence_the_facts_only_partly_cover_costs_an_answer_less_than_a_contradicted_one() -> (
     None
 ):
@@ -326,6 +353,34 @@ def test_a_sentence_the_facts_only_partly_cover_costs_an_answer_less_than_a_cont
     assert partly_result.support_score is not None
     assert contradicted_result.support_score is not None
     assert partly_result.support_score > contradicted_result.support_score + 0.03
+
+
+_EQUAL_WEIGHT_CLAUSES = """
+from groundwire.emulator.engine.analysis import analyse
+from groundwire.emulator.engine.checks import negation_conflict
+weights = {"amber": 0.1, "basalt": 0.2, "cobalt": 0.3, "dun": 0.3, "ember": 0.2, "flint": 0.1}
+claim = analyse("Amber basalt cobalt dune ember flint.")
+evidence = [analyse("Amber basalt cobalt were not seen."), analyse("Dune ember flint were seen.")]
+print(negation_conflict(claim, evidence, lambda term: weights.get(term, 0.0)))
+"""
+
+
+def test_a_negative_and_a_positive_clause_of_equal_weight_tie_whatever_the_hash_seed() -> None:
+    # The claim shares 0.1 + 0.2 + 0.3 with each clause; summed in a set's order (which the
+    # hash seed picks), the two totals differed in the last bit in some processes.
+    verdicts = set()
+    for seed in range(16):
+        environment = {**os.environ, "PYTHONHASHSEED": str(seed)}
+        run = subprocess.run(
+            [sys.executable, "-c", _EQUAL_WEIGHT_CLAUSES],
+            env=environment,
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=True,
+        )
+        verdicts.add(run.stdout.strip())
+    assert verdicts == {"False"}
 
 
 def test_a_negation_read_in_prose_keeps_a_claim_uncited_but_contradicts_nothing() -> None:

@@ -73,8 +73,13 @@ def needs_check(sentence: str) -> bool:
 
 
 def _says_sources_are_silent(words: list[str]) -> bool:
-    """A negated verb of telling with the sources as its topic, and no contrast after it."""
+    """A negated verb of telling with the sources as its topic, and no contrast after it.
+
+    A contrast that opens the sentence (``However, the passages do not say...``) looks back
+    at the previous sentence: it starts no second clause of this one.
+    """
     present = set(words)
+    opening = next((place for place, word in enumerate(words) if word.isalpha()), 0)
     negated = not present.isdisjoint(SILENCE_NEGATIONS) or any(
         word.endswith("n't") for word in words
     )
@@ -82,7 +87,7 @@ def _says_sources_are_silent(words: list[str]) -> bool:
         negated
         and not present.isdisjoint(SOURCE_WORDS)
         and not present.isdisjoint(TELLING_WORDS)
-        and present.isdisjoint(CLAUSE_BREAK_WORDS)
+        and not any(word in CLAUSE_BREAK_WORDS for word in words[opening + 1 :])
     )
 
 

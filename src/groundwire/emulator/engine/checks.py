@@ -17,6 +17,7 @@ Each check here looks at one such thing and says whether the evidence contradict
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Iterable, Sequence
 
 from groundwire.emulator.engine.analysis import Analysis, Token
@@ -27,6 +28,7 @@ _COORDINATOR_TERMS = frozenset({"~and", "~or", "~but", "~nor"})
 _NEGATING_PREFIXES = ("un", "non")
 _SHORTEST_NEGATED_BASE = 4
 _SLOT_REACH = 3
+_CURRENCY_TERMS = frozenset(word_terms(word)[0] for word in ("dollar", "euro", "pound", "yen"))
 
 
 def _opposites_by_term() -> dict[str, frozenset[str]]:
@@ -194,7 +196,9 @@ def _matches_negative_clause_best(
 ) -> bool:
     best = {True: 0.0, False: 0.0}
     for clause_terms, negative in evidence_clauses:
-        shared = sum(weight(term) for term in terms & clause_terms)
+        # fsum: a set's order follows the hash seed, and a plain float sum its order, so two
+        # clauses sharing equal weight could tie in one process and not in the next.
+        shared = math.fsum(weight(term) for term in terms & clause_terms)
         best[negative] = max(best[negative], shared)
     return best[True] > best[False]
 
@@ -287,11 +291,14 @@ def _slot_word(tokens: Sequence[Token], position: int, key_places: set[int]) -> 
 
     None when a coordinator stands between them (in ``385 killed and 342 wounded`` the 342 is
     no value of ``killed``), or when the key is a number that counts the word after it (``the
-    five biggest airlines``: what it counts is the quantity check's).
+    five biggest airlines``: what it counts is the quantity check's), or when the word before
+    it is a currency sign (``$1,500``: ``$5`` elsewhere is another amount, not another value).
     """
     window = tokens[max(0, position - _SLOT_REACH) : position]
     before = [t for t in window if t.content]
     if not before or id(before[-1]) in key_places or before[-1].numeric:
+        return None
+    if before[-1].term in _CURRENCY_TERMS:
         return None
     slot_place = max(i for i, t in enumerate(window) if t is before[-1])
     if any(t.term in _COORDINATOR_TERMS for t in window[slot_place + 1 :]):

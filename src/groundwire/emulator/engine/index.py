@@ -19,7 +19,7 @@ from groundwire.emulator.engine.analysis import analyse
 from groundwire.emulator.engine.caches import text_cache
 from groundwire.emulator.engine.layout import strip_layout
 from groundwire.emulator.engine.rarity import is_general
-from groundwire.emulator.engine.reference import antecedents, record_title
+from groundwire.emulator.engine.reference import antecedents, record_title, surname_antecedents
 from groundwire.emulator.engine.results import Fact
 from groundwire.emulator.engine.sentences import split_sentences
 from groundwire.emulator.engine.text import MAX_CACHED_TEXT, clear_text_caches, content_terms
@@ -222,6 +222,9 @@ def _fact_sentences(
     spans = tuple(split_sentences(text))
     terms = [content_terms(strip_layout(text[start:end])) for start, end in spans]
     for number, names in enumerate(antecedents(text, spans)):
+        if names:
+            terms[number] = terms[number] | content_terms(" ".join(names))
+    for number, names in enumerate(surname_antecedents(text, spans)):
         if names:
             terms[number] = terms[number] | content_terms(" ".join(names))
     return spans, tuple(terms), content_terms(record_title(text, spans))

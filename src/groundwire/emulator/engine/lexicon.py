@@ -23,9 +23,10 @@ STOPWORDS: frozenset[str] = _words(
     across along around and or but nor so yet if then than as also too very just only even
     still already such some any each every all both either most more much many several various
     other another same own few lot lots not no never none cannot says said say saying report
-    reports reported reporting according stated states state notes noted claims claimed claim
-    told tells approximately roughly nearly almost around about estimated estimate some over
-    more less located situated based known called named include includes including included
+    reports reported reporting according stated states state stating notes noted claims claimed
+    claim claiming told tells approximately roughly nearly almost around about estimated estimate
+    some over more less located situated based known called named include includes including
+    included
     currently now today ever once again well while whereas although though however because out
     true therefore thus hence additionally furthermore moreover overall finally lastly also
     conversely meanwhile likewise similarly instead
@@ -625,7 +626,7 @@ SOURCE_WORDS: frozenset[str] = _words(
 )
 """Words by which an answer speaks of the facts it was given rather than of the world."""
 
-SILENCE_NEGATIONS: frozenset[str] = _words("not no unable cannot neither nor without")
+SILENCE_NEGATIONS: frozenset[str] = _words("not no none unable cannot neither nor without")
 """Negations that, with a source word and a verb of telling, say the sources are silent."""
 
 TELLING_WORDS: frozenset[str] = _words(

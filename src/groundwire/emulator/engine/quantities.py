@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from itertools import pairwise
 
 from groundwire.emulator.engine.analysis import Analysis, Token
 from groundwire.emulator.engine.lexicon import MEASURES
@@ -46,7 +47,8 @@ def unbound_numbers(claim: Analysis, evidence: Sequence[Analysis]) -> list[str]:
     evidence mentions it at all: ``two doses, three weeks apart`` has a 3, but not three
     doses. A number before a unit must not be given only in another unit of the same measure.
     Codes such as ``COVID-19`` or ``Apollo 11`` (a number right after a name) and dates are
-    not quantities.
+    not quantities. An age (``a 26-year-old man``) is also given by the number right after a
+    name, as news writes it (``Camilien, 26,``).
 
     Example:
         >>> from groundwire.emulator.engine.analysis import analyse
@@ -64,6 +66,10 @@ def unbound_numbers(claim: Analysis, evidence: Sequence[Analysis]) -> list[str]:
         if not token.numeric or not noun.content or noun.numeric or after_name:
             continue
         if noun.word_index - token.word_index > 1 or _dates(tokens, position):
+            continue
+        if _is_age(tokens, position) and any(
+            _age_after_a_name(r.tokens, token.term) for r in evidence
+        ):
             continue
         nouns = _counted_nouns(tokens, position)
         mentions = [(r, i) for r in evidence for i, t in enumerate(r.tokens) if t.term in nouns]
@@ -112,6 +118,60 @@ def _bounded_numbers(tokens: Sequence[Token]) -> list[tuple[str, int]]:
         if bound is not None:
             found.append((token.term, bound))
     return found
+
+
+def counts_a_pair(claim: Analysis, evidence: Sequence[Analysis]) -> bool:
+    """Whether the claim's ``two`` counts what the evidence names one by one, as a pair.
+
+    ``Two shootings`` is what ``shootings -- one at the bureau and another downtown`` says, and
+    ``the two men`` what ``Camilien and Colina knew each other`` says: the evidence writes
+    ``both``, ``one ... another`` (or ``the other``), or two names joined by ``and``.
+
+    Example:
+        >>> from groundwire.emulator.engine.analysis import analyse
+        >>> fact = [analyse("There were shootings: one at noon and another at dusk.")]
+        >>> counts_a_pair(analyse("Two shootings took place."), fact)
+        True
+        >>> counts_a_pair(analyse("Two shootings took place."), [analyse("One shooting.")])
+        False
+    """
+    tokens = claim.tokens
+    if not any(
+        t.term == "2" and place + 1 < len(tokens) and tokens[place + 1].content
+        for place, t in enumerate(tokens)
+    ):
+        return False
+    for reading in evidence:
+        said = reading.tokens
+        terms = [t.term for t in said]
+        one = terms.index("~one") if "~one" in terms else len(terms)
+        later = terms[one + 1 :]
+        if "~both" in terms or "~another" in later or _the_other(later):
+            return True
+        if any(
+            said[place].term == "~and" and said[place - 1].name_like and said[place + 1].name_like
+            for place in range(1, len(said) - 1)
+        ):
+            return True
+    return False
+
+
+def _the_other(terms: Sequence[str]) -> bool:
+    return any(first == "~the" and second == "~other" for first, second in pairwise(terms))
+
+
+def _is_age(tokens: Sequence[Token], position: int) -> bool:
+    """Whether the number at ``position`` gives an age: ``a 26-year-old man``."""
+    following = [t.term for t in tokens[position + 1 : position + 3]]
+    return following == ["year", "old"]
+
+
+def _age_after_a_name(tokens: Sequence[Token], number: str) -> bool:
+    """Whether the number stands right after a name, as news gives an age (``Camilien, 26,``)."""
+    return any(
+        token.term == number and place > 0 and tokens[place - 1].name_like
+        for place, token in enumerate(tokens)
+    )
 
 
 def _dates(tokens: Sequence[Token], position: int) -> bool:

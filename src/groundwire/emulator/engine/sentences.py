@@ -173,8 +173,8 @@ def _previous_word_opening(text: str, first_visible: int, word_start: int) -> st
 def _is_initial(written: str, previous_opening: str) -> bool:
     """Whether a lone capital is an initial: after a name or another (``J. K. Rowling``).
 
-    ``vitamin C.`` ends a sentence.
+    ``vitamin C.`` ends a sentence, and so does a unit after a number (``425° F.``).
     """
     if len(written) != 1 or not written.isupper():
         return False
-    return not previous_opening.islower()
+    return not previous_opening.islower() and not previous_opening.isdigit()

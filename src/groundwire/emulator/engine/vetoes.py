@@ -22,7 +22,8 @@ from groundwire.emulator.engine.checks import (
 from groundwire.emulator.engine.index import Window
 from groundwire.emulator.engine.layout import strip_layout
 from groundwire.emulator.engine.matching import ClaimMatcher
-from groundwire.emulator.engine.quantities import opposite_bounds, unbound_numbers
+from groundwire.emulator.engine.quantities import counts_a_pair, opposite_bounds, unbound_numbers
+from groundwire.emulator.engine.rarity import is_general
 from groundwire.emulator.engine.relations import (
     name_runs,
     roles_swapped,
@@ -84,15 +85,20 @@ def veto_factor(
         [analyse(strip_layout(text)) for text in texts] if matcher.needs_readings(texts) else []
     )
     factor = 1.0
-    runs = {term: name for name in name_runs(keys) for term in name[:-1]}
+    names = name_runs(keys)
+    runs = {term: name for name in names for term in name[:-1]}
+    whole = {term: name for name in names for term in name}
     missing = [
         term
         for term in missing_key_terms(keys, evidence_terms, index.related_terms)
         if not _named_by_its_last_word(runs.get(term), evidence_terms, matcher)
+        and not _everyday_word_of_a_named_name(term, whole.get(term), evidence_terms)
     ]
     if readings:
         missing += [n for n in unbound_numbers(matcher.claim, readings) if n not in missing]
         missing += [n for n in opposite_bounds(matcher.claim, readings) if n not in missing]
+        if "2" in missing and counts_a_pair(matcher.claim, readings):
+            missing.remove("2")
     if missing:
         factor *= MISSING_KEY_FACTOR * MORE_MISSING_KEYS_FACTOR ** (len(missing) - 1)
     elif len(readings) > 1 and conflicting_value(matcher.claim, keys, readings):
@@ -120,6 +126,20 @@ def veto_factor(
     if named and not all(window.fact_index in named for window in windows):
         factor *= OTHER_SOURCE_FACTOR
     return factor * read * ADDED_DETAIL_FACTOR**matcher.added_details, factor < 1.0
+
+
+def _everyday_word_of_a_named_name(
+    term: str, name: tuple[str, ...] | None, evidence_terms: frozenset[str]
+) -> bool:
+    """Whether a missing word of a name is an everyday word beside a specific one the evidence has.
+
+    A summary writes ``Tulsa County deputies`` where the article says ``deputies in Tulsa``:
+    the name's specific word (``Tulsa``, not an everyday word) names it, and the missing one
+    is an everyday word (``County``, ``Airport``), not another name (``Tulsa Smith``).
+    """
+    if name is None or len(name) < 2 or not is_general(term):
+        return False
+    return any(word != term and word in evidence_terms and not is_general(word) for word in name)
 
 
 def _named_by_its_last_word(
