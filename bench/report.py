@@ -67,7 +67,9 @@ def _throughput(found: dict[str, Any]) -> list[str]:
     settings = found["settings"]
     lines = [
         f"{settings['rounds']} interleaved round(s) of {settings['seconds']} s per contender, "
-        f"workload and load, after {settings['warmup']} s of warm-up; medians over rounds. "
+        f"workload and load ({settings.get('busy_seconds', settings['seconds'])} s at more "
+        f"than one call in flight), after {settings['warmup']} s of warm-up; medians over "
+        "rounds. "
         "CPU is the contender process's own (`time.process_time`), per completed call. "
         "groundwire runs with `validate=False` (the stub and the official client validate "
         "nothing) except in `groundwire-grpc-validate`; the stub and the official client "

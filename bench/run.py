@@ -61,7 +61,9 @@ def quality() -> dict[str, Any]:
 def sections(quick: bool) -> dict[str, Callable[[], dict[str, Any]]]:
     """Each section's name and how to run it, in running order."""
     settings = (
-        throughput.Settings(rounds=1, warmup=0.2, seconds=0.5) if quick else throughput.Settings()
+        throughput.Settings(rounds=1, warmup=0.2, seconds=0.5, busy_seconds=0.5)
+        if quick
+        else throughput.Settings()
     )
     return {
         "throughput": lambda: throughput.measure(settings),
