@@ -131,16 +131,35 @@ class _Settings:
         self.ssl_context = ssl_context
         self.pool_limits = pool_limits
 
-    def retrying(self, timeout: float | None, retry: RetryArgument = CLIENT_RETRY) -> Retrying:
+    def retrying(
+        self,
+        timeout: float | None,
+        retry: RetryArgument = CLIENT_RETRY,
+        *,
+        started: float | None = None,
+        attempts: int = 0,
+    ) -> Retrying:
         """The retry state of one call, whose deadline is its own `timeout`, else the client's.
 
         `retry` is the call's policy (`CLIENT_RETRY`: the client's; None: no retries). The
-        policy's `timeout` is the deadline instead when it is smaller.
+        policy's `timeout` is the deadline instead when it is smaller. A call whose first
+        attempt failed passes when it `started` and `attempts=1` (see `first_timeout`).
         """
         if self.closed:
             raise ClientClosed("this client is closed; create a new one")
         policy = self.retry if retry is CLIENT_RETRY else retry
-        return Retrying(policy, self.timeout if timeout is None else timeout, self.random)
+        budget = self.timeout if timeout is None else timeout
+        return Retrying(policy, budget, self.random, started=started, attempts=attempts)
+
+    def first_timeout(self, timeout: float | None, retry: RetryArgument = CLIENT_RETRY) -> float:
+        """The first attempt's timeout: all of the call's deadline (see `retrying`).
+
+        Most calls succeed at once: they take this instead of a `Retrying`, which the plain
+        loop makes only after a failure, from the time the call started.
+        """
+        policy = self.retry if retry is CLIENT_RETRY else retry
+        budget = self.timeout if timeout is None else timeout
+        return policy.timeout if policy is not None and policy.timeout < budget else budget
 
     def connection(self, api: str, location: str, quota_project: str | None) -> _Connection:
         """The endpoints of `api`, the credentials for those that carry any, the certificate.

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import (
     AsyncGenerator,
     AsyncIterable,
@@ -30,6 +31,7 @@ ResultT = TypeVar("ResultT")
 
 if TYPE_CHECKING:
     from groundwire.aio_batch import AsyncBatch
+    from groundwire.core.retry import Retrying
     from groundwire.transports.base import AsyncTransport
 
 
@@ -274,7 +276,8 @@ class AsyncGroundingClient(ClientBase):
         """One unary call with the user's per-call options; the result read from its answer.
 
         The plain loop is written out here, not in a coroutine of its own (see the sync
-        client's `_run`); a transport already bound to this loop is taken without awaiting.
+        client's `_run`); a transport already bound to this loop is taken without awaiting,
+        and the retry state exists only after a failed first attempt.
         """
         if metadata:
             call = with_call_metadata(call, metadata)
@@ -285,28 +288,48 @@ class AsyncGroundingClient(ClientBase):
                 )
                 response = await self._intercepted_unary(running, call, timeout, retry)
             else:
-                retrying = self._settings.retrying(timeout, retry)
+                settings = self._settings
                 transport = self._bound_transport(call.method.api)
                 if transport is None:
                     transport = await self._transport(call.method.api)
-                while True:
-                    try:
-                        response = await transport.unary(
-                            call.method,
-                            call.request,
-                            timeout=retrying.attempt_timeout(),
-                            metadata=call.metadata,
-                        )
-                        break
-                    except GroundwireError as error:
-                        delay = retrying.after_failure(error)
-                        if delay is None:
-                            raise
-                        log_retry(call.method, retrying.attempts, error, delay)
-                        await asyncio.sleep(delay)
+                started = time.monotonic()
+                try:
+                    response = await transport.unary(
+                        call.method,
+                        call.request,
+                        timeout=settings.first_timeout(timeout, retry),
+                        metadata=call.metadata,
+                    )
+                except GroundwireError as error:
+                    retrying = settings.retrying(timeout, retry, started=started, attempts=1)
+                    response = await self._retried(call, transport, retrying, error)
         except GroundwireError as error:
             raise self._explained(error, call.request) from error.__cause__
         return call.finish(response)
+
+    async def _retried(
+        self,
+        call: calls.Call[Any],
+        transport: AsyncTransport,
+        retrying: Retrying,
+        error: GroundwireError,
+    ) -> message.Message:
+        """The attempts after one that failed with `error`, while the policy allows them."""
+        while True:
+            delay = retrying.after_failure(error)
+            if delay is None:
+                raise error
+            log_retry(call.method, retrying.attempts, error, delay)
+            await asyncio.sleep(delay)
+            try:
+                return await transport.unary(
+                    call.method,
+                    call.request,
+                    timeout=retrying.attempt_timeout(),
+                    metadata=call.metadata,
+                )
+            except GroundwireError as failure:
+                error = failure
 
     async def _intercepted_unary(
         self,

@@ -24,6 +24,7 @@ ResultT = TypeVar("ResultT")
 
 if TYPE_CHECKING:
     from groundwire.batch import Batch
+    from groundwire.core.retry import Retrying
     from groundwire.transports.base import Transport
 
 
@@ -381,7 +382,8 @@ class GroundingClient(ClientBase):
         """One unary call with the user's per-call options; the result read from its answer.
 
         The plain loop (no interceptors) is written out here rather than in a method of its
-        own: it is the hot path, and every call pays for each frame it goes through.
+        own: it is the hot path, and every call pays for each frame it goes through. The
+        first attempt takes the whole deadline; the retry state exists only after a failure.
         """
         if metadata:
             call = with_call_metadata(call, metadata)
@@ -392,26 +394,48 @@ class GroundingClient(ClientBase):
                 )
                 response = self._intercepted_unary(running, call, timeout, retry)
             else:
-                retrying = self._settings.retrying(timeout, retry)
-                transport = self._transport(call.method.api)
-                while True:
-                    try:
-                        response = transport.unary(
-                            call.method,
-                            call.request,
-                            timeout=retrying.attempt_timeout(),
-                            metadata=call.metadata,
-                        )
-                        break
-                    except GroundwireError as error:
-                        delay = retrying.after_failure(error)
-                        if delay is None:
-                            raise
-                        log_retry(call.method, retrying.attempts, error, delay)
-                        time.sleep(delay)
+                settings = self._settings
+                transport = self._transports.get(call.method.api)
+                if transport is None or settings.closed or self._forks != lifetime.forks:
+                    transport = self._transport(call.method.api)
+                started = time.monotonic()
+                try:
+                    response = transport.unary(
+                        call.method,
+                        call.request,
+                        timeout=settings.first_timeout(timeout, retry),
+                        metadata=call.metadata,
+                    )
+                except GroundwireError as error:
+                    retrying = settings.retrying(timeout, retry, started=started, attempts=1)
+                    response = self._retried(call, transport, retrying, error)
         except GroundwireError as error:
             raise self._explained(error, call.request) from error.__cause__
         return call.finish(response)
+
+    def _retried(
+        self,
+        call: calls.Call[Any],
+        transport: Transport,
+        retrying: Retrying,
+        error: GroundwireError,
+    ) -> message.Message:
+        """The attempts after one that failed with `error`, while the policy allows them."""
+        while True:
+            delay = retrying.after_failure(error)
+            if delay is None:
+                raise error
+            log_retry(call.method, retrying.attempts, error, delay)
+            time.sleep(delay)
+            try:
+                return transport.unary(
+                    call.method,
+                    call.request,
+                    timeout=retrying.attempt_timeout(),
+                    metadata=call.metadata,
+                )
+            except GroundwireError as failure:
+                error = failure
 
     def _intercepted_unary(
         self,

@@ -247,15 +247,19 @@ class Retrying:
         timeout: float,
         rng: Jitter,
         clock: Callable[[], float] = time.monotonic,
+        *,
+        started: float | None = None,
+        attempts: int = 0,
     ) -> None:
+        """A call's deadline, `timeout` after `started` (now, if None), `attempts` made."""
         self.policy = policy
         # A float, not a Deadline: most calls succeed at once and never weigh a retry.
         if policy is not None and policy.timeout < timeout:
             timeout = policy.timeout
-        self._expires_at = clock() + timeout
+        self._expires_at = (clock() if started is None else started) + timeout
         self._clock = clock
         self.rng = rng
-        self.attempts = 0
+        self.attempts = attempts
 
     @property
     def deadline(self) -> Deadline:
