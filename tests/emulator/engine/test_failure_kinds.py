@@ -373,6 +373,26 @@ def test_swapped_roles_between_two_names_are_not_supported() -> None:
     assert not grounded("Bob defeated Alice in the final.", "In the final, Alice defeated Bob.")
 
 
+def test_a_relation_the_facts_give_another_name_is_not_supported_for_this_one() -> None:
+    fact = (
+        "The Harrow Reservoir was planned by the surveyor Nell Ostrander. "
+        "Its first keeper was Jonas Pike."
+    )
+    assert not grounded("Jonas Pike planned it.", fact)
+    assert not grounded("It was planned by Jonas Pike.", fact)
+    assert grounded("Nell Ostrander planned it.", fact)
+    assert grounded("Jonas Pike was its first keeper.", fact)
+
+
+def test_a_name_said_with_its_relation_word_anywhere_in_the_facts_keeps_it() -> None:
+    fact = (
+        "Teodor Lisk painted the chapel ceiling in 1702. "
+        "Ana Pell painted the altar screen. Later restorers praised Lisk."
+    )
+    assert grounded("Ana Pell painted the altar screen.", fact)
+    assert grounded("Teodor Lisk painted the chapel ceiling.", fact)
+
+
 # Too strict on faithful text: a negation reaches only its own predicate.
 
 

@@ -26,6 +26,7 @@ from groundwire.emulator.engine.quantities import counts_a_pair, opposite_bounds
 from groundwire.emulator.engine.rarity import is_general
 from groundwire.emulator.engine.relations import (
     name_runs,
+    relation_said_of_others,
     roles_swapped,
     separated_names,
     unsupported_comparison,
@@ -39,6 +40,8 @@ OPPOSITE_MEANING_FACTOR = 0.35
 SWAPPED_ROLES_FACTOR = 0.35
 COMPARISON_FACTOR = 0.35
 SEPARATED_NAMES_FACTOR = 0.55
+RELATION_OF_OTHERS_FACTOR = 0.55
+"""A name and its relation word that the evidence says only in separate sentences."""
 ADDED_DETAIL_FACTOR = 0.9
 """Per specific word of the claim that no fact holds in any form (an added detail)."""
 OTHER_SOURCE_FACTOR = 0.5
@@ -122,6 +125,15 @@ def veto_factor(
     ]
     if not from_records and separated_names(keys, passages, everywhere):
         factor *= SEPARATED_NAMES_FACTOR
+    sentences = [index.sentence_terms[s] for w in windows for s in range(w.first, w.last + 1)]
+    if (
+        readings
+        and not from_records
+        and relation_said_of_others(
+            matcher.claim, sentences, everywhere, index.said_together, index.readings_with
+        )
+    ):
+        factor *= RELATION_OF_OTHERS_FACTOR
     named = matcher.named_facts
     if named and not all(window.fact_index in named for window in windows):
         factor *= OTHER_SOURCE_FACTOR
