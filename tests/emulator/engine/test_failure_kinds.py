@@ -393,6 +393,25 @@ def test_a_name_said_with_its_relation_word_anywhere_in_the_facts_keeps_it() -> 
     assert grounded("Teodor Lisk painted the chapel ceiling.", fact)
 
 
+def test_a_name_made_of_the_words_of_two_other_names_is_not_supported() -> None:
+    fact = (
+        "The Corven Ferry sails from Lisdale. "
+        "It is run by Marta Quill and was built by Harland Shipworks."
+    )
+    assert not grounded("Lisdale Quill runs the ferry.", fact)
+    assert not grounded("It was built by Corven Shipworks.", fact)
+    assert grounded("Marta Quill runs the ferry.", fact)
+    assert grounded("It was built by Harland Shipworks.", fact)
+
+
+def test_a_full_name_said_elsewhere_in_the_facts_is_no_mixed_name() -> None:
+    fact = (
+        "Deputy Alma Roe made the arrest. Later that week Sheriff Ben Roe "
+        "praised the team. Roe had trained the recruits herself."
+    )
+    assert grounded("Deputy Alma Roe made the arrest.", fact)
+
+
 # Too strict on faithful text: a negation reaches only its own predicate.
 
 

@@ -87,6 +87,31 @@ class FactIndex:
         terms = self.sentence_terms
         return any(not name.isdisjoint(terms[s]) for s in self.postings.get(term, ()))
 
+    def said_as_one(self, words: tuple[str, ...]) -> bool:
+        """Whether some sentence of the facts writes ``words`` as one name (adjacent name words).
+
+        Example:
+            >>> index = build_index([Fact("Ada Kerr sang. Bo met Ada in Lund.")])
+            >>> index.said_as_one(("ada", "kerr")), index.said_as_one(("ada", "lund"))
+            (True, False)
+        """
+        if not words:
+            return False
+        terms = self.sentence_terms
+        chosen = [s for s in self.postings.get(words[0], ()) if terms[s].issuperset(words)]
+        for sentence in chosen[:_READINGS_PER_TERM]:
+            tokens = analyse(strip_layout(self.sentence_text(sentence))).tokens
+            run: set[str] = set()
+            last = -2
+            for token in tokens:
+                if not token.name_like or token.numeric:
+                    continue
+                run = run | {token.term} if token.word_index in (last, last + 1) else {token.term}
+                last = token.word_index
+                if run.issuperset(words):
+                    return True
+        return False
+
     def readings_with(self, term: str) -> list[Analysis]:
         """The first few sentences of the facts that hold ``term``, read closely.
 

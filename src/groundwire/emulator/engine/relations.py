@@ -20,6 +20,7 @@ from collections.abc import Callable, Sequence
 
 from groundwire.emulator.engine.analysis import Analysis, Token
 from groundwire.emulator.engine.lexicon import PASSIVE_MARKERS
+from groundwire.emulator.engine.rarity import is_general
 from groundwire.emulator.engine.text import FUNCTION_WORD_MARK
 
 _PASSIVE_TERMS = frozenset(FUNCTION_WORD_MARK + marker for marker in PASSIVE_MARKERS)
@@ -194,6 +195,52 @@ def _relation_before(tokens: Sequence[Token], start: int) -> str | None:
                     return token.term
             return None
     return None
+
+
+def mixed_name(
+    keys: Sequence[Token],
+    evidence: Sequence[Analysis],
+    evidence_terms: frozenset[str],
+    said_as_one: Callable[[tuple[str, ...]], bool] = lambda name: False,
+) -> bool:
+    """Say whether a name of the claim is made of the words of other names in the evidence.
+
+    A name of several words whose words the evidence holds, but never together in one name,
+    while it gives the name's last word to another one (``Marston Shaw`` against ``a bookshop
+    in Marston run by Helen Shaw``; ``Dunmore Engineering`` against ``Kelland Engineering``),
+    is another name. An everyday word before the last (``President Obama``) may be a title.
+    ``evidence_terms`` are the evidence's indexed terms (a pronoun's names included);
+    ``said_as_one`` says whether some sentence of the facts holds every word of a name.
+
+    Example:
+        >>> from groundwire.emulator.engine.analysis import analyse
+        >>> fact = analyse("It is a bookshop in Marston run by Helen Shaw.")
+        >>> def mixed(claim):
+        ...     keys = [t for t in analyse(claim).tokens if t.name_like]
+        ...     return mixed_name(keys, [fact], fact.terms)
+        >>> mixed("Marston Shaw runs it."), mixed("Helen Shaw runs it.")
+        (True, False)
+    """
+    runs = [run for run in name_runs(keys) if 2 <= len(run) <= _LONGEST_RUN]
+    if not runs:
+        return False
+    said = [
+        name
+        for reading in evidence
+        for name in name_runs([t for t in reading.tokens if t.name_like and not t.numeric])
+    ]
+    for run in runs:
+        if not evidence_terms.issuperset(run) or is_general(run[-2]):
+            continue
+        if any(set(run) <= set(name) for name in said):
+            continue
+        other = any(len(name) >= 2 and name[-1] == run[-1] and name[-2] not in run for name in said)
+        if other and not said_as_one(run):
+            return True
+    return False
+
+
+_LONGEST_RUN = 6
 
 
 def _names(keys: Sequence[Token]) -> list[frozenset[str]]:

@@ -25,6 +25,7 @@ from groundwire.emulator.engine.matching import ClaimMatcher
 from groundwire.emulator.engine.quantities import counts_a_pair, opposite_bounds, unbound_numbers
 from groundwire.emulator.engine.rarity import is_general
 from groundwire.emulator.engine.relations import (
+    mixed_name,
     name_runs,
     relation_said_of_others,
     roles_swapped,
@@ -88,6 +89,7 @@ def veto_factor(
         [analyse(strip_layout(text)) for text in texts] if matcher.needs_readings(texts) else []
     )
     factor = 1.0
+    claim_names = [token for token in matcher.claim.tokens if token.name_like]
     names = name_runs(keys)
     runs = {term: name for name in names for term in name[:-1]}
     whole = {term: name for name in names for term in name}
@@ -104,7 +106,9 @@ def veto_factor(
             missing.remove("2")
     if missing:
         factor *= MISSING_KEY_FACTOR * MORE_MISSING_KEYS_FACTOR ** (len(missing) - 1)
-    elif len(readings) > 1 and conflicting_value(matcher.claim, keys, readings):
+    elif (len(readings) > 1 and conflicting_value(matcher.claim, keys, readings)) or (
+        readings and mixed_name(claim_names, readings, evidence_terms, index.said_as_one)
+    ):
         factor *= OTHER_VALUE_FACTOR
     from_records = any(index.is_record[w.fact_index] for w in windows)
     read = 1.0
