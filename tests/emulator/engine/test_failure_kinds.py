@@ -373,6 +373,16 @@ def test_swapped_roles_between_two_names_are_not_supported() -> None:
     assert not grounded("Bob defeated Alice in the final.", "In the final, Alice defeated Bob.")
 
 
+def test_names_of_different_clauses_are_no_swapped_roles() -> None:
+    fact = (
+        "Guards were trying to stop Lane. Officer Mark Dunn, who was off duty, shot Lane "
+        "with his rifle. Dunn was later charged."
+    )
+    claim = "Guards were trying to stop Lane when Officer Mark Dunn shot him, and Dunn was charged."
+    assert grounded(claim, fact)
+    assert not grounded("Lane shot Officer Mark Dunn with his rifle.", fact)
+
+
 def test_a_relation_the_facts_give_another_name_is_not_supported_for_this_one() -> None:
     fact = (
         "The Harrow Reservoir was planned by the surveyor Nell Ostrander. "

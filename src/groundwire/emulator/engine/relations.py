@@ -27,7 +27,10 @@ _PASSIVE_TERMS = frozenset(FUNCTION_WORD_MARK + marker for marker in PASSIVE_MAR
 COMPARISON_TERM = FUNCTION_WORD_MARK + "than"
 """The term of ``than``: a claim holding it may compare two things."""
 _NOT_COMPARING = frozenset({FUNCTION_WORD_MARK + "rather", FUNCTION_WORD_MARK + "other"})
-_NAMES_PAIRED_AHEAD = 6
+_NAMES_PAIRED_AHEAD = 2
+"""How many name words ahead a name word is paired with, to look for swapped roles: the
+next name's first words. A relation joins neighbouring names; a name beyond them is mostly
+another clause's (``stop Lane when Officer Mark Dunn shot him, and Dunn was charged``)."""
 
 
 def separated_names(
@@ -277,7 +280,8 @@ def roles_swapped(claim: Analysis, evidence: Sequence[Analysis]) -> bool:
     Every capitalised word counts as a name here, a sentence's first word too unless the
     evidence writes it in lower case (an opening imperative, ``Use the Windows prompt``, is no
     party to a relation). The order and the shared relation word are what make a swap, and
-    paraphrases rarely have both reversed.
+    paraphrases rarely have both reversed. Only neighbouring names are paired (see
+    ``_NAMES_PAIRED_AHEAD``).
 
     Example:
         >>> from groundwire.emulator.engine.analysis import analyse
