@@ -263,12 +263,12 @@ def _engine(found: dict[str, Any]) -> list[str]:
 
 
 def _quality(found: dict[str, Any]) -> list[str]:
-    from bench.quality import outside
+    from bench.quality import outside, pairwise
 
     rows = [
         (name, entry["cases"], entry["precision"], entry["recall"], entry["balanced_accuracy"])
         for name, entry in found.items()
-        if name != "outside"
+        if name not in ("outside", "pairwise")
     ]
     lines = [table(("set", "cases", "precision", "recall", "balanced accuracy"), rows)]
     if "outside" in found:
@@ -283,6 +283,17 @@ def _quality(found: dict[str, Any]) -> list[str]:
             "`tune` was tuned on.",
             "",
             table(outside.HEADER, outside.table(found["outside"])),
+        ]
+    if "pairwise" in found:
+        lines += [
+            "",
+            "Pairwise accuracy, a proxy of the HaluEval target: the share of pairs where the "
+            "right answer scores above the hallucinated one (ties count half). `tune QA` and "
+            "`measure QA`: every (faithful, hallucinated) pair of responses to one QA source; "
+            "`written`: the project's own triples (`bench/quality/cases_pairwise.jsonl`, the "
+            "knowledge as one fact), in all and per kind of hallucination.",
+            "",
+            table(pairwise.HEADER, pairwise.table(found["pairwise"])),
         ]
     return lines
 

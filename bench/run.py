@@ -46,15 +46,17 @@ def quality() -> dict[str, Any]:
     """The engine's quality on every labelled set there is, beside the overlap scorer.
 
     Precision, recall and balanced accuracy on the dev and held-out labelled sets, and the
-    outside figures (engine-dev data when found, the data-to-text set).
+    outside figures (engine-dev data when found, the data-to-text set), and the pairwise
+    proxies of the HaluEval target.
     """
-    from bench.quality import evaluate, outside, responses
+    from bench.quality import evaluate, outside, pairwise, responses
 
     found: dict[str, Any] = {
         name: {key: value for key, value in evaluate.evaluate(path).items() if key != "failures"}
         for name, path in (("dev", evaluate.DEV_CASES), ("held-out", evaluate.HELDOUT_CASES))
     }
     found["outside"] = outside.evaluate_outside(responses.default_engine_dev())
+    found["pairwise"] = pairwise.evaluate_pairwise(responses.default_engine_dev())
     return found
 
 

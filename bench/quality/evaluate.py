@@ -7,7 +7,8 @@ is grounded, and needs no check when none of its sentences does.
 
 Run ``.venv/bin/python -m bench.quality.evaluate`` for the dev and held-out table and the
 outside data (``bench.quality.outside``: the engine-dev data when found, see
-``--engine-dev``, and the project's data-to-text set) beside the overlap baseline; pass cases
+``--engine-dev``, and the project's data-to-text set) and the pairwise proxies
+(``bench.quality.pairwise``) beside the overlap baseline; pass cases
 files and ``--failures`` to list the cases the engine gets wrong. The held-out file is frozen:
 it was written before any tuning and is never used to tune.
 """
@@ -21,7 +22,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from bench.quality import outside, responses
+from bench.quality import outside, pairwise, responses
 from bench.report import table
 from groundwire.emulator.engine import Fact, check_grounding
 
@@ -142,6 +143,8 @@ def main(arguments: Sequence[str]) -> int:
         set ... cases ... balanced_accuracy ...
         dev ...
         | set | task | responses | ...
+        | set | pairs | pairwise acc. engine | overlap |
+        ...
         0
     """
     parser = argparse.ArgumentParser(prog="python -m bench.quality.evaluate")
@@ -164,6 +167,8 @@ def main(arguments: Sequence[str]) -> int:
                 print(name, json.dumps(failure, ensure_ascii=False))
     print()
     print(table(outside.HEADER, outside.table(outside.evaluate_outside(options.engine_dev))))
+    print()
+    print(table(pairwise.HEADER, pairwise.table(pairwise.evaluate_pairwise(options.engine_dev))))
     return 0
 
 

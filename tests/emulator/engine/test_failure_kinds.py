@@ -373,6 +373,55 @@ def test_swapped_roles_between_two_names_are_not_supported() -> None:
     assert not grounded("Bob defeated Alice in the final.", "In the final, Alice defeated Bob.")
 
 
+def test_names_of_different_clauses_are_no_swapped_roles() -> None:
+    fact = (
+        "Guards were trying to stop Lane. Officer Mark Dunn, who was off duty, shot Lane "
+        "with his rifle. Dunn was later charged."
+    )
+    claim = "Guards were trying to stop Lane when Officer Mark Dunn shot him, and Dunn was charged."
+    assert grounded(claim, fact)
+    assert not grounded("Lane shot Officer Mark Dunn with his rifle.", fact)
+
+
+def test_a_relation_the_facts_give_another_name_is_not_supported_for_this_one() -> None:
+    fact = (
+        "The Harrow Reservoir was planned by the surveyor Nell Ostrander. "
+        "Its first keeper was Jonas Pike."
+    )
+    assert not grounded("Jonas Pike planned it.", fact)
+    assert not grounded("It was planned by Jonas Pike.", fact)
+    assert grounded("Nell Ostrander planned it.", fact)
+    assert grounded("Jonas Pike was its first keeper.", fact)
+
+
+def test_a_name_said_with_its_relation_word_anywhere_in_the_facts_keeps_it() -> None:
+    fact = (
+        "Teodor Lisk painted the chapel ceiling in 1702. "
+        "Ana Pell painted the altar screen. Later restorers praised Lisk."
+    )
+    assert grounded("Ana Pell painted the altar screen.", fact)
+    assert grounded("Teodor Lisk painted the chapel ceiling.", fact)
+
+
+def test_a_name_made_of_the_words_of_two_other_names_is_not_supported() -> None:
+    fact = (
+        "The Corven Ferry sails from Lisdale. "
+        "It is run by Marta Quill and was built by Harland Shipworks."
+    )
+    assert not grounded("Lisdale Quill runs the ferry.", fact)
+    assert not grounded("It was built by Corven Shipworks.", fact)
+    assert grounded("Marta Quill runs the ferry.", fact)
+    assert grounded("It was built by Harland Shipworks.", fact)
+
+
+def test_a_full_name_said_elsewhere_in_the_facts_is_no_mixed_name() -> None:
+    fact = (
+        "Deputy Alma Roe made the arrest. Later that week Sheriff Ben Roe "
+        "praised the team. Roe had trained the recruits herself."
+    )
+    assert grounded("Deputy Alma Roe made the arrest.", fact)
+
+
 # Too strict on faithful text: a negation reaches only its own predicate.
 
 

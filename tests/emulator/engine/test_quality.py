@@ -42,7 +42,9 @@ def test_the_held_out_cases_are_unchanged_since_they_were_frozen() -> None:
     assert digest == recorded
 
 
-@pytest.mark.parametrize("module_name", ["metrics", "responses", "scorers", "outside", "evaluate"])
+@pytest.mark.parametrize(
+    "module_name", ["metrics", "responses", "scorers", "outside", "pairwise", "evaluate"]
+)
 def test_the_quality_reports_docstring_examples_hold(module_name: str) -> None:
     module = importlib.import_module(f"bench.quality.{module_name}")
     assert doctest.testmod(module, optionflags=doctest.ELLIPSIS).failed == 0
@@ -67,3 +69,13 @@ def test_data_to_text_records_flatten_to_key_value_lines_with_nested_keys_joined
         "name: Casa\nhours Tuesday: 17:0-21:0",
         "Review (4.0 stars, 2021-06-02): Great tacos, slow service.",
     )
+
+
+def test_the_written_pairwise_cases_are_many_and_hold_every_kind_of_hallucination() -> None:
+    from bench.quality.pairwise import read_triples
+
+    triples = read_triples()
+    assert len(triples) >= 40
+    assert {t.kind for t in triples} == {"role", "absent", "number", "date", "swap", "extra"}
+    assert all(t.right != t.hallucinated and t.knowledge for t in triples)
+    assert len({t.id for t in triples}) == len(triples)

@@ -47,6 +47,7 @@ _BOUNDS = frozenset({"more", "fewer", "less", "later", "earlier", "greater"})
 _COORDINATORS = frozenset({"and", "or"})
 _OPENING_GAP = re.compile(r"[.!?:;\n\"“(\[*•]")
 _CLAUSE_PUNCTUATION = re.compile(r"[;:()\[\]—–]|\s-\s|[，、；：（）]")
+_PAUSE = re.compile(r"[,;:()\[\]\"“”«»—–，、；：（）]")
 _NEGATION_HINT = re.compile(
     "|".join(sorted(NEGATION_CUES, key=len, reverse=True)).join((r"(?i)\b(?:", r")\b|n['’]t\b"))
     + "|["
@@ -102,6 +103,8 @@ class Token(NamedTuple):
     unmistakable_name: bool
     sentence_initial: bool
     negation: bool
+    paused: bool = False
+    """Punctuation (a comma, a quote, a bracket, a dash) stands between it and the word before."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -137,6 +140,7 @@ class _Word(NamedTuple):
     unmistakable_name: bool
     sentence_initial: bool
     negation: bool
+    paused: bool
 
 
 @text_cache(max_characters=2_000_000, max_key_characters=MAX_CACHED_TEXT)
@@ -188,6 +192,7 @@ def analyse(sentence: str) -> Analysis:
             unmistakable_name=unmistakable,
             sentence_initial=sentence_initial,
             negation=negation,
+            paused=bool(index) and _PAUSE.search(gap) is not None,
         )
         written = clock_words[index]
         if sentence_initial:
@@ -233,6 +238,7 @@ def _token(term: str, word: _Word) -> Token:
         unmistakable_name=word.unmistakable_name and not function_word and not numeric,
         sentence_initial=word.sentence_initial,
         negation=negation,
+        paused=word.paused,
     )
 
 

@@ -15,7 +15,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from groundwire.emulator.engine.analysis import analyse
+from groundwire.emulator.engine.analysis import Analysis, analyse
 from groundwire.emulator.engine.caches import text_cache
 from groundwire.emulator.engine.layout import strip_layout
 from groundwire.emulator.engine.rarity import is_general
@@ -30,6 +30,8 @@ MAX_WINDOW_SENTENCES = 3
 _PREFIX_LENGTH = 5
 _LONGEST_RELATED = 40
 """Longer terms are no words with endings to relate (and their prefixes would cost n²)."""
+_READINGS_PER_TERM = 8
+"""How many sentences holding a relation word are read to see whom the facts give it to."""
 _NEGATING_ENDINGS = ("less", "free")
 
 
@@ -71,6 +73,55 @@ class FactIndex:
     is_record: list[bool] = field(default_factory=list)
     """Per fact, whether it is a record of ``key: value`` lines."""
     related_cache: dict[str, tuple[str, ...]] = field(default_factory=dict)
+
+    def said_together(self, name: frozenset[str], term: str) -> bool:
+        """Whether some sentence of the facts holds ``term`` and a word of ``name``.
+
+        Example:
+            >>> index = build_index([Fact("Ada sang it. Bo read it.")])
+            >>> sang = analyse("sang").tokens[0].term
+            >>> index.said_together(frozenset({"ada"}), sang), index.said_together(
+            ...     frozenset({"bo"}), sang)
+            (True, False)
+        """
+        terms = self.sentence_terms
+        return any(not name.isdisjoint(terms[s]) for s in self.postings.get(term, ()))
+
+    def said_as_one(self, words: tuple[str, ...]) -> bool:
+        """Whether some sentence of the facts writes ``words`` as one name (adjacent name words).
+
+        Example:
+            >>> index = build_index([Fact("Ada Kerr sang. Bo met Ada in Lund.")])
+            >>> index.said_as_one(("ada", "kerr")), index.said_as_one(("ada", "lund"))
+            (True, False)
+        """
+        if not words:
+            return False
+        terms = self.sentence_terms
+        chosen = [s for s in self.postings.get(words[0], ()) if terms[s].issuperset(words)]
+        for sentence in chosen[:_READINGS_PER_TERM]:
+            tokens = analyse(strip_layout(self.sentence_text(sentence))).tokens
+            run: set[str] = set()
+            last = -2
+            for token in tokens:
+                if not token.name_like or token.numeric:
+                    continue
+                run = run | {token.term} if token.word_index in (last, last + 1) else {token.term}
+                last = token.word_index
+                if run.issuperset(words):
+                    return True
+        return False
+
+    def readings_with(self, term: str) -> list[Analysis]:
+        """The first few sentences of the facts that hold ``term``, read closely.
+
+        Example:
+            >>> index = build_index([Fact("Ada sang it. Bo read it.")])
+            >>> [len(reading.tokens) for reading in index.readings_with("bo")]
+            [3]
+        """
+        chosen = self.postings.get(term, ())[:_READINGS_PER_TERM]
+        return [analyse(strip_layout(self.sentence_text(s))) for s in chosen]
 
     @property
     def sentence_count(self) -> int:

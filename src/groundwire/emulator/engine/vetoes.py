@@ -25,7 +25,9 @@ from groundwire.emulator.engine.matching import ClaimMatcher
 from groundwire.emulator.engine.quantities import counts_a_pair, opposite_bounds, unbound_numbers
 from groundwire.emulator.engine.rarity import is_general
 from groundwire.emulator.engine.relations import (
+    mixed_name,
     name_runs,
+    relation_said_of_others,
     roles_swapped,
     separated_names,
     unsupported_comparison,
@@ -39,6 +41,8 @@ OPPOSITE_MEANING_FACTOR = 0.35
 SWAPPED_ROLES_FACTOR = 0.35
 COMPARISON_FACTOR = 0.35
 SEPARATED_NAMES_FACTOR = 0.55
+RELATION_OF_OTHERS_FACTOR = 0.55
+"""A name and its relation word that the evidence says only in separate sentences."""
 ADDED_DETAIL_FACTOR = 0.9
 """Per specific word of the claim that no fact holds in any form (an added detail)."""
 OTHER_SOURCE_FACTOR = 0.5
@@ -85,6 +89,7 @@ def veto_factor(
         [analyse(strip_layout(text)) for text in texts] if matcher.needs_readings(texts) else []
     )
     factor = 1.0
+    claim_names = [token for token in matcher.claim.tokens if token.name_like]
     names = name_runs(keys)
     runs = {term: name for name in names for term in name[:-1]}
     whole = {term: name for name in names for term in name}
@@ -101,7 +106,9 @@ def veto_factor(
             missing.remove("2")
     if missing:
         factor *= MISSING_KEY_FACTOR * MORE_MISSING_KEYS_FACTOR ** (len(missing) - 1)
-    elif len(readings) > 1 and conflicting_value(matcher.claim, keys, readings):
+    elif (len(readings) > 1 and conflicting_value(matcher.claim, keys, readings)) or (
+        readings and mixed_name(claim_names, readings, evidence_terms, index.said_as_one)
+    ):
         factor *= OTHER_VALUE_FACTOR
     from_records = any(index.is_record[w.fact_index] for w in windows)
     read = 1.0
@@ -122,6 +129,15 @@ def veto_factor(
     ]
     if not from_records and separated_names(keys, passages, everywhere):
         factor *= SEPARATED_NAMES_FACTOR
+    sentences = [index.sentence_terms[s] for w in windows for s in range(w.first, w.last + 1)]
+    if (
+        readings
+        and not from_records
+        and relation_said_of_others(
+            matcher.claim, sentences, everywhere, index.said_together, index.readings_with
+        )
+    ):
+        factor *= RELATION_OF_OTHERS_FACTOR
     named = matcher.named_facts
     if named and not all(window.fact_index in named for window in windows):
         factor *= OTHER_SOURCE_FACTOR

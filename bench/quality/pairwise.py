@@ -1,0 +1,162 @@
+"""Pairwise accuracy: how often a right answer outscores a hallucinated one to the same question.
+
+The issue's HaluEval target (support of the right answer above the hallucinated one's, in at
+least 95% of pairs) cannot be measured here, so two proxies stand in for it, each beside the
+overlap scorer in the same run:
+
+- on the engine-dev data, every pair (faithful response, hallucinated response) to the same QA
+  source, the tune and measure parts apart;
+- on ``cases_pairwise.jsonl``, the project's own triples: a knowledge paragraph, a question, a
+  right answer and a hallucinated one. The request is the knowledge as one fact and the answer
+  as the answer text (the question is not sent).
+
+A pair counts 1 when the right answer's score is higher, 0.5 when the two tie, 0 otherwise.
+
+How ``cases_pairwise.jsonl`` was written: 46 triples over 22 knowledge paragraphs of two or
+three sentences about invented people, places, works and firms, written for this project (no
+dataset was read or copied). Each hallucinated answer is of one kind, named in its ``kind``:
+``role`` (another entity of the knowledge in the wrong role), ``absent`` (an entity or word the
+knowledge does not hold), ``number`` and ``date`` (a wrong value, sometimes another value of
+the knowledge), ``swap`` (the relation reversed or changed) and ``extra`` (a right answer with
+an invented detail added). Right answers are short: a name, a value, or one sentence.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from bench.quality import responses, scorers
+
+HERE = Path(__file__).resolve().parent
+PAIRWISE_CASES = HERE / "cases_pairwise.jsonl"
+SCORERS = {"engine": scorers.engine_scorer, "overlap": scorers.overlap_scorer}
+
+
+@dataclass(frozen=True)
+class Triple:
+    """One written case: the knowledge, a question, its right answer and a hallucinated one."""
+
+    id: str
+    kind: str
+    knowledge: str
+    question: str
+    right: str
+    hallucinated: str
+
+
+def read_triples(path: Path = PAIRWISE_CASES) -> list[Triple]:
+    """The project's written pairwise cases.
+
+    Example:
+        >>> len(read_triples()) >= 40
+        True
+    """
+    with open(path, encoding="utf-8") as lines:
+        return [Triple(**json.loads(line)) for line in lines if line.strip()]
+
+
+def pair_share(pairs: Sequence[tuple[float, float]]) -> float | None:
+    """The share of pairs whose first score is higher than the second (ties count half).
+
+    Example:
+        >>> pair_share([(0.9, 0.2), (0.5, 0.5), (0.1, 0.3)])
+        0.5
+    """
+    if not pairs:
+        return None
+    return sum(1.0 if a > b else 0.5 if a == b else 0.0 for a, b in pairs) / len(pairs)
+
+
+def source_pairs(
+    answers: Sequence[responses.Response], scorer: scorers.Scorer
+) -> list[tuple[float, float]]:
+    """Every (faithful, hallucinated) pair of scores among the QA responses to one source.
+
+    Example:
+        >>> facts = ("Rome is in Italy.",)
+        >>> right = responses.Response("QA", "1", facts, "Rome is in Italy.", ())
+        >>> wrong = responses.Response("QA", "1", facts, "Rome is in Spain.", ((11, 16),))
+        >>> [(r, round(w, 2)) for r, w in source_pairs([right, wrong], scorers.engine_scorer)]
+        [(1.0, 0.16)]
+    """
+    by_source: dict[str, list[responses.Response]] = defaultdict(list)
+    for answer in answers:
+        if answer.task == "QA":
+            by_source[answer.source_id].append(answer)
+    pairs: list[tuple[float, float]] = []
+    for group in by_source.values():
+        scores = [(a.faithful, scorer(a.text, a.facts).score) for a in group]
+        right = [score for faithful, score in scores if faithful]
+        wrong = [score for faithful, score in scores if not faithful]
+        pairs += [(r, w) for r in right for w in wrong]
+    return pairs
+
+
+def triple_pairs(triples: Sequence[Triple], scorer: scorers.Scorer) -> list[tuple[float, float]]:
+    """Per written triple, the scores of its right and of its hallucinated answer.
+
+    Example:
+        >>> triple = Triple("t", "absent", "Ada Vale founded Norn.", "Who?", "Ada Vale", "Ed Moss")
+        >>> triple_pairs([triple], scorers.engine_scorer)[0][0] > 0.5
+        True
+    """
+    return [
+        (
+            scorer(t.right, (t.knowledge,)).score,
+            scorer(t.hallucinated, (t.knowledge,)).score,
+        )
+        for t in triples
+    ]
+
+
+def evaluate_pairwise(engine_dev: Path | None) -> dict[str, dict[str, Any]]:
+    """Pairwise accuracy of each scorer on every set present, keyed by set.
+
+    Sets: ``tune QA`` and ``measure QA`` when the engine-dev data is found, ``written`` (the
+    project's triples) always, and ``written, <kind>`` per kind of hallucination.
+
+    Example:
+        >>> report = evaluate_pairwise(None)
+        >>> report["written"]["pairs"] >= 40, sorted(report["written"])
+        (True, ['engine', 'overlap', 'pairs'])
+    """
+    report: dict[str, dict[str, Any]] = {}
+    dev = responses.read_engine_dev(engine_dev) if engine_dev is not None else []
+    if dev:
+        parts = {
+            "tune QA": [r for r in dev if not responses.in_measure_part(r.source_id)],
+            "measure QA": [r for r in dev if responses.in_measure_part(r.source_id)],
+        }
+        for name, answers in parts.items():
+            found = {key: source_pairs(answers, scorer) for key, scorer in SCORERS.items()}
+            report[name] = {"pairs": len(found["engine"])}
+            report[name] |= {key: pair_share(pairs) for key, pairs in found.items()}
+    triples = read_triples()
+    written = {key: triple_pairs(triples, scorer) for key, scorer in SCORERS.items()}
+    report["written"] = {"pairs": len(triples)}
+    report["written"] |= {key: pair_share(pairs) for key, pairs in written.items()}
+    for kind in sorted({t.kind for t in triples}):
+        chosen = [i for i, t in enumerate(triples) if t.kind == kind]
+        entry: dict[str, Any] = {"pairs": len(chosen)}
+        for key, pairs in written.items():
+            entry[key] = pair_share([pairs[i] for i in chosen])
+        report[f"written, {kind}"] = entry
+    return report
+
+
+def table(report: dict[str, dict[str, Any]]) -> list[tuple[object, ...]]:
+    """Rows for the report table: set, pairs, the engine's and the overlap scorer's accuracy.
+
+    Example:
+        >>> table({"written": {"pairs": 2, "engine": 1.0, "overlap": 0.5}})
+        [('written', 2, 1.0, 0.5)]
+    """
+    return [(name, e["pairs"], e["engine"], e["overlap"]) for name, e in report.items()]
+
+
+HEADER = ("set", "pairs", "pairwise acc. engine", "overlap")
