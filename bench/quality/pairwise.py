@@ -13,13 +13,17 @@ overlap scorer in the same run:
 A pair counts 1 when the right answer's score is strictly higher and 0 otherwise: a tie is a
 loss, as in the issue's definition. Each row also says how many pairs tie.
 
-How ``cases_pairwise.jsonl`` was written: 46 triples over 22 knowledge paragraphs of two or
+How ``cases_pairwise.jsonl`` was written: 58 triples over 34 knowledge paragraphs of two or
 three sentences about invented people, places, works and firms, written for this project (no
 dataset was read or copied). Each hallucinated answer is of one kind, named in its ``kind``:
 ``role`` (another entity of the knowledge in the wrong role), ``absent`` (an entity or word the
 knowledge does not hold), ``number`` and ``date`` (a wrong value, sometimes another value of
 the knowledge), ``swap`` (the relation reversed or changed) and ``extra`` (a right answer with
-an invented detail added). Right answers are short: a name, a value, or one sentence.
+an invented detail added); and three kinds where the right answer is not written as the
+knowledge writes it: ``alias`` (a country or body by its acronym or full name, the other form in
+the knowledge), ``form`` (a number with a thousands separator, a title or article added) and
+``qualifier`` (a place with its region or country, which the knowledge leaves out). Right
+answers are short: a name, a value, or one sentence.
 """
 
 from __future__ import annotations
