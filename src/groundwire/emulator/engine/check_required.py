@@ -63,10 +63,8 @@ def needs_check(sentence: str) -> bool:
     written = TOKEN_PATTERN.findall(sentence)
     words = [word.replace("’", "'").casefold() for word in written]
     if not words or all(word in SMALL_TALK_WORDS for word in words):
-        if any(word.isupper() and word.replace(".", "") in ACRONYMS for word in written):
-            return True  # ``US``: the country, not the pronoun
-        return False
-        return False
+        # ``US`` in capitals is the country, not the pronoun.
+        return any(word.isupper() and word.replace(".", "") in ACRONYMS for word in written)
     while words and words[0] in _AGREEMENT_WORDS:
         words = words[1:]
     opening = " ".join(words) + " "

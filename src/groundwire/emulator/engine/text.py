@@ -36,9 +36,9 @@ from itertools import chain
 
 from groundwire.emulator.engine.caches import text_cache, word_cache
 from groundwire.emulator.engine.lexicon import (
+    ACRONYMS,
     MONTHS,
     MULTIPLIERS,
-    ACRONYMS,
     NAME_ALIASES,
     ORDINAL_SUFFIXES,
     STOPWORDS,
