@@ -288,7 +288,8 @@ def _quality(found: dict[str, Any]) -> list[str]:
         lines += [
             "",
             "Pairwise accuracy, a proxy of the HaluEval target: the share of pairs where the "
-            "right answer scores above the hallucinated one (ties count half). `tune QA` and "
+            "right answer scores strictly above the hallucinated one (a tie is a loss; the ties "
+            "columns count them). `tune QA` and "
             "`measure QA`: every (faithful, hallucinated) pair of responses to one QA source; "
             "`written`: the project's own triples (`bench/quality/cases_pairwise.jsonl`, the "
             "knowledge as one fact), in all and per kind of hallucination.",

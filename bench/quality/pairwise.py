@@ -10,15 +10,20 @@ overlap scorer in the same run:
   right answer and a hallucinated one. The request is the knowledge as one fact and the answer
   as the answer text (the question is not sent).
 
-A pair counts 1 when the right answer's score is higher, 0.5 when the two tie, 0 otherwise.
+A pair counts 1 when the right answer's score is strictly higher and 0 otherwise: a tie is a
+loss, as in the issue's definition. Each row also says how many pairs tie.
 
-How ``cases_pairwise.jsonl`` was written: 46 triples over 22 knowledge paragraphs of two or
+How ``cases_pairwise.jsonl`` was written: 58 triples over 34 knowledge paragraphs of two or
 three sentences about invented people, places, works and firms, written for this project (no
 dataset was read or copied). Each hallucinated answer is of one kind, named in its ``kind``:
 ``role`` (another entity of the knowledge in the wrong role), ``absent`` (an entity or word the
 knowledge does not hold), ``number`` and ``date`` (a wrong value, sometimes another value of
 the knowledge), ``swap`` (the relation reversed or changed) and ``extra`` (a right answer with
-an invented detail added). Right answers are short: a name, a value, or one sentence.
+an invented detail added); and three kinds where the right answer is not written as the
+knowledge writes it: ``alias`` (a country or body by its acronym or full name, the other form in
+the knowledge), ``form`` (a number with a thousands separator, a title or article added) and
+``qualifier`` (a place with its region or country, which the knowledge leaves out). Right
+answers are short: a name, a value, or one sentence.
 """
 
 from __future__ import annotations
@@ -61,15 +66,33 @@ def read_triples(path: Path = PAIRWISE_CASES) -> list[Triple]:
 
 
 def pair_share(pairs: Sequence[tuple[float, float]]) -> float | None:
-    """The share of pairs whose first score is higher than the second (ties count half).
+    """The share of pairs whose first score is strictly higher than the second (a tie is a loss).
 
     Example:
-        >>> pair_share([(0.9, 0.2), (0.5, 0.5), (0.1, 0.3)])
+        >>> pair_share([(0.9, 0.2), (0.5, 0.5), (0.1, 0.3), (0.6, 0.4)])
         0.5
     """
     if not pairs:
         return None
-    return sum(1.0 if a > b else 0.5 if a == b else 0.0 for a, b in pairs) / len(pairs)
+    return sum(1 for a, b in pairs if a > b) / len(pairs)
+
+
+def pair_ties(pairs: Sequence[tuple[float, float]]) -> int:
+    """How many pairs score the same on both sides.
+
+    Example:
+        >>> pair_ties([(0.9, 0.2), (0.5, 0.5), (0.0, 0.0)])
+        2
+    """
+    return sum(1 for a, b in pairs if a == b)
+
+
+def _entry(found: dict[str, list[tuple[float, float]]]) -> dict[str, Any]:
+    """One report row: the pair count, then per scorer its accuracy and its ties."""
+    entry: dict[str, Any] = {"pairs": len(found["engine"])}
+    entry |= {key: pair_share(pairs) for key, pairs in found.items()}
+    entry |= {f"{key} ties": pair_ties(pairs) for key, pairs in found.items()}
+    return entry
 
 
 def source_pairs(
@@ -123,7 +146,7 @@ def evaluate_pairwise(engine_dev: Path | None) -> dict[str, dict[str, Any]]:
     Example:
         >>> report = evaluate_pairwise(None)
         >>> report["written"]["pairs"] >= 40, sorted(report["written"])
-        (True, ['engine', 'overlap', 'pairs'])
+        (True, ['engine', 'engine ties', 'overlap', 'overlap ties', 'pairs'])
     """
     report: dict[str, dict[str, Any]] = {}
     dev = responses.read_engine_dev(engine_dev) if engine_dev is not None else []
@@ -134,29 +157,30 @@ def evaluate_pairwise(engine_dev: Path | None) -> dict[str, dict[str, Any]]:
         }
         for name, answers in parts.items():
             found = {key: source_pairs(answers, scorer) for key, scorer in SCORERS.items()}
-            report[name] = {"pairs": len(found["engine"])}
-            report[name] |= {key: pair_share(pairs) for key, pairs in found.items()}
+            report[name] = _entry(found)
     triples = read_triples()
     written = {key: triple_pairs(triples, scorer) for key, scorer in SCORERS.items()}
-    report["written"] = {"pairs": len(triples)}
-    report["written"] |= {key: pair_share(pairs) for key, pairs in written.items()}
+    report["written"] = _entry(written)
     for kind in sorted({t.kind for t in triples}):
         chosen = [i for i, t in enumerate(triples) if t.kind == kind]
-        entry: dict[str, Any] = {"pairs": len(chosen)}
-        for key, pairs in written.items():
-            entry[key] = pair_share([pairs[i] for i in chosen])
-        report[f"written, {kind}"] = entry
+        report[f"written, {kind}"] = _entry(
+            {key: [pairs[i] for i in chosen] for key, pairs in written.items()}
+        )
     return report
 
 
 def table(report: dict[str, dict[str, Any]]) -> list[tuple[object, ...]]:
-    """Rows for the report table: set, pairs, the engine's and the overlap scorer's accuracy.
+    """Rows for the report table: set, pairs, then per scorer (engine, overlap) accuracy and ties.
 
     Example:
-        >>> table({"written": {"pairs": 2, "engine": 1.0, "overlap": 0.5}})
-        [('written', 2, 1.0, 0.5)]
+        >>> row = {"pairs": 2, "engine": 1.0, "engine ties": 0, "overlap": 0.5, "overlap ties": 1}
+        >>> table({"written": row})
+        [('written', 2, 1.0, 0, 0.5, 1)]
     """
-    return [(name, e["pairs"], e["engine"], e["overlap"]) for name, e in report.items()]
+    return [
+        (name, e["pairs"], e["engine"], e["engine ties"], e["overlap"], e["overlap ties"])
+        for name, e in report.items()
+    ]
 
 
-HEADER = ("set", "pairs", "pairwise acc. engine", "overlap")
+HEADER = ("set", "pairs", "pairwise acc. engine", "engine ties", "overlap", "overlap ties")

@@ -76,6 +76,16 @@ def test_the_written_pairwise_cases_are_many_and_hold_every_kind_of_hallucinatio
 
     triples = read_triples()
     assert len(triples) >= 40
-    assert {t.kind for t in triples} == {"role", "absent", "number", "date", "swap", "extra"}
+    assert {t.kind for t in triples} == {
+        "role",
+        "absent",
+        "number",
+        "date",
+        "swap",
+        "extra",
+        "alias",
+        "form",
+        "qualifier",
+    }
     assert all(t.right != t.hallucinated and t.knowledge for t in triples)
     assert len({t.id for t in triples}) == len(triples)

@@ -18,6 +18,7 @@ import unicodedata
 
 from groundwire.emulator.engine.layout import strip_layout
 from groundwire.emulator.engine.lexicon import (
+    ACRONYMS,
     CLAUSE_BREAK_WORDS,
     SILENCE_NEGATIONS,
     SMALL_TALK_OPENERS,
@@ -51,17 +52,19 @@ def needs_check(sentence: str) -> bool:
     Example:
         >>> needs_check("Let me check that for you."), needs_check("Is it tall?")
         (False, False)
-        >>> needs_check("Sure, the tower is 330 metres tall.")
-        True
+        >>> needs_check("Sure, the tower is 330 metres tall."), needs_check("US"), needs_check("us")
+        (True, True, False)
     """
     said = [word.replace("’", "'").casefold() for word in TOKEN_PATTERN.findall(sentence)]
     sentence = strip_layout(sentence)
     last = _last_meaningful_character(sentence)
     if last in {"?", "？", ":", "："}:
         return False
-    words = [word.replace("’", "'").casefold() for word in TOKEN_PATTERN.findall(sentence)]
+    written = TOKEN_PATTERN.findall(sentence)
+    words = [word.replace("’", "'").casefold() for word in written]
     if not words or all(word in SMALL_TALK_WORDS for word in words):
-        return False
+        # ``US`` in capitals is the country, not the pronoun.
+        return any(word.isupper() and word.replace(".", "") in ACRONYMS for word in written)
     while words and words[0] in _AGREEMENT_WORDS:
         words = words[1:]
     opening = " ".join(words) + " "

@@ -697,6 +697,26 @@ US_STATES: dict[str, str] = {
 }
 """Postal codes of US states and a few Canadian provinces, as business records write them."""
 
+ACRONYMS: dict[str, str] = {
+    "US": "United States",
+    "USA": "United States",
+    "UK": "United Kingdom",
+    "GB": "Great Britain",
+    "UN": "United Nations",
+    "EU": "European Union",
+    "NYC": "New York City",
+    "UAE": "United Arab Emirates",
+    "USSR": "Soviet Union",
+    "NZ": "New Zealand",
+    "PRC": "China",
+    "DRC": "Democratic Republic of the Congo",
+}
+"""Common all-capital short forms of countries, cities and unions (dots dropped: ``U.S.``), and
+the full name each stands for. Read only when written in capitals: ``US`` is not ``us``."""
+
+NAME_ALIASES: dict[str, str] = {"Britain": "United Kingdom", "Holland": "Netherlands"}
+"""Capitalised one-word names commonly used for a country with a longer name."""
+
 AUXILIARIES: frozenset[str] = _words(
     "will would can could shall should may might must is are was were has have had does did"
 )

@@ -36,8 +36,10 @@ from itertools import chain
 
 from groundwire.emulator.engine.caches import text_cache, word_cache
 from groundwire.emulator.engine.lexicon import (
+    ACRONYMS,
     MONTHS,
     MULTIPLIERS,
+    NAME_ALIASES,
     ORDINAL_SUFFIXES,
     STOPWORDS,
     SYNONYMS,
@@ -130,6 +132,9 @@ def word_terms(word: str) -> tuple[str, ...]:
         parts = _identifier_parts(word)
         if parts != [word]:
             return tuple(chain.from_iterable(map(word_terms, parts)))
+    expanded = _expanded_name(word)
+    if expanded is not None:
+        return tuple(chain.from_iterable(map(word_terms, expanded.split())))
     if len(word) == 2 and word in US_STATES:
         return tuple(stem(part) for part in US_STATES[word].split() if part not in STOPWORDS)
     lowered = word.replace("’", "'").casefold()
@@ -147,6 +152,18 @@ def word_terms(word: str) -> tuple[str, ...]:
         lowered = lowered[:-2]
     lowered = lowered.replace("'", "")
     return (_plain_word_term(word, lowered),) if lowered else ()
+
+
+def _expanded_name(word: str) -> str | None:
+    """The full name a capitalised short form or alias stands for (``U.S.``, ``UK``, ``Britain``).
+
+    Case matters: ``US`` and ``U.S.`` are the United States, ``us`` stays a pronoun.
+    """
+    if word in NAME_ALIASES:
+        return NAME_ALIASES[word]
+    if len(word) <= 8 and word.isupper():
+        return ACRONYMS.get(word.replace(".", ""))
+    return None
 
 
 def _identifier_parts(word: str) -> list[str]:
