@@ -30,6 +30,9 @@ RECOVERY_BOUND = 10.0
 CALL_TIMEOUT = 15.0
 RETRY = RetryPolicy(initial=0.1, maximum=1.0, multiplier=2.0, timeout=CALL_TIMEOUT)
 JOIN_BOUND = CALL_TIMEOUT + 10.0
+SENT_BEFORE_KILL_GRACE = 0.5
+"""How late after the kill a caller may read an answer the server sent before it died (a
+loaded machine schedules the caller's thread late); well under ``DOWNTIME``."""
 
 
 @dataclass(frozen=True)
@@ -94,7 +97,9 @@ def test_calls_in_flight_during_a_kill_recover_after_the_restart_or_fail_retryab
     in_flight = [r for r in records if r.started < killed_at < r.ended]
     assert in_flight, "no call was in flight when the server was killed"
     recovered = [r for r in in_flight if r.verdict == "right"]
-    assert all(r.ended > restarted_at for r in recovered)
+    assert all(
+        r.ended > restarted_at or r.ended < killed_at + SENT_BEFORE_KILL_GRACE for r in recovered
+    ), "a call succeeded while the server was down"
     assert _recovered(records, restarted_at), (
         f"no call started after the restart succeeded within {RECOVERY_BOUND} s"
     )
