@@ -18,7 +18,6 @@ import unicodedata
 
 from groundwire.emulator.engine.layout import strip_layout
 from groundwire.emulator.engine.lexicon import (
-    ACRONYMS,
     CLAUSE_BREAK_WORDS,
     SILENCE_NEGATIONS,
     SMALL_TALK_OPENERS,
@@ -26,7 +25,7 @@ from groundwire.emulator.engine.lexicon import (
     SOURCE_WORDS,
     TELLING_WORDS,
 )
-from groundwire.emulator.engine.text import TOKEN_PATTERN
+from groundwire.emulator.engine.text import TOKEN_PATTERN, expanded_name
 
 _AGREEMENT_WORDS = frozenset(
     {
@@ -64,7 +63,7 @@ def needs_check(sentence: str) -> bool:
     words = [word.replace("’", "'").casefold() for word in written]
     if not words or all(word in SMALL_TALK_WORDS for word in words):
         # ``US`` in capitals is the country, not the pronoun.
-        return any(word.isupper() and word.replace(".", "") in ACRONYMS for word in written)
+        return any(expanded_name(word) is not None for word in written)
     while words and words[0] in _AGREEMENT_WORDS:
         words = words[1:]
     opening = " ".join(words) + " "

@@ -132,7 +132,7 @@ def word_terms(word: str) -> tuple[str, ...]:
         parts = _identifier_parts(word)
         if parts != [word]:
             return tuple(chain.from_iterable(map(word_terms, parts)))
-    expanded = _expanded_name(word)
+    expanded = expanded_name(word)
     if expanded is not None:
         return tuple(chain.from_iterable(map(word_terms, expanded.split())))
     if len(word) == 2 and word in US_STATES:
@@ -154,10 +154,14 @@ def word_terms(word: str) -> tuple[str, ...]:
     return (_plain_word_term(word, lowered),) if lowered else ()
 
 
-def _expanded_name(word: str) -> str | None:
+def expanded_name(word: str) -> str | None:
     """The full name a capitalised short form or alias stands for (``U.S.``, ``UK``, ``Britain``).
 
     Case matters: ``US`` and ``U.S.`` are the United States, ``us`` stays a pronoun.
+
+    Example:
+        >>> expanded_name("U.S."), expanded_name("Britain"), expanded_name("us")
+        ('United States', 'United Kingdom', None)
     """
     if word in NAME_ALIASES:
         return NAME_ALIASES[word]
