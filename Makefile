@@ -84,17 +84,18 @@ lint: generate $(NODE_STAMP) $(PY_STAMP)
 test: $(PY_STAMP)
 	$(BIN)/pytest -q --cov --cov-report=term:skip-covered
 
-## test-lowest: the suite at the lowest supported versions (no official clients there)
+## test-lowest: the suite at the lowest supported versions (no official clients there, and no
+## heavy `slow` cases: the dev suite runs those)
 test-lowest: $(LOWEST_VENV)/.installed
 	$(LOWEST_VENV)/$(REINSTALL)
-	$(LOWEST_VENV)/bin/pytest -q -m "not official" -p no:cacheprovider
+	$(LOWEST_VENV)/bin/pytest -q -m "not official and not slow" -p no:cacheprovider
 
 ## test-beam: groundwire installed beside Apache Beam 2.77: a check on the embedded emulator, then
 ## the suite, where the Beam pipeline tests (tests/beam) fail instead of skipping without Beam
 test-beam: $(BEAM_VENV)/.installed
 	$(BEAM_VENV)/$(REINSTALL)
 	$(BEAM_VENV)/bin/groundwire check --local --answer "Paris is in France." --fact "Paris is the capital of France."
-	GROUNDWIRE_TEST_BEAM=required $(BEAM_VENV)/bin/pytest -q -m "not official" -p no:cacheprovider
+	GROUNDWIRE_TEST_BEAM=required $(BEAM_VENV)/bin/pytest -q -m "not official and not slow" -p no:cacheprovider
 
 ## demo: a real grounding check (non-ASCII answer) against the embedded emulator
 demo: $(PY_STAMP)
