@@ -6,13 +6,15 @@ import gzip
 
 import pytest
 
-from groundwire.core.bodies import BodyDecoder
+from groundwire.core.bodies import PIECE_BYTES, BodyDecoder
 from groundwire.core.errors import Internal, MessageTooLarge
 
 
 def decode(body: bytes, *, compressed: bool, limit: int, piece: int = 7) -> bytes:
     decoder = BodyDecoder(gzip=compressed, limit=limit)
-    out = b"".join(decoder.feed(body[i : i + piece]) for i in range(0, len(body), piece))
+    out = b"".join(
+        decoded for i in range(0, len(body), piece) for decoded in decoder.feed(body[i : i + piece])
+    )
     decoder.finish()
     return out
 
@@ -32,7 +34,7 @@ def test_a_bomb_never_inflates_past_the_cap_in_one_step() -> None:
     decoder = BodyDecoder(gzip=True, limit=1024)
 
     with pytest.raises(MessageTooLarge):
-        decoder.feed(bomb)
+        list(decoder.feed(bomb))
     assert decoder.decoded <= 1025
 
 
@@ -59,3 +61,17 @@ def test_bytes_after_the_end_of_a_gzip_body_are_ignored_as_zlib_does() -> None:
     wire = gzip.compress(b"[1]") + b"junk"
 
     assert decode(wire, compressed=True, limit=100, piece=5) == b"[1]"
+
+
+@pytest.mark.parametrize("compressed", [False, True], ids=["identity", "gzip"])
+def test_a_body_comes_out_in_pieces_of_at_most_a_mebibyte_however_it_arrives(
+    compressed: bool,
+) -> None:
+    text = b"{}," * (1024 * 1024)  # 3 MiB, about 3 KB once compressed
+    wire = gzip.compress(text) if compressed else text
+    decoder = BodyDecoder(gzip=compressed, limit=len(text))
+
+    pieces = list(decoder.feed(wire))
+
+    assert b"".join(pieces) == text
+    assert max(len(piece) for piece in pieces) <= PIECE_BYTES

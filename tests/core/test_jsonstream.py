@@ -65,16 +65,16 @@ def test_a_single_object_instead_of_an_array_is_yielded_once(
 
 def test_each_element_comes_out_as_soon_as_its_last_byte_is_in() -> None:
     stream = JsonArrayStream()
-    assert stream.feed(b'[ {"a": "x\\"}]"},') == [b'{"a": "x\\"}]"}']
-    assert stream.feed(b' {"b": [1, {"c": "\\\\"}]') == []
-    assert stream.feed(b"}\n]\n") == [b'{"b": [1, {"c": "\\\\"}]}']
+    assert list(stream.feed(b'[ {"a": "x\\"}]"},')) == [b'{"a": "x\\"}]"}']
+    assert list(stream.feed(b' {"b": [1, {"c": "\\\\"}]')) == []
+    assert list(stream.feed(b"}\n]\n")) == [b'{"b": [1, {"c": "\\\\"}]}']
     stream.close()
 
 
 def test_a_backslash_at_the_end_of_a_chunk_escapes_the_next_chunks_first_byte() -> None:
     stream = JsonArrayStream()
-    assert stream.feed(b'[{"a": "quote \\') == []
-    assert stream.feed(b'" still inside"}]') == [b'{"a": "quote \\" still inside"}']
+    assert list(stream.feed(b'[{"a": "quote \\')) == []
+    assert list(stream.feed(b'" still inside"}]')) == [b'{"a": "quote \\" still inside"}']
     stream.close()
 
 
@@ -98,7 +98,7 @@ def test_a_byte_order_mark_is_ignored() -> None:
 def test_a_truncated_array_fails_on_close(chunks: list[bytes]) -> None:
     stream = JsonArrayStream()
     for chunk in chunks:
-        stream.feed(chunk)
+        list(stream.feed(chunk))
     with pytest.raises(Internal, match=r"ended early|empty"):
         stream.close()
 
@@ -118,12 +118,23 @@ def test_a_truncated_array_fails_on_close(chunks: list[bytes]) -> None:
 )
 def test_malformed_input_fails_as_soon_as_it_is_seen(data: bytes) -> None:
     with pytest.raises(Internal, match="not a JSON array"):
-        JsonArrayStream().feed(data)
+        list(JsonArrayStream().feed(data))
 
 
 def test_a_long_stream_does_not_keep_what_it_has_yielded() -> None:
     stream = JsonArrayStream()
-    stream.feed(b"[")
+    list(stream.feed(b"["))
     for _ in range(1000):
-        assert stream.feed(b'{"text": "' + b"x" * 100 + b'"},') != []
+        assert list(stream.feed(b'{"text": "' + b"x" * 100 + b'"},')) != []
     assert len(stream._buffer) < 200
+
+
+def test_a_chunk_is_scanned_only_as_far_as_elements_are_taken() -> None:
+    stream = JsonArrayStream()
+    elements = stream.feed(b"[" + b"{}," * 100_000 + b'{"broken": ]')
+
+    first = [next(elements) for _ in range(1000)]
+
+    assert first == [b"{}"] * 1000
+    with pytest.raises(Internal, match="not a JSON array"):
+        list(elements)

@@ -107,7 +107,7 @@ def test_the_array_splitter_takes_any_bytes_in_any_chunks_without_crashing(
     stream = JsonArrayStream()
     try:
         for chunk in _chunks(body, cuts):
-            stream.feed(chunk)
+            list(stream.feed(chunk))
         stream.close()
     except GroundwireError:
         pass

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import enum
 import re
+from collections.abc import Iterator
 
 from groundwire.core.errors import Internal
 
@@ -37,13 +38,14 @@ class JsonArrayStream:
 
     Elements must be objects or arrays (every response message is an object). A body holding a
     single object instead of an array yields that object once. Malformed input raises
-    `Internal` from `feed` as soon as it is seen; `close` raises it if the array is unfinished.
+    `Internal` from `feed` as soon as the scan reaches it; `close` raises it if the array is
+    unfinished.
 
     Example:
         >>> stream = JsonArrayStream()
-        >>> stream.feed(b'[{"text": "a ]"}, {"te')
+        >>> list(stream.feed(b'[{"text": "a ]"}, {"te'))
         [b'{"text": "a ]"}']
-        >>> stream.feed(b'xt": "b"}]')
+        >>> list(stream.feed(b'xt": "b"}]'))
         [b'{"text": "b"}']
         >>> stream.close()
     """
@@ -58,21 +60,25 @@ class JsonArrayStream:
         self._expect = _Expect.START
         self._received = 0
 
-    def feed(self, chunk: bytes) -> list[bytes]:
-        """Adds `chunk` and returns the elements it completed, in order (often none)."""
+    def feed(self, chunk: bytes) -> Iterator[bytes]:
+        """Adds `chunk` and yields the elements it completed, in order (often none).
+
+        The chunk is scanned only as far as the caller takes elements, so a caller can stop
+        between two (at its deadline) however many one chunk holds. Take them all before
+        feeding the next chunk.
+        """
         if self._received == 0 and self._expect is _Expect.START:
             chunk = self._strip_byte_order_mark(chunk)
         self._received += len(chunk)
         self._buffer += chunk
-        elements: list[bytes] = []
         while self._position < len(self._buffer):
-            if self._expect is _Expect.INSIDE:
-                if not self._scan_element(elements):
-                    break
-            else:
+            if self._expect is not _Expect.INSIDE:
                 self._step_between_elements()
+            elif (element := self._scan_element()) is None:
+                break
+            else:
+                yield element
         self._compact()
-        return elements
 
     def close(self) -> None:
         """Declares the end of the body; raises `Internal` if the array is not complete."""
@@ -88,15 +94,15 @@ class JsonArrayStream:
     def _strip_byte_order_mark(self, chunk: bytes) -> bytes:
         return chunk[len(_BYTE_ORDER_MARK) :] if chunk.startswith(_BYTE_ORDER_MARK) else chunk
 
-    def _scan_element(self, elements: list[bytes]) -> bool:
-        """Scans inside an element; True when it ended, False when more bytes are needed."""
+    def _scan_element(self) -> bytes | None:
+        """Scans inside an element; the element when it ended, None when more bytes are needed."""
         buffer = self._buffer
         while True:
             if self._in_string:
                 found = _IN_STRING.search(buffer, self._position)
                 if found is None:
                     self._position = max(self._position, len(buffer))
-                    return False
+                    return None
                 # After a backslash the next byte is escaped, even if it has not arrived yet.
                 is_escape = buffer[found.start()] == 0x5C
                 self._position = found.end() + (1 if is_escape else 0)
@@ -105,7 +111,7 @@ class JsonArrayStream:
             found = _IN_ELEMENT.search(buffer, self._position)
             if found is None:
                 self._position = len(buffer)
-                return False
+                return None
             self._position = found.end()
             char = buffer[found.start()]
             if char == 0x22:
@@ -115,9 +121,8 @@ class JsonArrayStream:
             elif char != self._closers.pop():
                 self._fail(found.start(), "a closing bracket that does not match")
             elif not self._closers:
-                elements.append(bytes(buffer[self._element_start : self._position]))
                 self._expect = _Expect.NOTHING if self._single_object else _Expect.COMMA_OR_END
-                return True
+                return bytes(buffer[self._element_start : self._position])
 
     def _step_between_elements(self) -> None:
         """Consumes one byte outside any element: whitespace, [, comma, ] or an element's start."""

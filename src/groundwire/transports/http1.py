@@ -342,7 +342,8 @@ class Response:
     def chunks(self) -> Generator[bytes, None, None]:
         """The body in pieces as they arrive, decompressed; closes the response at the end.
 
-        Raises `MessageTooLarge` once more than the pool's `max_response_bytes` came out.
+        No piece is over `PIECE_BYTES`. Raises `MessageTooLarge` once more than the pool's
+        `max_response_bytes` came out.
         """
         decoder = BodyDecoder(
             gzip=is_gzip(self._response.getheader("content-encoding")), limit=self._limit
@@ -350,8 +351,7 @@ class Response:
         try:
             decoder.check_length(self._response.getheader("content-length"))
             while chunk := self._response.read1(_CHUNK_BYTES):
-                if decoded := decoder.feed(chunk):
-                    yield decoded
+                yield from decoder.feed(chunk)
             if self._response.length:  # read1 ends quietly where the peer hung up early
                 raise http.client.IncompleteRead(b"", self._response.length)
             self._response.read()  # b"" at the end; marks the response done, for reuse

@@ -10,6 +10,7 @@ size cap, and the environment's proxies (`routes`).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import ssl
 from collections import deque
 from collections.abc import AsyncGenerator, Mapping
@@ -18,6 +19,7 @@ from typing import cast
 from groundwire.core.bodies import MAX_RESPONSE_BYTES, BodyDecoder, is_gzip
 from groundwire.core.http_codec import (
     END,
+    Event,
     Headers,
     ProtocolError,
     ResponseHead,
@@ -257,25 +259,24 @@ class AsyncResponse:
 
     async def read(self) -> bytes:
         """The whole body, decompressed; `MessageTooLarge` past the pool's size limit."""
-        pieces = []
-        try:
-            decoder = self._decoder()
-            while (piece := await self._next(decoder)) is not None:
-                pieces.append(piece)
-        finally:
-            self.close()
-        return b"".join(pieces)
+        async with contextlib.aclosing(self.chunks()) as chunks:
+            return b"".join([piece async for piece in chunks])
 
     async def chunks(self) -> AsyncGenerator[bytes, None]:
         """The body in pieces as they arrive, decompressed; closes the response at the end.
 
-        Raises `MessageTooLarge` once more than the pool's `max_response_bytes` came out.
+        No piece is over `PIECE_BYTES`. Raises `MessageTooLarge` once more than the pool's
+        `max_response_bytes` came out.
         """
         try:
-            decoder = self._decoder()
-            while (piece := await self._next(decoder)) is not None:
-                if piece:
+            decoder = BodyDecoder(
+                gzip=is_gzip(self.headers.get("content-encoding")), limit=self._limit
+            )
+            decoder.check_length(self.headers.get("content-length"))
+            while (event := await self._next_event()) is not END:
+                for piece in decoder.feed(cast(bytes, event)):
                     yield piece
+            decoder.finish()
         finally:
             self.close()
 
@@ -285,20 +286,11 @@ class AsyncResponse:
         if pool is not None:
             pool._finish(self._connection)
 
-    def _decoder(self) -> BodyDecoder:
-        decoder = BodyDecoder(gzip=is_gzip(self.headers.get("content-encoding")), limit=self._limit)
-        decoder.check_length(self.headers.get("content-length"))
-        return decoder
-
-    async def _next(self, decoder: BodyDecoder) -> bytes | None:
-        """The next piece of the body, decoded (maybe empty); None after its end."""
+    async def _next_event(self) -> Event:
+        """The next event of the body: bytes as they came off the wire, or `END`."""
         try:
-            event = await self._connection.next_event()
+            return await self._connection.next_event()
         except WIRE_ERRORS:
             if self._pool is not None and self._pool.closed:
                 raise PoolClosed("the connection pool was closed during the response") from None
             raise
-        if event is END:
-            decoder.finish()
-            return None
-        return decoder.feed(cast(bytes, event))

@@ -13,7 +13,7 @@ import json
 import ssl
 import time
 import urllib.parse
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any
 
 from google.auth.credentials import Credentials
@@ -168,6 +168,42 @@ def client_closed() -> ClientClosed:
     return ClientClosed("client closed")
 
 
+ELEMENTS_PER_CLOCK_READING = 1000
+"""How many stream elements are decoded, at most, between two looks at the deadline."""
+
+
+def elements_in_time(
+    elements: Iterable[bytes],
+    deadline: float | None,
+    clock: Callable[[], float],
+    timeout: float | None,
+) -> Iterator[bytes]:
+    """The elements of one decoded piece of a stream, until `clock()` passes `deadline`.
+
+    The clock is read after every `ELEMENTS_PER_CLOCK_READING` elements and after the
+    piece (at most `PIECE_BYTES`), so neither a burst of tiny elements nor a small gzip
+    body that inflates to a million of them outlives the deadline; past it, raises
+    `DeadlineExceeded`.
+
+    Example:
+        >>> list(elements_in_time([b"{}"], None, time.monotonic, None))
+        [b'{}']
+        >>> list(elements_in_time([b"{}"], 0.0, time.monotonic, 1.0))  # doctest: +ELLIPSIS
+        Traceback (most recent call last):
+        ...
+        groundwire.core.errors.DeadlineExceeded: DEADLINE_EXCEEDED: the stream ran past ...
+    """
+    if deadline is None:
+        yield from elements
+        return
+    for count, element in enumerate(elements, 1):
+        yield element
+        if count % ELEMENTS_PER_CLOCK_READING == 0 and clock() > deadline:
+            raise stream_deadline_error(timeout)
+    if clock() > deadline:
+        raise stream_deadline_error(timeout)
+
+
 def stream_deadline_error(timeout: float | None) -> DeadlineExceeded:
     """The error for a stream still running when its timeout has passed."""
     return DeadlineExceeded(f"the stream ran past its timeout of {timeout} s")
@@ -264,10 +300,11 @@ class RestTransport:
                 response_headers = response.headers()
                 elements = JsonArrayStream()
                 for chunk in response.chunks():
-                    for element in elements.feed(chunk):
+                    in_time = elements_in_time(
+                        elements.feed(chunk), deadline, time.monotonic, timeout
+                    )
+                    for element in in_time:
                         yield decode_element(method, element, response_headers)
-                    if deadline is not None and time.monotonic() > deadline:
-                        raise stream_deadline_error(timeout)
                 elements.close()
             finally:
                 response.close()
