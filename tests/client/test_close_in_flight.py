@@ -13,6 +13,7 @@ from groundwire import AsyncGroundingClient, GroundingClient, RetryPolicy
 from groundwire.core import apis
 from groundwire.core.calls import TransportName
 from groundwire.core.errors import ClientClosed
+from tests.reliability.raw_servers import RawServer, silent
 from tests.support.canned import CannedServers
 
 SERVER_PAUSE = 3.0
@@ -110,3 +111,70 @@ def test_a_call_on_a_closed_client_is_client_closed(slow_servers: CannedServers)
 
     with pytest.raises(ClientClosed):
         client.check_grounding("a", ["b"])
+
+
+CONNECTING_TIMEOUT = 60.0  # a connect budget of 15 s: closing must not wait for it to run out
+CLOSE_BOUND = 3.0  # a hang guard only
+
+
+@pytest.fixture
+def blackhole() -> Any:
+    """A loopback port that accepts TCP and never answers HTTP/2: gRPC stays connecting."""
+    with RawServer(silent) as server:
+        yield server
+
+
+def sync_grpc_call(client: GroundingClient, kind: str) -> Any:
+    if kind == "unary":
+        return client.check_grounding("a", ["b"])
+    return list(client.stream_generate_grounded_content("a"))
+
+
+async def async_grpc_call(client: AsyncGroundingClient, kind: str) -> Any:
+    if kind == "unary":
+        return await client.check_grounding("a", ["b"])
+    return [piece async for piece in client.stream_generate_grounded_content("a")]
+
+
+@pytest.mark.parametrize("kind", ["unary", "stream"])
+def test_closing_a_sync_client_while_its_grpc_call_connects_ends_the_call_at_once(
+    blackhole: RawServer, kind: str
+) -> None:
+    client = GroundingClient(
+        "p", transport="grpc", endpoint=blackhole.address, timeout=CONNECTING_TIMEOUT
+    )
+    outcome: list[BaseException] = []
+
+    def call() -> None:
+        try:
+            sync_grpc_call(client, kind)
+        except BaseException as error:  # reported to the test, whatever it is
+            outcome.append(error)
+
+    thread = threading.Thread(target=call, daemon=True)
+    thread.start()
+    time.sleep(CLOSE_AFTER)
+    closing = threading.Thread(target=client.close, daemon=True)
+    closing.start()
+    closing.join(CLOSE_BOUND)
+    thread.join(CLOSE_BOUND)
+
+    assert not closing.is_alive(), f"close() still blocked after {CLOSE_BOUND} s"
+    assert not thread.is_alive(), f"the call still waited after {CLOSE_BOUND} s"
+    assert len(outcome) == 1
+    assert isinstance(outcome[0], ClientClosed), repr(outcome[0])
+
+
+@pytest.mark.parametrize("kind", ["unary", "stream"])
+async def test_closing_an_async_client_while_its_grpc_call_connects_ends_it_with_client_closed(
+    blackhole: RawServer, kind: str
+) -> None:
+    client = AsyncGroundingClient(
+        "p", transport="grpc", endpoint=blackhole.address, timeout=CONNECTING_TIMEOUT
+    )
+    call = asyncio.create_task(async_grpc_call(client, kind))
+    await asyncio.sleep(CLOSE_AFTER)
+    await asyncio.wait_for(client.close(), CLOSE_BOUND)
+
+    with pytest.raises(ClientClosed):
+        await asyncio.wait_for(call, CLOSE_BOUND)

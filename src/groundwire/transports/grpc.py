@@ -50,6 +50,7 @@ SETTLED = frozenset(
 )
 """The states where a call no longer waits for a connection: it runs, or fails at once."""
 
+_WATCH_SLICE_SECONDS = 0.05
 _DETAILS_TRAILER = "grpc-status-details-bin"
 # What gRPC core says when it made no connection: refused, DNS, TLS/ALPN, a peer without HTTP/2.
 _NOT_CONNECTED = re.compile(
@@ -460,9 +461,14 @@ class GrpcTransport:
         until = time.time() + budget  # gRPC core's deadlines are on the wall clock
         state = core.check_connectivity_state(True)
         while _CONNECTIVITY_BY_NUMBER.get(state) not in SETTLED:
-            if time.time() >= until:
+            now = time.time()
+            if now >= until:
                 return False
-            core.watch_connectivity_state(state, until)
+            # A watch holds up `close` until it returns: watch in short slices, so a close
+            # while connecting waits a slice, not the rest of the budget.
+            core.watch_connectivity_state(state, min(until, now + _WATCH_SLICE_SECONDS))
+            if self._closed:
+                raise client_closed()
             state = core.check_connectivity_state(True)
         return True
 

@@ -122,7 +122,7 @@ class AsyncGrpcTransport:
         except grpc.aio.AioRpcError as error:
             self._ready = False  # the next call looks at the channel again
             raise self._error(error) from None
-        except asyncio.CancelledError:
+        except (asyncio.CancelledError, grpc.aio.UsageError):
             self._raise_if_closed()
             raise
         if response is None:  # grpc.aio gives None for bytes that do not parse
@@ -146,15 +146,19 @@ class AsyncGrpcTransport:
         if call is None:
             call = self._stream_call(method)
         reader = AsyncRequestReader(requests)
-        timeout = await self._connect(timeout)
-        responses = call(reader, timeout=timeout, metadata=_aio_metadata(metadata))
+        try:
+            timeout = await self._connect(timeout)
+            responses = call(reader, timeout=timeout, metadata=_aio_metadata(metadata))
+        except (asyncio.CancelledError, grpc.aio.UsageError):
+            self._raise_if_closed()
+            raise
         failed: GroundwireError | None = None
         try:
             async for response in responses:
                 yield _parsed(method, response)
         except grpc.aio.AioRpcError as error:
             failed = self._error(error)
-        except asyncio.CancelledError:
+        except (asyncio.CancelledError, grpc.aio.UsageError):
             self._raise_if_closed()
             raise
         finally:
@@ -218,7 +222,11 @@ class AsyncGrpcTransport:
         return None if timeout is None else max(timeout - (loop.time() - started), 0.001)
 
     def _raise_if_closed(self) -> None:
-        """Raises `ClientClosed` for a cancellation that came from `close`, not the caller."""
+        """Raises `ClientClosed` when `close`, not the caller, ended the call.
+
+        `close` shows as a cancellation, or as grpc.aio's "Channel is closed" when the call
+        was still waiting for a connection.
+        """
         task = asyncio.current_task()
         if self._closed and (task is None or task.cancelling() == 0):
             raise client_closed() from None
