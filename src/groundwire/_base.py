@@ -50,6 +50,7 @@ from groundwire.core.limits import PoolLimits
 from groundwire.core.metadata import MetadataLike, with_metadata
 from groundwire.core.offsets import OffsetUnit
 from groundwire.core.retry import Retrying, RetryPolicy
+from groundwire.core.scrubber import scrub_tokens_of
 from groundwire.interceptors import Interceptor, chain_of
 from groundwire.logs import call_logging
 
@@ -219,6 +220,8 @@ class _Settings:
 
         connection = self.connection(api, location, quota_project)
         endpoints, credentials = connection.endpoints, connection.credentials
+        if credentials is not None:
+            scrub_tokens_of(credentials)  # a server that echoes the token back shows it to no one
         certificate = connection.client_certificate
         grpc_target = endpoints.grpc_target if self.transport in ("auto", "grpc") else None
         rest_base_url = endpoints.rest_base_url if self.transport in ("auto", "rest") else None

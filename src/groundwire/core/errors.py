@@ -1,7 +1,8 @@
 """One error model for every failure, whichever protocol carried it; the only code↔HTTP mapping.
 
 Protobuf modules are imported inside the functions that need them, so importing this module
-stays cheap for callers that never see an error.
+stays cheap for callers that never see an error. Every message and detail goes through the
+scrubber (`groundwire.core.scrubber`), which callers may still import from here.
 """
 
 from __future__ import annotations
@@ -11,6 +12,8 @@ import functools
 import re
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
+
+from groundwire.core.scrubber import scrub_message, scrub_secrets
 
 if TYPE_CHECKING:
     from google.protobuf.any_pb2 import Any as AnyProto
@@ -89,51 +92,13 @@ _CODE_BY_HTTP_STATUS = {
 }
 
 
-@functools.cache
-def _secret_pattern() -> re.Pattern[str]:
-    """Compiled on first use, so importing this module compiles no regular expression.
-
-    Four shapes: a named secret (`name: value`, `name=value`, JSON or Python quoting), whose
-    value is replaced; a `Cookie` / `Set-Cookie` header, replaced to the end of its line; the
-    password of a URL's `user:password@`; and tokens recognisable on their own.
-    """
-    return re.compile(
-        r"(?i)(?P<name>\b(?:(?:proxy-)?authorization|x-goog-api-key|access_token|refresh_token"
-        r"|id_token|token|client_secret|password|api_?key)[\"']?\s*[:=]\s*[\"']?|[?&]key="
-        r"|\b(?-i:Bearer)\s+)(?:(?:bearer|basic)\s+)?[^\"'&\s,;}]+"
-        r"|(?P<cookie>\b(?:set-)?cookie[\"']?\s*[:=]\s*[\"']?)[^\r\n\"'}]+"
-        r"|(?P<user>://[^/\s:@]*:)[^/\s@]+@"
-        r"|ya29\.[\w.-]+|AIza[\w-]{20,}|\beyJ[\w-]+\.[\w-]+\.[\w-]*|\b1//[\w-]{20,}"
-    )
-
-
-def _redacted(found: re.Match[str]) -> str:
-    if found["user"] is not None:
-        return found["user"] + "[REDACTED]@"
-    return (found["name"] or found["cookie"] or "") + "[REDACTED]"
-
-
-def scrub_secrets(text: str) -> str:
-    """Replace anything that looks like a credential (tokens, API keys, auth headers).
-
-    Also cookies and the password in a URL's `user:password@`.
-
-    Example:
-        >>> scrub_secrets("Authorization: Bearer ya29.a0AfH6SM")
-        'Authorization: [REDACTED]'
-        >>> scrub_secrets("via http://proxy-user:hunter2@proxy.example:3128")
-        'via http://proxy-user:[REDACTED]@proxy.example:3128'
-    """
-    return _secret_pattern().sub(_redacted, text)
-
-
 class GroundwireError(Exception):
     """A failed call: canonical ``code``, ``message`` and decoded ``google.rpc`` ``details``.
 
     The same whether the call went over gRPC or REST. ``http_status`` is the status the REST
     call got, or the one ``code`` maps to for gRPC. ``retry_delay`` is the wait in seconds the
     server asked for (RetryInfo or Retry-After), None if it asked for none. Messages are
-    scrubbed of anything that looks like a credential.
+    scrubbed of anything that looks like a credential, and so are the strings in details.
 
     Example:
         >>> error = error_from_status(14, "backend unavailable")
@@ -157,7 +122,7 @@ class GroundwireError(Exception):
     ) -> None:
         self.message = scrub_secrets(message)
         super().__init__(self.message)
-        self.details: tuple[Message, ...] = tuple(details)
+        self.details: tuple[Message, ...] = tuple(scrub_message(detail) for detail in details)
         self.http_status = status_to_http(self.code) if http_status is None else http_status
         self.retry_delay = _retry_info_delay(self.details) if retry_delay is None else retry_delay
 
