@@ -109,6 +109,7 @@ def test_a_grounding_faults_marker_gives_the_test_a_faulty_emulator_of_its_own(
         ('grounding_faults(rate=0.5, codes=["NOPE"])', "'NOPE' is not a status code"),
         ("grounding_faults(rate=2.0)", "rate must be between 0 and 1"),
         ("grounding_faults(0.5)", "takes keyword arguments only"),
+        ("grounding_faults(rates=0.5)", "no keyword 'rates'; its keywords are rate, codes*"),
     ],
 )
 def test_a_bad_grounding_faults_marker_is_a_configuration_error(

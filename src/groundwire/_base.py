@@ -9,6 +9,7 @@ from __future__ import annotations
 import dataclasses
 import enum
 import logging
+import math
 import os
 import random
 import ssl
@@ -32,6 +33,7 @@ from groundwire.core.bodies import MAX_RESPONSE_BYTES
 from groundwire.core.client_options import (
     ConfigurationError,
     GoogleClientOptions,
+    checked_text,
     one_of,
     place_api_endpoint,
     read_client_options,
@@ -86,6 +88,29 @@ class _Connection:
     client_certificate: tuple[bytes, bytes] | None
 
 
+def checked_timeout(timeout: object, name: str) -> float:
+    """`timeout` when it is a positive, finite number of seconds; else a ConfigurationError.
+
+    A timeout of 0 or less would fail every call with DEADLINE_EXCEEDED before it was sent,
+    which the auto transport would blame on the server (and leave gRPC for a while).
+
+    Example:
+        >>> checked_timeout(2.5, "timeout")
+        2.5
+        >>> checked_timeout(0, "timeout")  # doctest: +ELLIPSIS
+        Traceback (most recent call last):
+        ...
+        groundwire.core.client_options.ConfigurationError: ... timeout must be positive ...
+    """
+    if (
+        isinstance(timeout, int | float)
+        and not isinstance(timeout, bool)
+        and 0 < timeout < math.inf
+    ):
+        return timeout
+    raise ConfigurationError(f"{name} must be positive (a number of seconds), got {timeout!r}")
+
+
 class _Settings:
     """What both clients keep besides the request-shaping config: how to connect and retry."""
 
@@ -111,13 +136,11 @@ class _Settings:
     ) -> None:
         if transport not in ("auto", "grpc", "rest"):
             raise ValueError(f"transport must be 'auto', 'grpc' or 'rest', got {transport!r}")
-        if timeout <= 0:
-            raise ValueError("timeout must be positive (seconds)")
         self.transport = transport
         self.endpoint = endpoint
         self.rest_endpoint = rest_endpoint
         self.credentials = credentials
-        self.timeout = timeout
+        self.timeout = checked_timeout(timeout, "the client's timeout")
         self.retry = retry
         self.fallback_cooldown = fallback_cooldown
         self.allow_remote_emulator = allow_remote_emulator
@@ -149,7 +172,7 @@ class _Settings:
         if self.closed:
             raise ClientClosed("this client is closed; create a new one")
         policy = self.retry if retry is CLIENT_RETRY else retry
-        budget = self.timeout if timeout is None else timeout
+        budget = self.timeout if timeout is None else checked_timeout(timeout, "timeout")
         return Retrying(policy, budget, self.random, started=started, attempts=attempts)
 
     def first_timeout(self, timeout: float | None, retry: RetryArgument = CLIENT_RETRY) -> float:
@@ -159,7 +182,7 @@ class _Settings:
         loop makes only after a failure, from the time the call started.
         """
         policy = self.retry if retry is CLIENT_RETRY else retry
-        budget = self.timeout if timeout is None else timeout
+        budget = self.timeout if timeout is None else checked_timeout(timeout, "timeout")
         return policy.timeout if policy is not None and policy.timeout < budget else budget
 
     def connection(self, api: str, location: str, quota_project: str | None) -> _Connection:
@@ -362,7 +385,7 @@ class ClientBase:
         )
         quota_project = one_of(
             "quota_project",
-            quota_project,
+            checked_text("quota_project", quota_project),
             "client_options.quota_project_id",
             options.quota_project_id,
         )

@@ -35,12 +35,17 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar, Literal, TypeAlias
 
-from langchain_core.callbacks.manager import (
-    AsyncCallbackManagerForChainRun,
-    CallbackManagerForChainRun,
-)
-from langchain_core.runnables import RunnableConfig, RunnableSerializable
-from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError
+from groundwire._extras import missing_extra
+
+try:
+    from langchain_core.callbacks.manager import (
+        AsyncCallbackManagerForChainRun,
+        CallbackManagerForChainRun,
+    )
+    from langchain_core.runnables import RunnableConfig, RunnableSerializable
+    from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError
+except ImportError as error:
+    raise missing_extra(error, "langchain", "groundwire.langchain") from error
 
 from groundwire._base import ClientBase
 from groundwire.aio import AsyncGroundingClient

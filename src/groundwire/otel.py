@@ -44,12 +44,17 @@ from collections.abc import Mapping
 from contextvars import Token
 from urllib.parse import urlsplit
 
-from opentelemetry import context as otel_context
-from opentelemetry import metrics, propagate, trace
-from opentelemetry.context import Context
-from opentelemetry.metrics import Histogram, MeterProvider
-from opentelemetry.trace import Span, SpanKind, Status, StatusCode, TracerProvider
-from opentelemetry.util.types import AttributeValue
+from groundwire._extras import missing_extra
+
+try:
+    from opentelemetry import context as otel_context
+    from opentelemetry import metrics, propagate, trace
+    from opentelemetry.context import Context
+    from opentelemetry.metrics import Histogram, MeterProvider
+    from opentelemetry.trace import Span, SpanKind, Status, StatusCode, TracerProvider
+    from opentelemetry.util.types import AttributeValue
+except ImportError as error:
+    raise missing_extra(error, "otel", "groundwire.otel") from error
 
 from groundwire.core.errors import GroundwireError
 from groundwire.core.spec import spec_for

@@ -103,15 +103,28 @@ def grounding_test_emulator(request: pytest.FixtureRequest) -> Iterator[Emulator
     if marker is None:
         yield request.getfixturevalue("grounding_emulator")
         return
-    if marker.args:
-        from groundwire.core.client_options import ConfigurationError
-
-        raise ConfigurationError(f"{FAULTS_MARKER} takes keyword arguments only")
-    policy = fault_policy(**marker.kwargs)
+    policy = _marker_policy(marker)
     from groundwire.emulator import emulator
 
     with emulator(faults=policy) as running:
         yield running
+
+
+def _marker_policy(marker: pytest.Mark) -> FaultPolicy:
+    """The fault policy a ``grounding_faults`` marker asks for; ConfigurationError if malformed."""
+    import inspect
+
+    from groundwire.core.client_options import ConfigurationError
+
+    if marker.args:
+        raise ConfigurationError(f"{FAULTS_MARKER} takes keyword arguments only")
+    keywords = inspect.signature(fault_policy).parameters
+    for name in marker.kwargs:
+        if name not in keywords:
+            raise ConfigurationError(
+                f"{FAULTS_MARKER} has no keyword {name!r}; its keywords are {', '.join(keywords)}"
+            )
+    return fault_policy(**marker.kwargs)
 
 
 @pytest.fixture

@@ -13,6 +13,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from groundwire._extras import missing_extra
+
 if TYPE_CHECKING:
     from groundwire.beam.handlers import CorroborateHandler, GroundingCheckHandler
     from groundwire.beam.transforms import CheckGrounding, Corroborate
@@ -34,10 +36,8 @@ def __getattr__(name: str) -> Any:
         raise AttributeError(f"module 'groundwire.beam' has no attribute {name!r}")
     try:
         import apache_beam  # noqa: F401
-    except ImportError:
-        raise ImportError(
-            f"groundwire.beam.{name} needs Apache Beam: pip install 'groundwire[beam]'"
-        ) from None
+    except ImportError as error:
+        raise missing_extra(error, "beam", f"groundwire.beam.{name}") from error
     import importlib
 
     return getattr(importlib.import_module(home), name)

@@ -8,6 +8,7 @@ only reads, checks and merges them with the constructor's own arguments.
 
 from __future__ import annotations
 
+import re
 import warnings
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -19,6 +20,7 @@ __all__ = [
     "CREDENTIALS_FILE_WARNING",
     "ConfigurationError",
     "GoogleClientOptions",
+    "checked_text",
     "one_of",
     "place_api_endpoint",
     "read_client_options",
@@ -55,6 +57,7 @@ CREDENTIALS_FILE_WARNING = (
 """The warning of a `credentials_file`, as google-api-core gives it (DeprecationWarning)."""
 
 _T = TypeVar("_T")
+_CONTROL_CHARACTERS = re.compile(r"[\x00-\x1f\x7f]")
 
 
 class ConfigurationError(InvalidArgument, ValueError):
@@ -166,13 +169,34 @@ def place_api_endpoint(
     return (endpoint, api_endpoint) if as_rest else (api_endpoint, rest_endpoint)
 
 
-def _text(fields: Mapping[str, Any], name: str) -> str | None:
-    value = fields.get(name)
+def checked_text(name: str, value: object) -> str | None:
+    """`value`, stripped, when None or a non-empty string with no control character inside.
+
+    Else a ConfigurationError naming `name`. Such values end up in headers, URLs and file
+    names, where a CR or LF would break the request (or smuggle a header into it).
+
+    Example:
+        >>> checked_text("quota_project", " billing ")
+        'billing'
+        >>> checked_text("quota_project", "billing" + chr(10) + "X-Evil: 1")  # doctest: +ELLIPSIS
+        Traceback (most recent call last):
+        ...
+        groundwire.core.client_options.ConfigurationError: ... quota_project must not hold ...
+    """
     if value is None:
         return None
     if not isinstance(value, str) or not value.strip():
-        raise ConfigurationError(f"client_options.{name} must be a non-empty string, got {value!r}")
-    return value.strip()
+        raise ConfigurationError(f"{name} must be a non-empty string, got {value!r}")
+    text = value.strip()
+    if _CONTROL_CHARACTERS.search(text):
+        raise ConfigurationError(
+            f"{name} must not hold control characters (CR, LF, ...), got {value!r}"
+        )
+    return text
+
+
+def _text(fields: Mapping[str, Any], name: str) -> str | None:
+    return checked_text(f"client_options.{name}", fields.get(name))
 
 
 def _scopes(value: object) -> tuple[str, ...] | None:

@@ -108,6 +108,28 @@ def fact_parts(fact: Any, index: int, field: str) -> tuple[str, dict[str, str]]:
     )
 
 
+def fact_list(facts: Any, field: str = "facts") -> Iterable[Any]:
+    """`facts`, when it is a list (or any iterable) of facts; else InvalidArgument naming `field`.
+
+    A single string, None or a number is refused here rather than as Python's TypeError.
+
+    >>> fact_list(None)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    groundwire.core.errors.InvalidArgument: INVALID_ARGUMENT: facts must be a list ...
+    """
+    if isinstance(facts, str | bytes):
+        got = "a single string"
+    elif isinstance(facts, Iterable):
+        return facts
+    else:
+        got = "None" if facts is None else type(facts).__name__
+    raise bad_request(
+        [(field, f"expected a list of facts, got {got}")],
+        f"{field} must be a list of facts, got {got}",
+    )
+
+
 def grounding_facts(
     facts: Iterable[FactLike], fact_class: type[message.Message], field: str = "facts"
 ) -> list[message.Message]:
@@ -119,12 +141,8 @@ def grounding_facts(
     ...                                       field_class(request_class, "facts"))]
     ['Paris is in France.']
     """
-    if isinstance(facts, (str, bytes)):
-        raise bad_request(
-            [(field, "expected a list of facts, got a single string")], f"{field} must be a list"
-        )
     built = []
-    for index, fact in enumerate(facts):
+    for index, fact in enumerate(fact_list(facts, field)):
         converted = as_message(fact, fact_class)
         if converted is not None:
             built.append(converted)

@@ -21,6 +21,7 @@ from groundwire.core.facts import (
     as_message,
     assign,
     corroboration_fact,
+    fact_list,
     field_class,
     grounding_facts,
 )
@@ -170,11 +171,9 @@ def corroborate_content_request(
             )
         request.content.CopyFrom(converted)
     fact_class = field_class(request, "facts")
-    if isinstance(facts, (str, bytes)):
-        raise bad_request(
-            [("facts", "expected a list of facts, got a single string")], "facts must be a list"
-        )
-    request.facts.extend(corroboration_fact(f, fact_class, i) for i, f in enumerate(facts))
+    request.facts.extend(
+        corroboration_fact(f, fact_class, i) for i, f in enumerate(fact_list(facts))
+    )
     if citation_threshold is not None:
         assign(
             request.parameters,
