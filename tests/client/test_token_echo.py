@@ -75,7 +75,7 @@ def tls_grpc(certificate: Certificate, echo: Echo) -> Iterator[str]:
         context.abort_with_status(rpc_status.to_status(status))
         raise AssertionError("abort_with_status returns only by raising")
 
-    handlers = {}
+    handlers: dict[str, dict[str, grpc.RpcMethodHandler[Any, Any]]] = {}
     for method in apis.all_methods():
         service, name = method.grpc_path[1:].split("/")
         handlers.setdefault(service, {})[name] = grpc.unary_unary_rpc_method_handler(refuse)

@@ -13,7 +13,8 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
-from groundwire.core.scrubber import scrub_message, scrub_secrets
+from groundwire.core.scrubber import scrub_message
+from groundwire.core.scrubber import scrub_secrets as scrub_secrets  # its old home
 
 if TYPE_CHECKING:
     from google.protobuf.any_pb2 import Any as AnyProto
