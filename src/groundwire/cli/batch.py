@@ -121,8 +121,14 @@ def _check_args(args: argparse.Namespace) -> None:
         raise InputError(
             f"--rate must be a number of requests per second (0: no limit), got {args.rate}"
         )
+    for path in (args.input, args.output):
+        if os.path.isdir(path):
+            raise InputError(f"{path}: is a directory, not a file")
     if not os.path.isfile(args.input):
         raise InputError(f"{args.input}: no such file")
+    directory = os.path.dirname(args.output) or os.curdir
+    if not os.path.isdir(directory):
+        raise InputError(f"{args.output}: no such directory: {directory}")
     if os.path.exists(args.output) and os.path.samefile(args.input, args.output):
         raise InputError("IN and OUT are the same file")
 
