@@ -89,3 +89,43 @@ def test_a_command_reports_an_unreachable_endpoint_without_waiting_out_its_timeo
     assert status == 1
     assert "cannot reach" in capsys.readouterr().err
     assert elapsed < 30.0, f"the command waited {elapsed:.1f} s of its 60 s timeout"
+
+
+@pytest.mark.parametrize(
+    ("variables", "flags", "named"),
+    [
+        ({"GROUNDWIRE_EMULATOR_HOST": "https://127.0.0.1:50051"}, [], "GROUNDWIRE_EMULATOR_HOST"),
+        ({}, ["--endpoint", "http://127.0.0.1:50051"], "endpoint='http://127.0.0.1:50051'"),
+    ],
+    ids=["emulator-variable", "endpoint-flag"],
+)
+def test_a_malformed_endpoint_is_reported_before_a_missing_project(
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    variables: dict[str, str],
+    flags: list[str],
+    named: str,
+) -> None:
+    for name, value in variables.items():
+        monkeypatch.setenv(name, value)
+    status = main(["check", "--answer", "a", "--fact", "b", *flags])
+    [line] = capsys.readouterr().err.splitlines()
+    assert status == 2
+    assert named in line
+    assert "a gRPC address is not a URL" in line
+    assert "no project" not in line
+
+
+def test_https_to_the_plaintext_emulator_says_to_use_http(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    from groundwire.emulator import emulator
+
+    with emulator() as running:
+        https = running.http_url.replace("http://", "https://")
+        flags = ["--rest-endpoint", https, "--transport", "rest", "--timeout", "5"]
+        status = main(["check", "--project", "p", "--answer", "a.", "--fact", "a.", *flags])
+    [line] = capsys.readouterr().err.splitlines()
+    assert status == 1
+    assert f"use {running.http_url}" in line
+    assert "is `groundwire serve` running?" not in line
