@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import multiprocessing
 import signal
+import sys
 import threading
 from dataclasses import dataclass
 from typing import Any
@@ -48,7 +49,8 @@ def serve_workers(
     """Runs `workers` processes on the same two ports until `stop` is set or one dies.
 
     Raises `ServeError` naming the first worker that died, and why, after stopping the
-    others; `PortInUse` when a port is taken before any worker starts.
+    others (a worker that exits on a stop signal did not die: the others stop, no error);
+    `PortInUse` when a port is taken before any worker starts.
     """
     for protocol, port in (("gRPC", grpc_port), ("REST", http_port)):
         check_free(protocol, host, port)
@@ -77,7 +79,15 @@ def serve_workers(
             dead = [number for number, p in enumerate(processes, 1) if not p.is_alive()]
             if dead:
                 _drain(reports, errors)
-                died = _death(dead[0], processes[dead[0] - 1], workers, errors)
+                if processes[dead[0] - 1].exitcode == 0 and dead[0] not in errors:
+                    # A worker exits 0 only when told to stop (SIGTERM, SIGINT): not a death.
+                    print(
+                        f"groundwire emulator: worker {dead[0]} of {workers} (pid "
+                        f"{processes[dead[0] - 1].pid}) stopped on a signal; stopping the others",
+                        file=sys.stderr,
+                    )
+                else:
+                    died = _death(dead[0], processes[dead[0] - 1], workers, errors)
                 break
     finally:
         for process in processes:
