@@ -48,14 +48,22 @@ def one_line(text: str) -> str:
 def service_error_text(error: GroundwireError) -> str:
     """`CODE: what went wrong`, with what to do about it when that is the user's to fix.
 
+    The advice is the command line's, given once: the library's own (`pass credentials=`)
+    is replaced.
+
     >>> from groundwire.core.errors import error_from_status
     >>> service_error_text(error_from_status(16, "token expired"))[:45]
     'UNAUTHENTICATED: token expired (run `gcloud a'
     """
     text = error_text(error)
-    if error.code == StatusCode.UNAUTHENTICATED:
-        text += f" ({CREDENTIALS_HINT})"
-    return text
+    if error.code != StatusCode.UNAUTHENTICATED:
+        return text
+    from groundwire._sources import ADC_ADVICE
+
+    library_advice = f"; {ADC_ADVICE}"  # for callers of the library: credentials= and all
+    if text.endswith(library_advice):
+        return f"{text.removesuffix(library_advice)}; {CREDENTIALS_HINT}"
+    return f"{text} ({CREDENTIALS_HINT})"
 
 
 def error_text(error: GroundwireError) -> str:
