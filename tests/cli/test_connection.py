@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from pathlib import Path
 from typing import NoReturn
 
 import google.auth
@@ -129,3 +130,34 @@ def test_https_to_the_plaintext_emulator_says_to_use_http(
     assert status == 1
     assert f"use {running.http_url}" in line
     assert "is `groundwire serve` running?" not in line
+
+
+def test_corroborate_refuses_a_discovery_engine_api_version(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    status = main(
+        ["corroborate", "--local", "--content", "a.", "--fact", "a.", "--api-version", "v1alpha"]
+    )
+    assert status == 2
+    assert "--api-version" in capsys.readouterr().err
+
+
+def test_corroborate_help_does_not_call_its_version_discovery_engine(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert main(["corroborate", "--help"]) == 0
+    shown = " ".join(capsys.readouterr().out.split())
+    assert "Discovery Engine API version" not in shown
+    assert "Vertex AI API version" in shown
+
+
+def test_a_corroborating_batch_refuses_a_discovery_engine_api_version(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    source = tmp_path / "in.jsonl"
+    source.write_text('{"content": "a.", "facts": ["a."]}\n', encoding="utf-8")
+    argv = ["batch", "--local", str(source), "-o", str(tmp_path / "out.jsonl")]
+    status = main([*argv, "--method", "corroborate", "--api-version", "v1beta"])
+    assert status == 2
+    assert "corroborate (Vertex AI) takes v1 only" in capsys.readouterr().err
+    assert not (tmp_path / "out.jsonl").exists()

@@ -121,6 +121,10 @@ def _check_args(args: argparse.Namespace) -> None:
         raise InputError(
             f"--rate must be a number of requests per second (0: no limit), got {args.rate}"
         )
+    if args.method == "corroborate" and args.api_version != "v1":
+        raise InputError(
+            f"--api-version {args.api_version} is for check: corroborate (Vertex AI) takes v1 only"
+        )
     for path in (args.input, args.output):
         if os.path.isdir(path):
             raise InputError(f"{path}: is a directory, not a file")
