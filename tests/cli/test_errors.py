@@ -63,7 +63,7 @@ def test_unforeseen_errors_are_left_to_the_caller() -> None:
 
 def test_a_failure_record_holds_what_went_wrong_without_advice_for_a_terminal() -> None:
     """Batch output lines and Beam's failed elements carry no `gcloud` or `--local` hint."""
-    from groundwire.cli.records import error_record
+    from groundwire.core.records import error_record
 
     record = error_record(error_from_status(16, "token expired"))
     assert record == {"code": "UNAUTHENTICATED", "message": "token expired"}
