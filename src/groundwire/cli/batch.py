@@ -33,7 +33,8 @@ DESCRIPTION = """\
 Run one request per line of IN (JSON Lines) and append one record per input line to OUT:
 {"line": N, "key": K, "id": ..., "result": {...}} or {..., "error": {"code", "message"}}.
 Input lines are objects with "answer_candidate" (or "answer"; "content" for corroborate),
-"facts", and optionally "citation_threshold" and "id"; blank lines are skipped. K is a hash of
+"facts", and optionally "citation_threshold" and "id"; blank lines are skipped, and a line that
+is no request (or over 16 MiB, read past unheld) gets a final INVALID_ARGUMENT. K is a hash of
 the line's request and id. Run the same command again to resume: lines whose record in OUT
 is a result or a final failure are skipped (matched by K, so lines may move), transient
 failures (UNAVAILABLE, DEADLINE_EXCEEDED, RESOURCE_EXHAUSTED) are done again, and a torn last

@@ -183,6 +183,8 @@ def outcome_record(
         return {"id": record_id, "error": error_record(error)}
     if result is None:
         raise ValueError(f"the record of element {record_id!r} needs a result or an error")
-    if hasattr(result, "support_score"):
+    from groundwire.core.results import CheckGroundingResult
+
+    if isinstance(result, CheckGroundingResult):
         return {"id": record_id, "result": check_record(result)}
     return {"id": record_id, "result": corroboration_record(result)}
