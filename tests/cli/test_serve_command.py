@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 import shlex
 import signal
@@ -223,13 +224,15 @@ def test_the_same_port_for_both_protocols_is_refused_as_such() -> None:
     assert "already in use" not in result.stderr
 
 
-def test_a_worker_stopped_by_sigterm_did_not_die() -> None:
+@pytest.mark.parametrize("whom", ["one-worker", "the-process-group"])
+def test_a_worker_stopped_by_sigterm_did_not_die(whom: str) -> None:
     process = subprocess.Popen(
         cli_command("serve", "--grpc-port", "0", "--http-port", "0", "--workers", "2"),
         env=cli_env(),
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
+        start_new_session=True,  # a process group of its own, as a shell job has
     )
     try:
         assert process.stdout is not None
@@ -237,7 +240,10 @@ def test_a_worker_stopped_by_sigterm_did_not_die() -> None:
         children = Path(f"/proc/{process.pid}/task/{process.pid}/children").read_text().split()
         workers = [pid for pid in children if "spawn_main" in _command_line(pid)]
         assert len(workers) == 2, children
-        subprocess.run(["kill", "-TERM", workers[0]], check=True, timeout=5)
+        if whom == "one-worker":
+            subprocess.run(["kill", "-TERM", workers[0]], check=True, timeout=5)
+        else:
+            os.killpg(process.pid, signal.SIGTERM)
         _, stderr = process.communicate(timeout=15)
     finally:
         if process.poll() is None:
@@ -245,4 +251,5 @@ def test_a_worker_stopped_by_sigterm_did_not_die() -> None:
             process.communicate(timeout=10)
     assert process.returncode == 0, stderr
     assert "died" not in stderr
-    assert f"(pid {workers[0]}) stopped on a signal" in stderr
+    if whom == "one-worker":
+        assert f"(pid {workers[0]}) stopped on a signal" in stderr

@@ -79,14 +79,7 @@ def serve_workers(
             dead = [number for number, p in enumerate(processes, 1) if not p.is_alive()]
             if dead:
                 _drain(reports, errors)
-                if processes[dead[0] - 1].exitcode == 0 and dead[0] not in errors:
-                    # A worker exits 0 only when told to stop (SIGTERM, SIGINT): not a death.
-                    print(
-                        f"groundwire emulator: worker {dead[0]} of {workers} (pid "
-                        f"{processes[dead[0] - 1].pid}) stopped on a signal; stopping the others",
-                        file=sys.stderr,
-                    )
-                else:
+                if not _stopped_on_signal(dead[0], processes[dead[0] - 1], workers, errors):
                     died = _death(dead[0], processes[dead[0] - 1], workers, errors)
                 break
     finally:
@@ -100,6 +93,22 @@ def serve_workers(
                 process.join()
     if died is not None:
         raise ServeError(died)
+
+
+def _stopped_on_signal(number: int, process: Any, workers: int, errors: dict[int, str]) -> bool:
+    """Whether a worker that ended was told to stop (it exits 0 only then); says so if it was.
+
+    A SIGTERM or SIGINT sent to a worker (or to the whole process group) is no death: the
+    others are stopped too, and `serve` ends normally.
+    """
+    if process.exitcode != 0 or number in errors:
+        return False
+    print(
+        f"groundwire emulator: worker {number} of {workers} (pid {process.pid}) stopped on a "
+        "signal; stopping the others",
+        file=sys.stderr,
+    )
+    return True
 
 
 def _death(number: int, process: Any, workers: int, errors: dict[int, str]) -> str:
@@ -142,6 +151,9 @@ def _wait_until_ready(
             dead = [number for number, p in enumerate(processes, 1) if not p.is_alive()]
             if dead:
                 _drain(reports, errors)
+                if _stopped_on_signal(dead[0], processes[dead[0] - 1], len(processes), errors):
+                    stop.set()
+                    return
                 raise ServeError(
                     _death(dead[0], processes[dead[0] - 1], len(processes), errors)
                 ) from None
