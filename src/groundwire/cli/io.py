@@ -21,6 +21,8 @@ CONTENT_KEYS = ("content", "answer_candidate", "answer")
 
 _PARAGRAPH_BREAK = re.compile(r"\n[ \t]*\n")
 _SURROGATE = re.compile("[\ud800-\udfff]")
+_MAYBE_SURROGATE = re.compile(r"\\u[dD][89a-fA-F]|[\ud800-\udfff]")
+"""A surrogate's escape (or itself) in JSON text: only then is the document searched for one."""
 
 
 @dataclass(frozen=True)
@@ -86,7 +88,7 @@ def parse_json(text: str, source: str) -> Any:
     to read (over `sys.get_int_max_str_digits()` digits) and a string holding a lone
     surrogate escape such as `"\ud800"`, which is no text and cannot be sent as UTF-8.
 
-    >>> parse_json('["\ud800"]', "line 2")
+    >>> parse_json('["\\ud800"]', "line 2")
     Traceback (most recent call last):
     groundwire.cli.errors.InputError: line 2: not valid JSON: [0] holds a lone surrogate (\ud800)
     """
@@ -99,7 +101,7 @@ def parse_json(text: str, source: str) -> Any:
     except ValueError:  # the one ValueError left: an integer of more digits than Python reads
         digits = sys.get_int_max_str_digits()
         raise InputError(f"{source}: holds an integer of more than {digits} digits") from None
-    where = _lone_surrogate(document)
+    where = _lone_surrogate(document) if _MAYBE_SURROGATE.search(text) else None
     if where is not None:
         raise InputError(f"{source}: not valid JSON: {where}")
     return document
