@@ -144,19 +144,19 @@ def input_lines(
 
 
 def _overlong_line(number: int, start: bytes, file: BinaryIO, shape: RequestShape) -> InputLine:
-    """The rest of a line over `MAX_LINE_BYTES` read past in chunks; its problem and key."""
-    digest = hashlib.blake2b(digest_size=_KEY_BYTES)
-    digest.update(b"overlong\0" + shape.method.encode() + b"\0")
-    size, chunk = 0, start
-    while chunk:
-        ended = chunk.endswith(b"\n")
-        if ended:
-            chunk = chunk.rstrip(b"\r\n")
-        digest.update(chunk)
+    """A line over `MAX_LINE_BYTES`, its rest read past in chunks: its problem and its key.
+
+    The key hashes the line's first `MAX_LINE_BYTES` and its length (hashing a GiB would
+    cost seconds on every run): two such lines alike in both get one key, and each its own
+    record all the same, as identical lines do.
+    """
+    size = len(start)
+    chunk = start
+    while not chunk.endswith(b"\n") and (chunk := file.readline(_CHUNK_BYTES)):
         size += len(chunk)
-        if ended:
-            break
-        chunk = file.readline(_CHUNK_BYTES)
+    size -= len(chunk) - len(chunk.rstrip(b"\r\n"))  # the line's end is not its bytes
+    digest = hashlib.blake2b(digest_size=_KEY_BYTES)
+    digest.update(b"overlong\0" + shape.method.encode() + b"\0%d\0" % size + start)
     problem = (
         f"line {number}: {size} bytes, longer than the {MAX_LINE_BYTES >> 20} MiB any request "
         "can be; not read"
