@@ -77,6 +77,7 @@ def test_a_line_over_16_mib_is_refused_unread_and_not_sent_again(
     assert out.read_bytes() == before
 
 
+@pytest.mark.slow
 def test_a_line_of_exactly_the_limit_is_read(tmp_path: Path) -> None:
     source = tmp_path / "in.jsonl"
     padding = MAX_LINE_BYTES - len(b'{"answer": "", "facts": ["a"]}')
