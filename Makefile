@@ -97,9 +97,9 @@ test-beam: $(BEAM_VENV)/.installed
 	$(BEAM_VENV)/bin/groundwire check --local --answer "Paris is in France." --fact "Paris is the capital of France."
 	GROUNDWIRE_TEST_BEAM=required $(BEAM_VENV)/bin/pytest -q -m "not official and not slow" -p no:cacheprovider
 
-## demo: a real grounding check (non-ASCII answer) against the embedded emulator
+## demo: a real grounding check (non-ASCII answer, claim scores) against the embedded emulator
 demo: $(PY_STAMP)
-	$(BIN)/groundwire check --local \
+	$(BIN)/groundwire check --local --claim-scores \
 	  --answer "Marie Curie won the Nobel Prize in Physics in 1903. Elle est née à Varsovie en 1867. 東京は日本の首都です。The Eiffel Tower is in Berlin. Let me know if you need anything else!" \
 	  --fact "Marie Skłodowska-Curie shared the 1903 Nobel Prize in Physics with Pierre Curie and Henri Becquerel." \
 	  --fact "Marie Curie est née à Varsovie le 7 novembre 1867." \

@@ -5,6 +5,7 @@ from __future__ import annotations
 import subprocess
 import sys
 import textwrap
+from pathlib import Path
 
 import pytest
 
@@ -205,3 +206,14 @@ async def test_the_async_client_fixture_runs_in_the_suites_auto_mode(
         "Paris is in France.", ["Paris is in France."]
     )
     assert result.claims[0].supported
+
+
+def test_the_readme_example_passes_in_pytest_asyncios_default_strict_mode(
+    pytester: pytest.Pytester,
+) -> None:
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+    section = readme[readme.index("### Testing with groundwire") :]
+    example = section.split("```python\n", 1)[1].split("```", 1)[0]
+    assert "async def test_async" in example
+    result = _run(pytester, example, "-o", "asyncio_mode=strict")
+    result.assert_outcomes(passed=3)

@@ -22,6 +22,9 @@ from groundwire.core.errors import Unauthenticated
 if TYPE_CHECKING:
     from google.auth.credentials import Credentials
 
+ADC_ADVICE = "run `gcloud auth application-default login`, pass credentials=, or use an emulator"
+"""What a library user can do without credentials; the command line gives its own advice."""
+
 
 def certificate_source(
     explicit: tuple[bytes, bytes] | None, options: GoogleClientOptions
@@ -109,8 +112,7 @@ def default_credentials(
         )
     except DefaultCredentialsError as error:
         raise Unauthenticated(
-            f"no Application Default Credentials ({error}); run `gcloud auth "
-            "application-default login`, pass credentials=, or use an emulator"
+            f"no Application Default Credentials ({error}); {ADC_ADVICE}"
         ) from None
     found = universe_of(credentials)
     if found is not None and found.lower() != universe:

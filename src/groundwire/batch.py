@@ -61,14 +61,20 @@ def dead_endpoint(where: str, failures: int, last: GroundwireError) -> Unavailab
 def cannot_reach(where: str, detail: str) -> Unavailable:
     """The error for an endpoint that takes no connection: it names it and what to check.
 
-    On loopback the hint is to start the emulator; elsewhere, to check the endpoint and the
-    network. The command line shows the same error when a single call cannot connect.
+    On loopback the hint is to start the emulator (or, for an https:// URL, to speak plain
+    HTTP to it, as the emulator does); elsewhere, to check the endpoint and the network.
+    The command line shows the same error when a single call cannot connect.
 
     Example:
         >>> str(cannot_reach("http://127.0.0.1:8080", "refused"))
         'UNAVAILABLE: cannot reach http://127.0.0.1:8080; is `groundwire serve` running? (refused)'
+        >>> str(cannot_reach("https://127.0.0.1:8080", "wrong version number")).split("; ")[1]
+        '`groundwire serve` speaks plain HTTP: for the emulator use http://127.0.0.1:8080 (...)'
     """
-    if _on_loopback(where):
+    if _on_loopback(where) and where.lower().startswith("https://"):
+        plain = "http://" + where[len("https://") :]
+        hint = f"`groundwire serve` speaks plain HTTP: for the emulator use {plain}"
+    elif _on_loopback(where):
         hint = "is `groundwire serve` running?"
     else:
         hint = "check the endpoint and the network"

@@ -17,9 +17,9 @@ from typing import Any
 
 import pytest
 
-from groundwire.cli.records import check_record
 from groundwire.core import calls
 from groundwire.core.errors import StatusCode
+from groundwire.core.records import check_record
 from groundwire.core.retry import RetryPolicy
 from groundwire.emulator import EMULATOR_PROJECT, Emulator, emulator
 from groundwire.emulator.faults import FaultPolicy

@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import json
 import traceback
+from pathlib import Path
 from typing import Any
+
+import pytest
 
 from groundwire.beam.records import (
     batch_failure,
@@ -15,9 +18,8 @@ from groundwire.beam.records import (
     is_retryable,
     result_record,
 )
-from groundwire.cli.records import check_record
 from groundwire.core import calls
-from groundwire.core.batch import BatchOutcome
+from groundwire.core.batch import BatchOutcome, Rpc
 from groundwire.core.errors import (
     DeadlineExceeded,
     InvalidArgument,
@@ -27,6 +29,7 @@ from groundwire.core.errors import (
     Unavailable,
     bad_request,
 )
+from groundwire.core.records import check_record
 from groundwire.emulator import Emulator
 
 CONFIG = calls.ClientConfig("my-project")
@@ -138,3 +141,35 @@ def test_a_result_record_is_what_groundwire_batch_writes_with_the_answer(
         direct = client.check_grounding("Paris is in France.", ["Paris is in France."])
     assert outcome.ok
     assert result_record("CheckGrounding", outcome) == {"id": "q-1", "result": check_record(direct)}
+
+
+@pytest.mark.parametrize(
+    ("rpc", "line"),
+    [
+        ("CheckGrounding", {"id": "q-1", "answer": "Paris is in France.", "facts": ["Paris."]}),
+        ("CorroborateContent", {"id": 2, "content": "Paris is in France.", "facts": ["Paris."]}),
+    ],
+)
+def test_a_result_record_has_the_fields_of_the_batch_record_less_line_and_key(
+    grounding_emulator: Emulator,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    rpc: Rpc,
+    line: dict[str, Any],
+) -> None:
+    from groundwire.cli import main
+
+    source, out = tmp_path / "in.jsonl", tmp_path / "out.jsonl"
+    source.write_text(json.dumps(line) + "\n", encoding="utf-8")
+    method = "check" if rpc == "CheckGrounding" else "corroborate"
+    endpoints = ["--endpoint", grounding_emulator.grpc_address, "--project", "p"]
+    argv = ["batch", str(source), "-o", str(out), "--method", method, *endpoints]
+    assert main([*argv, "--no-progress"]) == 0
+    capsys.readouterr()
+    written = json.loads(out.read_text(encoding="utf-8"))
+    with grounding_emulator.client() as client:
+        many = client.check_grounding_many if method == "check" else client.corroborate_content_many
+        outcome = next(iter(many([line])))
+    assert {key: value for key, value in written.items() if key not in ("line", "key")} == (
+        result_record(rpc, outcome)
+    )

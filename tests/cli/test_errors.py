@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from typing import NoReturn
 
 import pytest
 from google.auth.exceptions import DefaultCredentialsError
@@ -62,7 +63,27 @@ def test_unforeseen_errors_are_left_to_the_caller() -> None:
 
 def test_a_failure_record_holds_what_went_wrong_without_advice_for_a_terminal() -> None:
     """Batch output lines and Beam's failed elements carry no `gcloud` or `--local` hint."""
-    from groundwire.cli.records import error_record
+    from groundwire.core.records import error_record
 
     record = error_record(error_from_status(16, "token expired"))
     assert record == {"code": "UNAUTHENTICATED", "message": "token expired"}
+
+
+def test_no_credentials_gives_command_line_advice_once(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import google.auth
+
+    from groundwire.cli import main
+
+    def no_credentials(*args: object, **kwargs: object) -> NoReturn:
+        raise DefaultCredentialsError("Your default credentials were not found.")
+
+    monkeypatch.setattr(google.auth, "default", no_credentials)
+    status = main(["check", "--project", "p", "--answer", "a", "--fact", "b"])
+    [line] = capsys.readouterr().err.splitlines()
+    assert status == 1
+    assert line.startswith("groundwire: error: UNAUTHENTICATED: no Application Default")
+    assert line.count("gcloud auth application-default login") == 1
+    assert "--local" in line
+    assert "credentials=" not in line

@@ -12,8 +12,8 @@ from groundwire_protos.google.cloud.discoveryengine.v1.grounded_generation_pb2 i
     GenerateGroundedContentResponse,
 )
 
-from groundwire.cli.records import check_record, generate_record
 from groundwire.cli.render import Style, render_check, render_grounding, shorten, style_for
+from groundwire.core.records import check_record, generate_record
 from groundwire.core.results import (
     CheckGroundingResult,
     Chunk,

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import os
 import re
+import shlex
 import signal
 import socket
 import subprocess
@@ -189,3 +191,65 @@ def _command_line(pid: str) -> str:
         return Path(f"/proc/{pid}/cmdline").read_bytes().decode(errors="replace")
     except OSError:
         return ""
+
+
+@pytest.mark.parametrize(
+    ("bound", "loopback"), [("0.0.0.0", "127.0.0.1"), ("[::]", "[::1]")], ids=["ipv4", "ipv6"]
+)
+def test_a_wildcard_bind_exports_loopback_which_its_own_client_accepts(
+    bound: str, loopback: str
+) -> None:
+    from groundwire.core.endpoints import resolve_endpoints
+    from groundwire.emulator.server import export_line
+
+    line = export_line(f"{bound}:50051", f"http://{bound}:8080")
+    exported, comment = line.split("  # ")
+    assert bound in comment
+    assert "every interface" in comment
+    variables = dict(shlex.split(word)[0].split("=", 1) for word in exported.split()[1:])
+    assert variables == {
+        "GROUNDWIRE_EMULATOR_HOST": f"{loopback}:50051",
+        "GROUNDWIRE_EMULATOR_REST": f"http://{loopback}:8080",
+    }
+    found = resolve_endpoints(
+        "discoveryengine", "global", endpoint=None, rest_endpoint=None, environ=variables
+    )
+    assert found.plaintext
+
+
+def test_the_same_port_for_both_protocols_is_refused_as_such() -> None:
+    result = run_cli(["serve", "--grpc-port", "50999", "--http-port", "50999"])
+    assert result.returncode == 2
+    assert "--grpc-port and --http-port must differ" in result.stderr
+    assert "already in use" not in result.stderr
+
+
+@pytest.mark.parametrize("whom", ["one-worker", "the-process-group"])
+def test_a_worker_stopped_by_sigterm_did_not_die(whom: str) -> None:
+    process = subprocess.Popen(
+        cli_command("serve", "--grpc-port", "0", "--http-port", "0", "--workers", "2"),
+        env=cli_env(),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,  # a process group of its own, as a shell job has
+    )
+    try:
+        assert process.stdout is not None
+        assert ANNOUNCEMENT.search(process.stdout.readline())
+        children = Path(f"/proc/{process.pid}/task/{process.pid}/children").read_text().split()
+        workers = [pid for pid in children if "spawn_main" in _command_line(pid)]
+        assert len(workers) == 2, children
+        if whom == "one-worker":
+            subprocess.run(["kill", "-TERM", workers[0]], check=True, timeout=5)
+        else:
+            os.killpg(process.pid, signal.SIGTERM)
+        _, stderr = process.communicate(timeout=15)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.communicate(timeout=10)
+    assert process.returncode == 0, stderr
+    assert "died" not in stderr
+    if whom == "one-worker":
+        assert f"(pid {workers[0]}) stopped on a signal" in stderr

@@ -2,9 +2,9 @@
 
 Everything here is pure, so it is tested where Apache Beam is not installed; the handlers
 (`groundwire.beam.handlers`) and transforms (`groundwire.beam.transforms`) only wire it to
-Beam. A successful element becomes the record `groundwire batch` writes for a successful line
-(`{"id", "result"}`, the result as `groundwire.cli.records` makes it); a failed one becomes
-`{"input", "code", "message"}`.
+Beam. A successful element becomes the record `groundwire batch` writes for a successful line,
+less the line's `line` and `key` (`{"id", "result"}`, both made by
+`groundwire.core.records.outcome_record`); a failed one becomes `{"input", "code", "message"}`.
 """
 
 from __future__ import annotations
@@ -15,10 +15,10 @@ from typing import Any
 
 from google.protobuf import json_format, message
 
-from groundwire.cli.records import check_record, corroboration_record, error_record
 from groundwire.core import calls
 from groundwire.core.batch import BatchOutcome, Rpc, plan_item
 from groundwire.core.errors import GroundwireError, StatusCode, error_type_for
+from groundwire.core.records import error_record, outcome_record
 from groundwire.core.spec import SPECS
 
 __all__ = [
@@ -101,11 +101,9 @@ def result_record(rpc: Rpc, outcome: BatchOutcome[Any]) -> dict[str, Any]:
 
     The result also holds the text it grounds (`answer_candidate` or `content`), so a row
     read on its own (in BigQuery, say) says what it is about; `id` is the element's, or None.
+    `rpc` is the method the element went through (its result says which it is).
     """
-    result = _result_of(outcome)
-    if rpc == "CorroborateContent":
-        return {"id": outcome.id, "result": corroboration_record(result)}
-    return {"id": outcome.id, "result": check_record(result)}
+    return outcome_record(outcome.id, _result_of(outcome))
 
 
 def failure_record(element: object, error: GroundwireError) -> dict[str, Any]:

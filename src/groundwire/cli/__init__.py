@@ -12,10 +12,13 @@ import os
 import sys
 from collections.abc import Callable, Sequence
 from types import ModuleType
-from typing import IO, Any, NoReturn
+from typing import IO, TYPE_CHECKING, Any, NoReturn
 
 from groundwire import __version__
 from groundwire.cli.errors import EXIT_FAILURE, EXIT_INTERRUPTED, EXIT_USAGE, describe
+
+if TYPE_CHECKING:
+    from groundwire.cli.connection import ConnectsTo
 
 DEBUG_ENV = "GROUNDWIRE_DEBUG"
 
@@ -41,16 +44,16 @@ class _Parser(argparse.ArgumentParser):
         self.exit(EXIT_USAGE, f"groundwire: error: {message} (see '{self.prog} --help')\n")
 
 
-def _commands() -> list[tuple[str, str, ModuleType, bool]]:
-    """(name, summary, module, takes connection options) of each command."""
+def _commands() -> list[tuple[str, str, ModuleType, ConnectsTo | None]]:
+    """(name, summary, module, the API its connection options are for) of each command."""
     from groundwire.cli import batch, check, corroborate, generate, serve
 
     return [
-        ("check", "check how well facts support an answer, claim by claim", check, True),
-        ("corroborate", "score how well facts corroborate content", corroborate, True),
-        ("generate", "generate a grounded answer", generate, True),
-        ("batch", "check many answers from a JSONL file, resumably", batch, True),
-        ("serve", "run the offline emulator (gRPC and REST)", serve, False),
+        ("check", "check how well facts support an answer, claim by claim", check, "discovery"),
+        ("corroborate", "score how well facts corroborate content", corroborate, "vertex"),
+        ("generate", "generate a grounded answer", generate, "discovery"),
+        ("batch", "check many answers from a JSONL file, resumably", batch, "either"),
+        ("serve", "run the offline emulator (gRPC and REST)", serve, None),
     ]
 
 
@@ -66,7 +69,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"groundwire {__version__}")
     subcommands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
-    for name, summary, module, connects in _commands():
+    for name, summary, module, connects_to in _commands():
         command = subcommands.add_parser(
             name,
             help=summary,
@@ -74,8 +77,8 @@ def build_parser() -> argparse.ArgumentParser:
             formatter_class=argparse.RawDescriptionHelpFormatter,
         )
         module.configure(command)
-        if connects:
-            add_connection_options(command)
+        if connects_to is not None:
+            add_connection_options(command, connects_to)
         command.set_defaults(run=module.run)
     return parser
 

@@ -33,7 +33,8 @@ DESCRIPTION = """\
 Run one request per line of IN (JSON Lines) and append one record per input line to OUT:
 {"line": N, "key": K, "id": ..., "result": {...}} or {..., "error": {"code", "message"}}.
 Input lines are objects with "answer_candidate" (or "answer"; "content" for corroborate),
-"facts", and optionally "citation_threshold" and "id"; blank lines are skipped. K is a hash of
+"facts", and optionally "citation_threshold" and "id"; blank lines are skipped, and a line that
+is no request (or over 16 MiB, read past unheld) gets a final INVALID_ARGUMENT. K is a hash of
 the line's request and id. Run the same command again to resume: lines whose record in OUT
 is a result or a final failure are skipped (matched by K, so lines may move), transient
 failures (UNAVAILABLE, DEADLINE_EXCEEDED, RESOURCE_EXHAUSTED) are done again, and a torn last
@@ -121,8 +122,18 @@ def _check_args(args: argparse.Namespace) -> None:
         raise InputError(
             f"--rate must be a number of requests per second (0: no limit), got {args.rate}"
         )
+    if args.method == "corroborate" and args.api_version != "v1":
+        raise InputError(
+            f"--api-version {args.api_version} is for check: corroborate (Vertex AI) takes v1 only"
+        )
+    for path in (args.input, args.output):
+        if os.path.isdir(path):
+            raise InputError(f"{path}: is a directory, not a file")
     if not os.path.isfile(args.input):
         raise InputError(f"{args.input}: no such file")
+    directory = os.path.dirname(args.output) or os.curdir
+    if not os.path.isdir(directory):
+        raise InputError(f"{args.output}: no such directory: {directory}")
     if os.path.exists(args.output) and os.path.samefile(args.input, args.output):
         raise InputError("IN and OUT are the same file")
 

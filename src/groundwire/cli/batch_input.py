@@ -12,7 +12,7 @@ import hashlib
 import json
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, BinaryIO
 
 from groundwire.cli.errors import InputError
 from groundwire.cli.io import (
@@ -25,6 +25,10 @@ from groundwire.cli.io import (
 )
 
 _KEY_BYTES = 16
+MAX_LINE_BYTES = 16 << 20
+"""The longest input line read: no request Google takes is this large (its own limits are far
+lower), so a longer line is refused unread instead of being held in memory and sent."""
+_CHUNK_BYTES = 1 << 20
 
 
 @dataclass(frozen=True)
@@ -123,9 +127,38 @@ def input_lines(
 ) -> Iterator[InputLine]:
     """The non-blank lines of the input file at `path`, read, in order.
 
-    Lines whose number `skip` accepts are passed over unread.
+    Lines whose number `skip` accepts are passed over unread. A line longer than
+    `MAX_LINE_BYTES` is never held: it is read in chunks up to its newline and becomes a line
+    with its problem (and a key of its bytes), so the others run.
     """
     with open(path, "rb") as file:
-        for number, raw in enumerate(file, 1):
-            if raw.strip() and (skip is None or not skip(number)):
+        number = 0
+        while raw := file.readline(MAX_LINE_BYTES + 1):
+            number += 1
+            if len(raw) > MAX_LINE_BYTES and not raw.endswith(b"\n"):
+                line = _overlong_line(number, raw, file, shape)
+                if skip is None or not skip(number):
+                    yield line
+            elif raw.strip() and (skip is None or not skip(number)):
                 yield read_line(number, raw, shape)
+
+
+def _overlong_line(number: int, start: bytes, file: BinaryIO, shape: RequestShape) -> InputLine:
+    """A line over `MAX_LINE_BYTES`, its rest read past in chunks: its problem and its key.
+
+    The key hashes the line's first `MAX_LINE_BYTES` and its length (hashing a GiB would
+    cost seconds on every run): two such lines alike in both get one key, and each its own
+    record all the same, as identical lines do.
+    """
+    size = len(start)
+    chunk = start
+    while not chunk.endswith(b"\n") and (chunk := file.readline(_CHUNK_BYTES)):
+        size += len(chunk)
+    size -= len(chunk) - len(chunk.rstrip(b"\r\n"))  # the line's end is not its bytes
+    digest = hashlib.blake2b(digest_size=_KEY_BYTES)
+    digest.update(b"overlong\0" + shape.method.encode() + b"\0%d\0" % size + start)
+    problem = (
+        f"line {number}: {size} bytes, longer than the {MAX_LINE_BYTES >> 20} MiB any request "
+        "can be; not read"
+    )
+    return InputLine(number, digest.hexdigest(), None, None, problem)

@@ -13,9 +13,9 @@ from typing import TYPE_CHECKING, Any
 from groundwire.cli.batch_input import InputLine
 from groundwire.cli.output_file import OutputWriter
 from groundwire.cli.progress import Progress
-from groundwire.cli.records import check_record, corroboration_record, error_record
 from groundwire.cli.summary import BatchStats
-from groundwire.core.errors import StatusCode
+from groundwire.core.errors import InvalidArgument, StatusCode
+from groundwire.core.records import outcome_record
 
 if TYPE_CHECKING:
     from groundwire.batch import Batch, BatchOutcome
@@ -39,18 +39,18 @@ def record_of(
 ) -> tuple[dict[str, Any], float | None]:
     """The output record of a line and its outcome, and its score (None for a failure).
 
-    A line that was no request keeps its own problem as the message, naming the line.
+    The record is the one Beam emits too (`outcome_record`), after the line's `line` and
+    `key`. A line that was no request keeps its own problem as the message, naming the line.
     """
-    base: dict[str, Any] = {"line": line.number, "key": line.key, "id": line.id}
+    where = {"line": line.number, "key": line.key}
     if line.problem is not None:
-        return {**base, "error": {"code": "INVALID_ARGUMENT", "message": line.problem}}, None
+        problem = InvalidArgument(line.problem)
+        return {**where, **outcome_record(line.id, error=problem)}, None
     if outcome.error is not None:
-        return {**base, "error": error_record(outcome.error)}, None
+        return {**where, **outcome_record(line.id, error=outcome.error)}, None
     result: Any = outcome.result  # set whenever error is None
-    if method == "check":
-        return {**base, "result": check_record(result, include_answer=False)}, result.support_score
-    record = corroboration_record(result, include_content=False)
-    return {**base, "result": record}, result.corroboration_score
+    score = result.support_score if method == "check" else result.corroboration_score
+    return {**where, **outcome_record(line.id, result)}, score
 
 
 def _batch(

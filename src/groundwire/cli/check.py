@@ -14,8 +14,8 @@ from groundwire.cli.io import (
     input_flags,
     parse_labels,
 )
-from groundwire.cli.records import check_record
 from groundwire.cli.render import render_check, style_for, width_for
+from groundwire.core.records import check_record
 
 DESCRIPTION = """\
 Check an answer against facts. The answer and facts come from flags and files, or from a

@@ -6,7 +6,7 @@ import argparse
 import os
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING, Literal, cast
 
 from groundwire.cli.errors import InputError
 
@@ -28,8 +28,19 @@ def positive_float(text: str) -> float:
     return value
 
 
-def add_connection_options(parser: argparse.ArgumentParser) -> None:
-    """Adds the connection options every client command shares."""
+ConnectsTo = Literal["discovery", "vertex", "either"]
+"""The API a command calls: Discovery Engine (check, generate), Vertex AI (corroborate), or
+either as its options say (batch)."""
+
+_API_VERSION_HELP: Mapping[str, str] = {
+    "discovery": "Discovery Engine API version (default: v1)",
+    "vertex": "Vertex AI API version: v1, the one groundwire speaks for corroborate",
+    "either": "Discovery Engine API version for check (default: v1); corroborate takes v1 only",
+}
+
+
+def add_connection_options(parser: argparse.ArgumentParser, connects_to: ConnectsTo) -> None:
+    """Adds the connection options every client command shares, for the API it calls."""
     group = parser.add_argument_group("connection")
     group.add_argument(
         "--project",
@@ -43,8 +54,8 @@ def add_connection_options(parser: argparse.ArgumentParser) -> None:
     group.add_argument(
         "--api-version",
         default="v1",
-        choices=("v1", "v1beta", "v1alpha"),
-        help="Discovery Engine API version (default: v1)",
+        choices=("v1",) if connects_to == "vertex" else ("v1", "v1beta", "v1alpha"),
+        help=_API_VERSION_HELP[connects_to],
     )
     group.add_argument(
         "--transport",

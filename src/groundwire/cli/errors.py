@@ -17,7 +17,6 @@ CREDENTIALS_HINT: Final = (
 )
 
 _INPUT_CODES = frozenset({StatusCode.INVALID_ARGUMENT, StatusCode.OUT_OF_RANGE})
-_SHOWN_VIOLATIONS = 3
 
 
 class CliError(Exception):
@@ -48,14 +47,22 @@ def one_line(text: str) -> str:
 def service_error_text(error: GroundwireError) -> str:
     """`CODE: what went wrong`, with what to do about it when that is the user's to fix.
 
+    The advice is the command line's, given once: the library's own (`pass credentials=`)
+    is replaced.
+
     >>> from groundwire.core.errors import error_from_status
     >>> service_error_text(error_from_status(16, "token expired"))[:45]
     'UNAUTHENTICATED: token expired (run `gcloud a'
     """
     text = error_text(error)
-    if error.code == StatusCode.UNAUTHENTICATED:
-        text += f" ({CREDENTIALS_HINT})"
-    return text
+    if error.code != StatusCode.UNAUTHENTICATED:
+        return text
+    from groundwire._sources import ADC_ADVICE
+
+    library_advice = f"; {ADC_ADVICE}"  # for callers of the library: credentials= and all
+    if text.endswith(library_advice):
+        return f"{text.removesuffix(library_advice)}; {CREDENTIALS_HINT}"
+    return f"{text} ({CREDENTIALS_HINT})"
 
 
 def error_text(error: GroundwireError) -> str:
@@ -68,20 +75,9 @@ def error_text(error: GroundwireError) -> str:
     >>> error_text(bad_request([("facts[3].fact_text", "is empty")], "invalid"))
     'INVALID_ARGUMENT: facts[3].fact_text: is empty'
     """
-    from google.rpc.error_details_pb2 import BadRequest
+    from groundwire.core.records import error_message
 
-    bad_request = error.detail(BadRequest)
-    violations = list(bad_request.field_violations) if bad_request is not None else []
-    if violations:
-        shown = [
-            f"{v.field}: {v.description}" if v.field else v.description
-            for v in violations[:_SHOWN_VIOLATIONS]
-        ]
-        more = len(violations) - _SHOWN_VIOLATIONS
-        text = "; ".join(shown) + (f" (and {more} more)" if more > 0 else "")
-    else:
-        text = error.message or "no message"
-    return one_line(f"{error.code.name}: {text}")
+    return f"{error.code.name}: {error_message(error)}"
 
 
 def service_exit_code(error: GroundwireError) -> int:

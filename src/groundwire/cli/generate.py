@@ -9,8 +9,8 @@ from typing import IO, TYPE_CHECKING, Any
 from groundwire.cli.connection import open_client
 from groundwire.cli.errors import InputError
 from groundwire.cli.io import decode, parse_fact_file, read_bytes, read_text_file
-from groundwire.cli.records import generate_record
 from groundwire.cli.render import render_grounding, style_for, width_for
+from groundwire.core.records import generate_record
 
 if TYPE_CHECKING:
     from groundwire.core.requests import FactLike

@@ -6,6 +6,7 @@ import argparse
 import json
 import math
 import re
+import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import IO, TYPE_CHECKING, Any
@@ -19,6 +20,9 @@ ANSWER_KEYS = ("answer_candidate", "answer")
 CONTENT_KEYS = ("content", "answer_candidate", "answer")
 
 _PARAGRAPH_BREAK = re.compile(r"\n[ \t]*\n")
+_SURROGATE = re.compile("[\ud800-\udfff]")
+_MAYBE_SURROGATE = re.compile(r"\\u[dD][89a-fA-F]|[\ud800-\udfff]")
+"""A surrogate's escape (or itself) in JSON text: only then is the document searched for one."""
 
 
 @dataclass(frozen=True)
@@ -78,13 +82,51 @@ def read_text_file(path: str) -> str:
 
 
 def parse_json(text: str, source: str) -> Any:
-    """The JSON document in `text`; InputError naming `source` and the position otherwise."""
+    r"""The JSON document in `text`; InputError naming `source` and the position otherwise.
+
+    A document no request could carry is refused here too: an integer too long for Python
+    to read (over `sys.get_int_max_str_digits()` digits) and a string holding a lone
+    surrogate escape such as `"\ud800"`, which is no text and cannot be sent as UTF-8.
+
+    >>> parse_json('["\\ud800"]', "line 2")
+    Traceback (most recent call last):
+    groundwire.cli.errors.InputError: line 2: not valid JSON: [0] holds a lone surrogate (\ud800)
+    """
     try:
-        return json.loads(text)
+        document = json.loads(text)
     except json.JSONDecodeError as error:
         raise InputError(f"{source}: not valid JSON: {error}") from None
     except RecursionError:
         raise InputError(f"{source}: JSON nested too deeply") from None
+    except ValueError:  # the one ValueError left: an integer of more digits than Python reads
+        digits = sys.get_int_max_str_digits()
+        raise InputError(f"{source}: holds an integer of more than {digits} digits") from None
+    where = _lone_surrogate(document) if _MAYBE_SURROGATE.search(text) else None
+    if where is not None:
+        raise InputError(f"{source}: not valid JSON: {where}")
+    return document
+
+
+def _lone_surrogate(document: Any) -> str | None:
+    """Where `document` holds a string with a lone surrogate, and which; None if nowhere.
+
+    Walks the document with a stack (no recursion: depth is what JSON allowed).
+    """
+    stack: list[tuple[str, Any]] = [("", document)]
+    while stack:
+        path, value = stack.pop()
+        if isinstance(value, str):
+            found = _SURROGATE.search(value)
+            if found is not None:
+                return f"{path or 'the document'} holds a lone surrogate (\\u{ord(found[0]):04x})"
+        elif isinstance(value, dict):
+            for key, item in value.items():
+                if _SURROGATE.search(key) is not None:
+                    return f"{path or 'the document'} has a key with a lone surrogate"
+                stack.append((f"{path}.{key}" if path else key, item))
+        elif isinstance(value, list):
+            stack.extend((f"{path}[{index}]", item) for index, item in enumerate(value))
+    return None
 
 
 def parse_fact(value: Any, where: str) -> FactLike:

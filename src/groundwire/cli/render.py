@@ -148,18 +148,27 @@ def _citation_marker(indexes: Sequence[int | None], style: Style) -> str:
     return style.cyan(f"[{','.join(shown)}]") if shown else ""
 
 
+def _why_no_score(result: CheckGroundingResult) -> str:
+    """Why a check has no support score, when it can be told from the result."""
+    if not result.answer_candidate.strip():
+        return " (the answer is empty: there is nothing to check)"
+    if result.claims and all(c.grounding_check_required is False for c in result.claims):
+        return " (no claim needed a check)"
+    return ""
+
+
 def render_check(result: CheckGroundingResult, style: Style, width: int = DEFAULT_WIDTH) -> str:
     """The answer with its claims marked, each claim's score and citations, the support score.
 
     >>> from groundwire.core.results import CheckGroundingResult
-    >>> print(render_check(CheckGroundingResult("Hi.", None, (), (), None), Style()))
+    >>> print(render_check(CheckGroundingResult("", None, (), (), None), Style()))
     Answer
-      Hi.
+    <BLANKLINE>
     <BLANKLINE>
     Claims
       (none)
     <BLANKLINE>
-    Support score n/a
+    Support score n/a (the answer is empty: there is nothing to check)
     """
     spans = [
         _Span(
@@ -190,7 +199,8 @@ def render_check(result: CheckGroundingResult, style: Style, width: int = DEFAUL
     checked = [c for c in result.claims if c.grounding_check_required is not False]
     supported = sum(1 for c in checked if c.supported)
     tally = f" · {supported} of {plural(len(checked), 'claim')} supported" if checked else ""
-    lines += ["", f"{style.bold('Support score')} {score_text(result.support_score)}{tally}"]
+    why = _why_no_score(result) if result.support_score is None else ""
+    lines += ["", f"{style.bold('Support score')} {score_text(result.support_score)}{tally}{why}"]
     if result.claims:
         lines.append(
             style.dim(

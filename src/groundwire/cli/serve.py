@@ -109,6 +109,11 @@ def run(args: argparse.Namespace, stdin: IO[Any] | None, stdout: IO[str]) -> int
         port = getattr(args, name)
         if not 0 <= port <= 65535:
             raise InputError(f"--{name.replace('_', '-')} must be a port number, got {port}")
+    if args.grpc_port == args.http_port != 0:
+        raise InputError(
+            f"--grpc-port and --http-port must differ (both are {args.grpc_port}): gRPC and "
+            "REST each listen on a port of their own"
+        )
     if args.workers < 1:
         raise InputError(f"--workers must be at least 1, got {args.workers}")
     codes = parse_codes(args.fault_codes)

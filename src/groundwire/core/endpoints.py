@@ -208,25 +208,25 @@ def describes_emulator(
 ) -> bool:
     """Whether these endpoints (or the emulator variables) point at an emulator.
 
-    Malformed values count as no emulator; the client reports them when it is built.
+    Raises the client's own EndpointError for a malformed value, so that a caller asking
+    this first (the command line, before it asks for a project) reports the real problem.
 
     >>> describes_emulator("127.0.0.1:50051", None, {})
     True
-    >>> describes_emulator(None, None, {"GROUNDWIRE_EMULATOR_REST": "https://example.com"})
+    >>> describes_emulator("discoveryengine.googleapis.com", None, {})
     False
+    >>> describes_emulator(None, None, {"GROUNDWIRE_EMULATOR_HOST": "https://127.0.0.1:1"})
+    Traceback (most recent call last):
+    groundwire.core.addresses.EndpointError: INVALID_ARGUMENT: GROUNDWIRE_EMULATOR_HOST=...
     """
-    try:
-        found = resolve_endpoints(
-            "discoveryengine",
-            "global",
-            endpoint=endpoint,
-            rest_endpoint=rest_endpoint,
-            environ=environ,
-            allow_remote_emulator=True,
-        )
-    except EndpointError:
-        return False
-    return found.plaintext
+    return resolve_endpoints(
+        "discoveryengine",
+        "global",
+        endpoint=endpoint,
+        rest_endpoint=rest_endpoint,
+        environ=environ,
+        allow_remote_emulator=True,
+    ).plaintext
 
 
 def _universe(

@@ -111,6 +111,15 @@ def route(
     return endpoints.call_headers(field, getattr(request, field), quota_project)
 
 
+def _resource_violations(method: apis.Method, request: Any) -> list[Violation]:
+    """The resource name's fit to the URL pattern, then its project's and location's characters."""
+    misfits = resource_violations(method, request)
+    if misfits:
+        return misfits
+    field = method.routing_field
+    return validation.validate_resource_name(getattr(request, field), field)
+
+
 def _long_texts(items: Any, path: str, text_field: str) -> list[tuple[str, str]]:
     """The (path, text) of each item whose `text_field` may pass the fact length limit.
 
@@ -135,7 +144,7 @@ def _check_grounding_violations(method: apis.Method, request: Any) -> list[Viola
     spec = request.grounding_spec
     threshold = spec.citation_threshold if spec.HasField("citation_threshold") else None
     return [
-        *resource_violations(method, request),
+        *_resource_violations(method, request),
         *validation.validate_answer_candidate(request.answer_candidate, method.version),
         *_fact_violations(request.facts, "facts"),
         *validation.validate_citation_threshold(threshold, "grounding_spec.citation_threshold"),
@@ -153,7 +162,7 @@ def _corroborate_violations(method: apis.Method, request: Any) -> list[Violation
             texts.append((f"facts[{index}].chunk.text", fact.chunk.text))
     threshold = request.parameters.citation_threshold if request.HasField("parameters") else None
     return [
-        *resource_violations(method, request),
+        *_resource_violations(method, request),
         *validation.validate_fact_count(len(facts)),
         *validation.validate_fact_texts(texts),
         *validation.validate_citation_threshold(threshold, "parameters.citation_threshold"),
@@ -161,7 +170,7 @@ def _corroborate_violations(method: apis.Method, request: Any) -> list[Violation
 
 
 def _generate_violations(method: apis.Method, request: Any) -> list[Violation]:
-    found = resource_violations(method, request)
+    found = _resource_violations(method, request)
     for index, source in enumerate(request.grounding_spec.grounding_sources):
         path = f"grounding_spec.grounding_sources[{index}]"
         kind = source.WhichOneof("source")

@@ -242,6 +242,50 @@ def _shown(text: object) -> str:
     return shown
 
 
+_RESOURCE_PREFIX = re.compile(r"projects/(?P<project>[^/]*)/locations/(?P<location>[^/]*)(?:/|$)")
+_PROJECT_ID = re.compile(r"(?:[a-z0-9][a-z0-9.-]*:)?[a-z][a-z0-9-]*|[0-9]+")
+_LOCATION = re.compile(r"[a-z][a-z0-9-]*")
+
+
+def validate_resource_name(name: str, field: str) -> list[Violation]:
+    """Violations of Google's characters for the project and location a resource name holds.
+
+    A project is an ID (lowercase letters, digits and hyphens, starting with a letter; a
+    legacy domain-scoped ID keeps its `example.com:` prefix) or a project number (digits).
+    Its length is not checked, so short test names such as `p` keep working against an
+    emulator. A location is lowercase letters, digits and hyphens, starting with a letter
+    (which locations exist is the service's to say). A name of another form is left to the
+    path check.
+
+    Example:
+        >>> [v[1][:30] for v in validate_resource_name("projects/A b/locations/x", "parent")]
+        ["names project 'A b'; a project"]
+        >>> validate_resource_name("projects/123/locations/us-central1/x/y", "parent")
+        []
+    """
+    found = _RESOURCE_PREFIX.match(name)
+    if found is None:
+        return []
+    violations: list[Violation] = []
+    if _PROJECT_ID.fullmatch(found["project"]) is None:
+        violations.append(
+            (
+                field,
+                f"names project {_shown(found['project'])}; a project is an ID of lowercase "
+                "letters, digits and hyphens starting with a letter, or a project number",
+            )
+        )
+    if _LOCATION.fullmatch(found["location"]) is None:
+        violations.append(
+            (
+                field,
+                f"names location {_shown(found['location'])}; a location is lowercase "
+                "letters, digits and hyphens starting with a letter, e.g. global or us-central1",
+            )
+        )
+    return violations
+
+
 def raise_if_any(request: str, violations: Sequence[Violation]) -> None:
     """Raises one InvalidArgument naming every violation of a `request` (an RPC name); else nothing.
 

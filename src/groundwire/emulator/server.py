@@ -286,16 +286,35 @@ def announce(grpc_address: str, http_url: str, workers: int, ready: ReadyCallbac
         ready(grpc_address, http_url)
 
 
+_LOOPBACK_FOR_WILDCARD = {"0.0.0.0": "127.0.0.1", "[::]": "[::1]"}
+"""What a client on this machine calls a server bound to every interface by."""
+
+
 def export_line(grpc_address: str, http_url: str) -> str:
     """The shell line that points clients at the emulator, as `gcloud … env-init` prints it.
+
+    A wildcard bind (0.0.0.0, ::) is no address a client may use: the line names loopback,
+    which reaches it from this machine, and says so in a shell comment.
 
     Example:
         >>> export_line("[::1]:50051", "http://[::1]:8080")
         "export GROUNDWIRE_EMULATOR_HOST='[::1]:50051' GROUNDWIRE_EMULATOR_REST='http://[::1]:8080'"
+        >>> export_line("0.0.0.0:50051", "http://0.0.0.0:8080").split("  # ")[1]
+        'listening on every interface (0.0.0.0): 127.0.0.1 reaches it from this machine'
     """
-    return (
+    bound, _, port = grpc_address.rpartition(":")
+    loopback = _LOOPBACK_FOR_WILDCARD.get(bound)
+    if loopback is not None:
+        grpc_address = f"{loopback}:{port}"
+        http_url = http_url.replace(f"//{bound}:", f"//{loopback}:", 1)
+    line = (
         f"export GROUNDWIRE_EMULATOR_HOST={shlex.quote(grpc_address)} "
         f"GROUNDWIRE_EMULATOR_REST={shlex.quote(http_url)}"
+    )
+    if loopback is None:
+        return line
+    return (
+        f"{line}  # listening on every interface ({bound}): {loopback} reaches it from this machine"
     )
 
 

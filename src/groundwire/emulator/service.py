@@ -28,6 +28,7 @@ from groundwire.core.errors import FailedPrecondition, NotFound, Unimplemented, 
 from groundwire.core.spec import spec_for
 from groundwire.emulator.engine import Fact, generate_answer
 from groundwire.emulator.engine import check_grounding as check_answer
+from groundwire.emulator.locations import check_location
 
 DEFAULT_CITATION_THRESHOLD = 0.6
 DEFAULT_GROUNDING_CONFIG = "default_grounding_config"
@@ -61,6 +62,7 @@ def handle_unary(method: Method, request: Message) -> Message:
     if handler is None or method.server_streaming:
         raise Unimplemented(f"{method.grpc_path} is not a unary method of the emulator")
     spec_for(method).check(method, request)
+    check_location(method, request)
     return handler(method, request)
 
 
@@ -85,6 +87,7 @@ def handle_stream(method: Method, requests: Iterable[Message]) -> Responses:
     def checked() -> Iterable[Message]:
         for request in requests:
             spec.check(method, request)
+            check_location(method, request)
             yield request
 
     return handler(method, checked())

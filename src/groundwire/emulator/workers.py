@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import multiprocessing
 import signal
+import sys
 import threading
 from dataclasses import dataclass
 from typing import Any
@@ -48,7 +49,8 @@ def serve_workers(
     """Runs `workers` processes on the same two ports until `stop` is set or one dies.
 
     Raises `ServeError` naming the first worker that died, and why, after stopping the
-    others; `PortInUse` when a port is taken before any worker starts.
+    others (a worker that exits on a stop signal did not die: the others stop, no error);
+    `PortInUse` when a port is taken before any worker starts.
     """
     for protocol, port in (("gRPC", grpc_port), ("REST", http_port)):
         check_free(protocol, host, port)
@@ -77,7 +79,8 @@ def serve_workers(
             dead = [number for number, p in enumerate(processes, 1) if not p.is_alive()]
             if dead:
                 _drain(reports, errors)
-                died = _death(dead[0], processes[dead[0] - 1], workers, errors)
+                if not _stopped_on_signal(dead[0], processes[dead[0] - 1], workers, errors):
+                    died = _death(dead[0], processes[dead[0] - 1], workers, errors)
                 break
     finally:
         for process in processes:
@@ -90,6 +93,22 @@ def serve_workers(
                 process.join()
     if died is not None:
         raise ServeError(died)
+
+
+def _stopped_on_signal(number: int, process: Any, workers: int, errors: dict[int, str]) -> bool:
+    """Whether a worker that ended was told to stop (it exits 0 only then); says so if it was.
+
+    A SIGTERM or SIGINT sent to a worker (or to the whole process group) is no death: the
+    others are stopped too, and `serve` ends normally.
+    """
+    if process.exitcode != 0 or number in errors:
+        return False
+    print(
+        f"groundwire emulator: worker {number} of {workers} (pid {process.pid}) stopped on a "
+        "signal; stopping the others",
+        file=sys.stderr,
+    )
+    return True
 
 
 def _death(number: int, process: Any, workers: int, errors: dict[int, str]) -> str:
@@ -132,6 +151,9 @@ def _wait_until_ready(
             dead = [number for number, p in enumerate(processes, 1) if not p.is_alive()]
             if dead:
                 _drain(reports, errors)
+                if _stopped_on_signal(dead[0], processes[dead[0] - 1], len(processes), errors):
+                    stop.set()
+                    return
                 raise ServeError(
                     _death(dead[0], processes[dead[0] - 1], len(processes), errors)
                 ) from None

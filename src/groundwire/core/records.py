@@ -1,8 +1,14 @@
-"""Plain JSON records of results: what `--json` prints and what batch writes per line."""
+"""Plain JSON records of results, one shape wherever they are written.
+
+What the command line's `--json` prints, what `groundwire batch` writes per line (adding the
+line's number and key) and what the Beam transforms emit are the same records, made here.
+"""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
+
+_SHOWN_VIOLATIONS = 3
 
 if TYPE_CHECKING:
     from groundwire.core.errors import GroundwireError
@@ -35,13 +41,13 @@ def citation_record(chunk: Chunk) -> dict[str, Any]:
     return record
 
 
-def check_record(result: CheckGroundingResult, *, include_answer: bool = True) -> dict[str, Any]:
+def check_record(result: CheckGroundingResult) -> dict[str, Any]:
     """A check result as JSON: `answer_candidate[start:end]` is each claim's text.
 
     Claims carry `start`/`end` (Python str indices), `start_byte`/`end_byte` (the UTF-8
     offsets the API sent), `supported`, `score` and `citations` (`fact_index`, `text`).
     """
-    record: dict[str, Any] = {"answer_candidate": result.answer_candidate} if include_answer else {}
+    record: dict[str, Any] = {"answer_candidate": result.answer_candidate}
     record["support_score"] = score(result.support_score)
     record["claims"] = [
         {
@@ -60,11 +66,9 @@ def check_record(result: CheckGroundingResult, *, include_answer: bool = True) -
     return record
 
 
-def corroboration_record(
-    result: CorroborationResult, *, include_content: bool = True
-) -> dict[str, Any]:
+def corroboration_record(result: CorroborationResult) -> dict[str, Any]:
     """A corroboration result as JSON: `content[start:end]` is each claim's text."""
-    record: dict[str, Any] = {"content": result.content_text} if include_content else {}
+    record: dict[str, Any] = {"content": result.content_text}
     record["corroboration_score"] = score(result.corroboration_score)
     record["claims"] = [
         {
@@ -129,12 +133,58 @@ def generate_record(result: GenerateResult, answer: str | None = None) -> dict[s
 
 
 def error_record(error: GroundwireError) -> dict[str, Any]:
-    """A failed call as JSON: the canonical code's name and the message (no terminal advice)."""
-    from groundwire.cli.errors import error_text
+    """A failed call as JSON: the canonical code's name and the message (no terminal advice).
 
-    text = error_text(error)
-    prefix = f"{error.code.name}: "
-    return {
-        "code": error.code.name,
-        "message": text[len(prefix) :] if text.startswith(prefix) else text,
-    }
+    >>> from groundwire.core.errors import Unavailable
+    >>> error_record(Unavailable("down"))
+    {'code': 'UNAVAILABLE', 'message': 'down'}
+    """
+    return {"code": error.code.name, "message": error_message(error)}
+
+
+def error_message(error: GroundwireError) -> str:
+    """What went wrong, in one line: the BadRequest field violations if any, else the message.
+
+    >>> from groundwire.core.errors import bad_request
+    >>> error_message(bad_request([("facts[3].fact_text", "is empty")], "invalid"))
+    'facts[3].fact_text: is empty'
+    """
+    from google.rpc.error_details_pb2 import BadRequest
+
+    bad_request = error.detail(BadRequest)
+    violations = list(bad_request.field_violations) if bad_request is not None else []
+    if violations:
+        shown = [
+            f"{v.field}: {v.description}" if v.field else v.description
+            for v in violations[:_SHOWN_VIOLATIONS]
+        ]
+        more = len(violations) - _SHOWN_VIOLATIONS
+        text = "; ".join(shown) + (f" (and {more} more)" if more > 0 else "")
+    else:
+        text = error.message or "no message"
+    return " ".join(text.split())
+
+
+def outcome_record(
+    record_id: Any,
+    result: CheckGroundingResult | CorroborationResult | None = None,
+    error: GroundwireError | None = None,
+) -> dict[str, Any]:
+    """A batch element's record: `{"id", "result"}`, or `{"id", "error": {"code", "message"}}`.
+
+    `groundwire batch` writes it for each line (with the line's `line` and `key` first);
+    the Beam transforms emit it for each successful element.
+
+    >>> from groundwire.core.errors import InvalidArgument
+    >>> outcome_record(7, error=InvalidArgument("no facts"))
+    {'id': 7, 'error': {'code': 'INVALID_ARGUMENT', 'message': 'no facts'}}
+    """
+    if error is not None:
+        return {"id": record_id, "error": error_record(error)}
+    if result is None:
+        raise ValueError(f"the record of element {record_id!r} needs a result or an error")
+    from groundwire.core.results import CheckGroundingResult
+
+    if isinstance(result, CheckGroundingResult):
+        return {"id": record_id, "result": check_record(result)}
+    return {"id": record_id, "result": corroboration_record(result)}
