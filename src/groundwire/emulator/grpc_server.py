@@ -164,15 +164,16 @@ def _method_handler(method: Method, calls: _Calls) -> grpc.RpcMethodHandler[byte
 
         async def stream(_: AsyncIterator[bytes], context: _Context) -> None:
             started = time.perf_counter()
+            sent = _Sent()
             try:
                 await calls.inject()
-                await _answer_stream(method, calls, context)
-                _log_call(context, method, "OK", started)
+                await _answer_stream(method, calls, context, sent)
+                _log_call(context, method, "OK", started, sent.bytes)
             except Exception as error:  # every failure becomes a status
                 if context.done() or context.cancelled():
                     _log.debug("the client left a %s stream: %r", method.name, error)
                     return
-                await _abort(context, method, error, started)
+                await _abort(context, method, error, started, sent.bytes)
 
         return grpc.stream_stream_rpc_method_handler(stream, response_serializer=_serialize)
 
@@ -183,13 +184,20 @@ def _method_handler(method: Method, calls: _Calls) -> grpc.RpcMethodHandler[byte
             response = await calls.run(_handle_unary, method, raw)
         except Exception as error:  # every failure becomes a status
             await _abort(context, method, error, started)
-        _log_call(context, method, "OK", started)
+        _log_call(context, method, "OK", started, response.ByteSize())
         return response
 
     return grpc.unary_unary_rpc_method_handler(unary, response_serializer=_serialize)
 
 
-async def _answer_stream(method: Method, calls: _Calls, context: _Context) -> None:
+class _Sent:
+    """The bytes of responses a call has sent so far, for its access-log line."""
+
+    def __init__(self) -> None:
+        self.bytes = 0
+
+
+async def _answer_stream(method: Method, calls: _Calls, context: _Context, sent: _Sent) -> None:
     """Answers each request as it arrives, holding no thread while the client is quiet."""
     limits = calls.limits
     while True:
@@ -208,6 +216,7 @@ async def _answer_stream(method: Method, calls: _Calls, context: _Context) -> No
             try:
                 async with asyncio.timeout(limits.write_timeout):
                     await context.write(response)
+                sent.bytes += response.ByteSize()
             except TimeoutError:
                 raise DeadlineExceeded(
                     f"the client read no response for {limits.write_timeout:g} s; "
@@ -298,11 +307,13 @@ def _status(error: GroundwireError) -> grpc.Status:
     return rpc_status.to_status(error_to_status_proto(error))
 
 
-async def _abort(context: _Context, method: Method, error: Exception, started: float) -> NoReturn:
+async def _abort(
+    context: _Context, method: Method, error: Exception, started: float, sent_bytes: int = 0
+) -> NoReturn:
     if not isinstance(error, GroundwireError):
         _log.exception("emulator bug while serving a gRPC call", exc_info=error)
         error = Internal(f"the emulator failed unexpectedly: {type(error).__name__}")
-    _log_call(context, method, error.code.name, started)
+    _log_call(context, method, error.code.name, started, sent_bytes)
     await _abort_with(context, error)
 
 
@@ -313,10 +324,15 @@ async def _abort_with(context: _Context, error: GroundwireError) -> NoReturn:
     raise AssertionError("abort returns only by raising")
 
 
-def _log_call(context: _Context, method: Method, code: str, started: float) -> None:
+def _log_call(
+    context: _Context, method: Method, code: str, started: float, sent_bytes: int
+) -> None:
+    """One access-log line, as the REST side writes: peer, method, status, bytes sent, time."""
     if _access.isEnabledFor(logging.INFO):
         elapsed = 1e3 * (time.perf_counter() - started)
-        _access.info("%s gRPC %s %s %.1fms", context.peer(), method.grpc_path, code, elapsed)
+        _access.info(
+            "%s gRPC %s %s %d %.1fms", context.peer(), method.grpc_path, code, sent_bytes, elapsed
+        )
 
 
 async def _add_health(server: grpc.aio.Server) -> None:
