@@ -329,7 +329,9 @@ class HttpServer:
             f"charset=utf-8\r\nContent-Length: {len(body)}\r\nConnection: close\r\n\r\n".encode()
             + body
         )
-        with contextlib.suppress(ConnectionError, TimeoutError):
+        # OSError, not only ConnectionError: write_eof() on a socket the client has reset
+        # raises ENOTCONN, which is no fault of ours and no traceback's worth.
+        with contextlib.suppress(OSError, TimeoutError):
             async with asyncio.timeout(LINGER_SECONDS):
                 await writer.drain()
                 if writer.can_write_eof():
