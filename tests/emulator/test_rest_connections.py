@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 import logging
+import socket
 import time
 
 import httpx
 import pytest
 
 from groundwire.emulator import Emulator
+from groundwire.emulator.http_server import MAX_HEAD_BYTES
 from tests.emulator.support import CHECK_BODY, CHECK_PATH
-from tests.emulator.test_rest_hostile_clients import connect
+from tests.emulator.test_rest_hostile_clients import connect, json_body, read_until_closed
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -36,3 +38,57 @@ def test_clients_that_send_junk_and_hang_up_leave_no_traceback_in_the_log(
     assert response.status_code == 200
     problems = [r for r in caplog.records if r.exc_info or r.levelno >= logging.ERROR]
     assert [r.getMessage() for r in problems] == []
+
+
+def check_request_with_head_of(size: int) -> bytes:
+    """A valid check request whose head (request line and headers) is exactly `size` bytes."""
+    body = json_body(CHECK_BODY)
+    head = (
+        f"POST {CHECK_PATH} HTTP/1.1\r\nHost: emulator\r\nContent-Type: application/json\r\n"
+        f"Content-Length: {len(body)}\r\nX-Padding: \r\n\r\n"
+    ).encode()
+    padding = size - len(head)
+    assert padding > 0
+    return head.replace(b"X-Padding: ", b"X-Padding: " + b"p" * padding) + body
+
+
+def answer_to(emu: Emulator, request: bytes, parts: int = 1) -> bytes:
+    """The server's answer to `request`, sent in `parts` writes a moment apart."""
+    step = -(-len(request) // parts)
+    with connect(emu) as connection:
+        for start in range(0, len(request), step):
+            connection.sendall(request[start : start + step])
+            time.sleep(0.05)
+        connection.shutdown(socket.SHUT_WR)
+        return read_until_closed(connection)
+
+
+@pytest.mark.parametrize("parts", [1, 3], ids=["in-one-read", "over-several-reads"])
+def test_a_request_head_over_64_kib_is_a_431_however_it_arrives(emu: Emulator, parts: int) -> None:
+    answer = answer_to(emu, check_request_with_head_of(70_187), parts)
+    assert answer.startswith(b"HTTP/1.1 431 "), answer[:200]
+
+
+def test_a_request_head_of_64_kib_is_served(emu: Emulator) -> None:
+    answer = answer_to(emu, check_request_with_head_of(MAX_HEAD_BYTES))
+    assert answer.startswith(b"HTTP/1.1 200 "), answer[:200]
+
+
+def test_a_request_framed_by_both_length_and_chunks_is_answered_and_the_connection_closed(
+    emu: Emulator,
+) -> None:
+    body = json_body(CHECK_BODY)
+    smuggling = (
+        f"POST {CHECK_PATH} HTTP/1.1\r\nHost: emulator\r\nContent-Type: application/json\r\n"
+        f"Content-Length: {len(body) + 7}\r\nTransfer-Encoding: chunked\r\n\r\n"
+        f"{len(body):x}\r\n".encode()
+        + body
+        + b"\r\n0\r\n\r\n"
+    )
+    second = f"GET {CHECK_PATH} HTTP/1.1\r\nHost: emulator\r\n\r\n".encode()
+    with connect(emu) as connection:
+        connection.sendall(smuggling + second)
+        answers = read_until_closed(connection)
+    assert answers.startswith(b"HTTP/1.1 200 "), answers[:200]
+    assert answers.count(b"HTTP/1.1 ") == 1, answers
+    assert b"\r\nconnection: close\r\n" in answers.lower()

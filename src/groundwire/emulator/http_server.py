@@ -241,7 +241,7 @@ class HttpServer:
             body = await self._read_body(connection, reader, writer, head)
             try:
                 reply = Reply(connection, writer, head.method.decode("ascii"), self._limits)
-                reply.closing = self._closing
+                reply.closing = self._closing or _framed_twice(head)
                 request = _request(head, body)
                 async with self._slots:
                     await self._handler(request, reply)
@@ -276,7 +276,7 @@ class HttpServer:
         first_byte = opened if first else loop.time()
         try:
             async with asyncio.timeout_at(first_byte + self._limits.header_timeout):
-                event = await _next_event(connection, reader, data)
+                event = await _next_event(connection, reader, data, max_head_bytes=MAX_HEAD_BYTES)
         except TimeoutError:
             raise _Refused(_timed_out("the request head")) from None
         if isinstance(event, h11.ConnectionClosed):
@@ -341,9 +341,19 @@ class HttpServer:
 
 
 async def _next_event(
-    connection: h11.Connection, reader: asyncio.StreamReader, data: bytes = b""
+    connection: h11.Connection,
+    reader: asyncio.StreamReader,
+    data: bytes = b"",
+    *,
+    max_head_bytes: int | None = None,
 ) -> h11.Event:
-    """The next h11 event, reading as needed; a malformed request or early EOF is refused."""
+    """The next h11 event, reading as needed; a malformed request or early EOF is refused.
+
+    With `max_head_bytes`, the event is a request head, refused with 431 when it took more
+    bytes than that: h11 checks only a head still incomplete, not one that arrived whole.
+    """
+    held = len(connection.trailing_data[0]) if max_head_bytes is not None else 0
+    received = held + len(data)
     if data:
         connection.receive_data(data)
     at_eof = False
@@ -356,10 +366,26 @@ async def _next_event(
             raise _Refused(_malformed(error)) from None
         if event is not h11.NEED_DATA:
             assert not isinstance(event, type)
+            if max_head_bytes is not None:
+                head_bytes = received - len(connection.trailing_data[0])
+                if head_bytes > max_head_bytes:
+                    raise _Refused(_head_too_large())
             return event
         data = await reader.read(_READ_BYTES)
+        received += len(data)
         at_eof = not data
         connection.receive_data(data)
+
+
+def _framed_twice(head: h11.Request) -> bool:
+    """Whether the head has both Content-Length and Transfer-Encoding.
+
+    h11 frames such a body by Transfer-Encoding; RFC 9112 6.1 then requires closing the
+    connection after the answer, since an intermediary may have framed it the other way and
+    what follows is not to be trusted as a next request.
+    """
+    names = {name for name, _ in head.headers}  # h11 gives them in lower case
+    return b"content-length" in names and b"transfer-encoding" in names
 
 
 def _request(head: h11.Request, body: bytes) -> HttpRequest:
@@ -429,10 +455,12 @@ def _timed_out(part: str) -> DeadlineExceeded:
 def _malformed(error: h11.RemoteProtocolError) -> InvalidArgument:
     """The error for a request h11 cannot parse; h11's message may quote the request, so no."""
     if error.error_status_hint == 431:
-        return InvalidArgument(
-            f"the request head is over {MAX_HEAD_BYTES:,} bytes", http_status=431
-        )
+        return _head_too_large()
     return InvalidArgument("the request is not valid HTTP/1.1", http_status=400)
+
+
+def _head_too_large() -> InvalidArgument:
+    return InvalidArgument(f"the request head is over {MAX_HEAD_BYTES:,} bytes", http_status=431)
 
 
 def _reason(status: int) -> str:
