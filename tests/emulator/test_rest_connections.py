@@ -5,14 +5,23 @@ from __future__ import annotations
 import logging
 import socket
 import time
+from urllib.parse import urlsplit
 
 import httpx
 import pytest
 
-from groundwire.emulator import Emulator
+from groundwire.emulator import Emulator, emulator
 from groundwire.emulator.http_server import MAX_HEAD_BYTES
+from groundwire.emulator.limits import Limits
 from tests.emulator.support import CHECK_BODY, CHECK_PATH
-from tests.emulator.test_rest_hostile_clients import connect, json_body, read_until_closed
+from tests.emulator.test_rest_hostile_clients import (
+    HANG_BOUND,
+    connect,
+    json_body,
+    opened,
+    read_until_closed,
+    stalled_upload,
+)
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -92,3 +101,53 @@ def test_a_request_framed_by_both_length_and_chunks_is_answered_and_the_connecti
     assert answers.startswith(b"HTTP/1.1 200 "), answers[:200]
     assert answers.count(b"HTTP/1.1 ") == 1, answers
     assert b"\r\nconnection: close\r\n" in answers.lower()
+
+
+IDLE_HOLD = 1_100
+PROBES = 19
+
+
+def connect_from(emu: Emulator, address: str) -> socket.socket:
+    """A connection to the emulator's REST port from `address` (loopback has 127/8)."""
+    url = urlsplit(emu.http_url)
+    assert url.hostname is not None
+    assert url.port is not None
+    return socket.create_connection(
+        (url.hostname, url.port), timeout=HANG_BOUND, source_address=(address, 0)
+    )
+
+
+def post_check(emu: Emulator) -> int:
+    return httpx.post(emu.http_url + CHECK_PATH, json=CHECK_BODY, timeout=HANG_BOUND).status_code
+
+
+def test_at_the_cap_the_oldest_idle_connection_makes_room_for_a_new_one() -> None:
+    with (
+        emulator(limits=Limits(max_connections=10)) as emu,
+        opened(10, lambda: connect(emu)) as idle,
+    ):
+        time.sleep(0.2)  # the server has accepted all ten; none has sent a request
+        assert post_check(emu) == 200
+        assert read_until_closed(idle[0]) == b""  # the oldest was closed for it
+        idle[-1].sendall(f"GET {CHECK_PATH} HTTP/1.1\r\nHost: emulator\r\n\r\n".encode())
+        assert idle[-1].recv(65536).startswith(b"HTTP/1.1 405 ")  # the newest still serves
+
+
+def test_one_peer_cannot_take_every_connection_from_the_others() -> None:
+    limits = Limits(max_connections=100, max_connections_per_peer=4, body_timeout=HANG_BOUND)
+    with emulator(limits=limits) as emu, opened(4, lambda: stalled_upload(emu)):
+        time.sleep(0.2)  # four busy connections from 127.0.0.1, its share
+        with connect(emu) as fifth:
+            fifth.sendall(f"POST {CHECK_PATH} HTTP/1.1\r\nHost: emulator\r\n\r\n".encode())
+            assert read_until_closed(fifth).startswith(b"HTTP/1.1 429 ")
+        with connect_from(emu, "127.0.0.2") as other:
+            other.sendall(f"GET {CHECK_PATH} HTTP/1.1\r\nHost: emulator\r\n\r\n".encode())
+            assert other.recv(65536).startswith(b"HTTP/1.1 405 ")
+
+
+@pytest.mark.slow
+def test_a_client_holding_1100_idle_connections_does_not_stop_others_being_answered() -> None:
+    with emulator() as emu, opened(IDLE_HOLD, lambda: connect(emu)):
+        time.sleep(0.5)  # the server has accepted every one it will
+        answered = sum(post_check(emu) == 200 for _ in range(PROBES))
+    assert answered == PROBES

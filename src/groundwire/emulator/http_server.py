@@ -3,7 +3,8 @@
 h11 turns bytes into events and back; this module owns the sockets and the clocks. A
 request's head and body are read with no handler slot taken, each within its own timeout,
 into a shared byte budget; only then does the request wait for one of the handler slots.
-Open connections are capped: one past the cap is answered 429 at once. Errors a client
+Open connections are capped, per peer address and in all: at a cap the oldest idle one is
+closed to make room, and only when none is idle is a new one answered 429. Errors a client
 causes at the HTTP level (a malformed head, a slow body, a broken gzip body) are answered
 in Google's JSON error shape and never echo what the client sent.
 """
@@ -161,6 +162,7 @@ class HttpServer:
         self._budget = _Budget(limits.max_buffered_body_bytes)
         self._server: asyncio.Server | None = None
         self._connections: dict[asyncio.Task[None], asyncio.StreamWriter] = {}
+        self._by_peer: dict[str, dict[asyncio.Task[None], None]] = {}
         self._idle: set[asyncio.Task[None]] = set()
         self._closing = False
 
@@ -197,15 +199,14 @@ class HttpServer:
     async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         task = asyncio.current_task()
         assert task is not None
-        if len(self._connections) >= self._limits.max_connections:
-            limit = self._limits.max_connections
-            error = ResourceExhausted(
-                f"the emulator has {limit:,} connections open, its limit; retry shortly"
-            )
-            await self._refuse(reader, writer, error)
+        peer = _peer_address(writer)
+        full = self._make_room(peer)
+        if full is not None:
+            await self._refuse(reader, writer, full)
             writer.close()
             return
         self._connections[task] = writer
+        self._by_peer.setdefault(peer, {})[task] = None
         try:
             await self._serve_requests(reader, writer, task)
         except (ClientGone, ConnectionError) as error:
@@ -219,9 +220,48 @@ class HttpServer:
         except asyncio.CancelledError:  # only `close` cancels, after its grace: the end
             writer.transport.abort()
         finally:
-            self._connections.pop(task, None)
-            self._idle.discard(task)
+            self._forget(task, peer)
             writer.close()
+
+    def _make_room(self, peer: str) -> ResourceExhausted | None:
+        """Room for one more connection from `peer`, or the error that refuses it.
+
+        At either cap (`max_connections_per_peer` for this peer, `max_connections` for all),
+        the oldest idle connection under that cap is closed to make room: a client holding
+        idle connections cannot lock others out, and loopback clients, which share one
+        address, still get in. Only when every connection under the cap is busy is the new
+        one refused.
+        """
+        caps = [
+            (self._by_peer.get(peer, {}), self._limits.max_connections_per_peer, "from one peer"),
+            (self._connections, self._limits.max_connections, "in all"),
+        ]
+        for connections, limit, scope in caps:
+            if len(connections) >= limit and not self._close_oldest_idle(list(connections)):
+                return ResourceExhausted(
+                    f"the emulator has {limit:,} busy connections open {scope}, its limit; "
+                    "retry shortly"
+                )
+        return None
+
+    def _close_oldest_idle(self, tasks: list[asyncio.Task[None]]) -> bool:
+        """Closes the first of `tasks` (oldest first) waiting for a request; False if none is."""
+        oldest = next((task for task in tasks if task in self._idle), None)
+        if oldest is None:
+            return False
+        writer = self._connections[oldest]
+        self._forget(oldest, _peer_address(writer))
+        writer.close()  # its task sees the end of the stream and finishes on its own
+        return True
+
+    def _forget(self, task: asyncio.Task[None], peer: str) -> None:
+        self._connections.pop(task, None)
+        self._idle.discard(task)
+        own = self._by_peer.get(peer)
+        if own is not None:
+            own.pop(task, None)
+            if not own:
+                del self._by_peer[peer]
 
     async def _serve_requests(
         self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, task: asyncio.Task[None]
@@ -468,6 +508,12 @@ def _reason(status: int) -> str:
         return HTTPStatus(status).phrase
     except ValueError:
         return "Error"
+
+
+def _peer_address(writer: asyncio.StreamWriter) -> str:
+    """The client's address without its port: what one peer's connections share."""
+    peer = writer.get_extra_info("peername")
+    return str(peer[0]) if isinstance(peer, tuple) else "-"
 
 
 def _log_access(

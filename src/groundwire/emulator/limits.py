@@ -21,8 +21,9 @@ class Limits:
     `body_timeout` (else 408); a keep-alive connection idle for `idle_timeout` is closed; a
     reply the client does not read for `write_timeout` is abandoned. Reading heads and bodies
     takes no handler slot: only `max_concurrent_requests` requests are handled at once, and
-    bodies buffered at once share `max_buffered_body_bytes`. Beyond `max_connections` open
-    connections, a new one is answered 429 at once.
+    bodies buffered at once share `max_buffered_body_bytes`. At most `max_connections` are
+    open at once, `max_connections_per_peer` of them from one address; at either cap the
+    oldest idle connection is closed for a new one, which is answered 429 only if none is idle.
 
     gRPC: at most `max_streams` streams are open at once and `max_rpcs` calls of any kind
     (beyond either, RESOURCE_EXHAUSTED at once), so streams never take the room of unary
@@ -39,6 +40,7 @@ class Limits:
     idle_timeout: float = 60.0
     write_timeout: float = 30.0
     max_connections: int = 1024
+    max_connections_per_peer: int = 256
     max_concurrent_requests: int = 32
     max_body_bytes: int = MAX_BODY_BYTES
     max_buffered_body_bytes: int = 1024 * 1024 * 1024
