@@ -25,10 +25,13 @@ class Limits:
     open at once, `max_connections_per_peer` of them from one address; at either cap the
     oldest idle connection is closed for a new one, which is answered 429 only if none is idle.
 
-    gRPC: at most `max_streams` streams are open at once and `max_rpcs` calls of any kind
+    gRPC: a unary call that has not received its request within `request_timeout` is ended
+    with DEADLINE_EXCEEDED, and at most `max_waiting_requests` wait at once. At most
+    `max_streams` streams are open at once and `max_rpcs` calls are served, streams included
     (beyond either, RESOURCE_EXHAUSTED at once), so streams never take the room of unary
-    calls and health checks; a stream that sends no request for `stream_idle_timeout`
-    seconds, or reads no reply for `write_timeout`, is ended with DEADLINE_EXCEEDED.
+    calls; health checks always have room. A stream that sends no request for
+    `stream_idle_timeout` seconds, or reads no reply for `write_timeout`, is ended with
+    DEADLINE_EXCEEDED.
 
     Example:
         >>> Limits(header_timeout=2.0).max_connections
@@ -47,6 +50,8 @@ class Limits:
     max_streams: int = 256
     max_rpcs: int = 1024
     stream_idle_timeout: float = 60.0
+    request_timeout: float = 10.0
+    max_waiting_requests: int = 256
 
     def __post_init__(self) -> None:
         for field in fields(self):
