@@ -184,11 +184,13 @@ def test_health_checks_have_room_when_every_serving_slot_is_taken() -> None:
         emulator(limits=limits, faults=FaultPolicy(latency_ms=3000)) as emu,
         grpc.insecure_channel(emu.grpc_address) as channel,
     ):
+        call = channel.unary_unary(
+            CHECK.grpc_path,
+            request_serializer=bytes,
+            response_deserializer=CHECK.response_class.FromString,
+        )
         slow = [
-            channel.unary_unary(CHECK.grpc_path).future(
-                check_request().SerializeToString(), timeout=HANG_BOUND
-            )
-            for _ in range(2)
+            call.future(check_request().SerializeToString(), timeout=HANG_BOUND) for _ in range(2)
         ]
         time.sleep(0.5)  # both are being served
         with pytest.raises(grpc.RpcError) as raised:

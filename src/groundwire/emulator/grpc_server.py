@@ -306,7 +306,7 @@ class _CallCaps(grpc.aio.ServerInterceptor):  # type: ignore[type-arg]
             await _abort_with(context, self._no_request(patient))
         finally:
             self.waiting -= counted
-        if request is grpc.aio.EOF:
+        if request is grpc.aio.EOF:  # type: ignore[attr-defined]  # not in the stubs
             await _abort_with(context, InvalidArgument("the call ended without its request"))
         return request
 

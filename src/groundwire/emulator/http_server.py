@@ -232,20 +232,17 @@ class HttpServer:
         address, still get in. Only when every connection under the cap is busy is the new
         one refused.
         """
-        caps = [
-            (self._by_peer.get(peer, {}), self._limits.max_connections_per_peer, "from one peer"),
-            (self._connections, self._limits.max_connections, "in all"),
-        ]
-        for connections, limit, scope in caps:
-            if len(connections) >= limit and not self._close_oldest_idle(list(connections)):
-                return ResourceExhausted(
-                    f"the emulator has {limit:,} busy connections open {scope}, its limit; "
-                    "retry shortly"
-                )
+        per_peer, in_all = self._limits.max_connections_per_peer, self._limits.max_connections
+        if not self._room_among(list(self._by_peer.get(peer, {})), per_peer):
+            return _no_room(per_peer, "from one peer")
+        if not self._room_among(list(self._connections), in_all):
+            return _no_room(in_all, "in all")
         return None
 
-    def _close_oldest_idle(self, tasks: list[asyncio.Task[None]]) -> bool:
-        """Closes the first of `tasks` (oldest first) waiting for a request; False if none is."""
+    def _room_among(self, tasks: list[asyncio.Task[None]], limit: int) -> bool:
+        """Whether `tasks` are under `limit`, once the oldest idle one is closed if need be."""
+        if len(tasks) < limit:
+            return True
         oldest = next((task for task in tasks if task in self._idle), None)
         if oldest is None:
             return False
@@ -508,6 +505,12 @@ def _reason(status: int) -> str:
         return HTTPStatus(status).phrase
     except ValueError:
         return "Error"
+
+
+def _no_room(limit: int, scope: str) -> ResourceExhausted:
+    return ResourceExhausted(
+        f"the emulator has {limit:,} busy connections open {scope}, its limit; retry shortly"
+    )
 
 
 def _peer_address(writer: asyncio.StreamWriter) -> str:
