@@ -301,7 +301,8 @@ class HttpServer:
         loop = asyncio.get_running_loop()
         opened = loop.time()
         data = b""
-        if not connection.trailing_data[0]:
+        held = len(connection.trailing_data[0])
+        if not held:
             wait = self._limits.header_timeout if first else self._limits.idle_timeout
             try:
                 async with asyncio.timeout(wait):
@@ -313,7 +314,7 @@ class HttpServer:
         first_byte = opened if first else loop.time()
         try:
             async with asyncio.timeout_at(first_byte + self._limits.header_timeout):
-                event = await _next_event(connection, reader, data, max_head_bytes=MAX_HEAD_BYTES)
+                event = await _next_event(connection, reader, data, head_held=held)
         except TimeoutError:
             raise _Refused(_timed_out("the request head")) from None
         if isinstance(event, h11.ConnectionClosed):
@@ -382,15 +383,14 @@ async def _next_event(
     reader: asyncio.StreamReader,
     data: bytes = b"",
     *,
-    max_head_bytes: int | None = None,
+    head_held: int | None = None,
 ) -> h11.Event:
     """The next h11 event, reading as needed; a malformed request or early EOF is refused.
 
-    With `max_head_bytes`, the event is a request head, refused with 431 when it took more
-    bytes than that: h11 checks only a head still incomplete, not one that arrived whole.
+    With `head_held` (the bytes h11 held before), the event is a request head, refused with
+    431 past MAX_HEAD_BYTES: h11 checks only a head still incomplete, not one that came whole.
     """
-    held = len(connection.trailing_data[0]) if max_head_bytes is not None else 0
-    received = held + len(data)
+    received = (head_held or 0) + len(data)
     if data:
         connection.receive_data(data)
     at_eof = False
@@ -403,10 +403,9 @@ async def _next_event(
             raise _Refused(_malformed(error)) from None
         if event is not h11.NEED_DATA:
             assert not isinstance(event, type)
-            if max_head_bytes is not None:
-                head_bytes = received - len(connection.trailing_data[0])
-                if head_bytes > max_head_bytes:
-                    raise _Refused(_head_too_large())
+            maybe_over = head_held is not None and received > MAX_HEAD_BYTES  # else it is not
+            if maybe_over and received - len(connection.trailing_data[0]) > MAX_HEAD_BYTES:
+                raise _Refused(_head_too_large())
             return event
         data = await reader.read(_READ_BYTES)
         received += len(data)
