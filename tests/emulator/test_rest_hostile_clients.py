@@ -93,11 +93,11 @@ def test_a_silent_connection_is_closed_after_the_header_timeout() -> None:
         assert read_until_closed(connection) == b""
 
 
-def test_connections_beyond_the_cap_are_refused_at_once_and_the_cap_frees_up() -> None:
-    limits = Limits(max_connections=10, header_timeout=1.0)
+def test_busy_connections_beyond_the_cap_are_refused_at_once_and_the_cap_frees_up() -> None:
+    limits = Limits(max_connections=10, body_timeout=1.0)
     with emulator(limits=limits) as emu:
-        with opened(10, lambda: connect(emu)):
-            time.sleep(0.2)  # the server has accepted all ten
+        with opened(10, lambda: stalled_upload(emu)):
+            time.sleep(0.2)  # the server is reading all ten bodies: none is idle
             with connect(emu) as extra:
                 extra.sendall(f"POST {CHECK_PATH} HTTP/1.1\r\nHost: emulator\r\n\r\n".encode())
                 answer = read_until_closed(extra).decode()

@@ -2,10 +2,11 @@
 
 The server is asynchronous (grpc.aio): a call waiting on its client holds no thread, so idle
 or unread streams cannot starve unary calls and health checks. The engine's work runs in a
-thread pool. Streams of every service (ours, health's Watch, reflection) share `max_streams`,
-below `max_rpcs`, and are refused with RESOURCE_EXHAUSTED at once beyond it; our stream also
-ends when its client sends nothing for `stream_idle_timeout` or reads nothing for
-`write_timeout`.
+thread pool. One interceptor holds every call to the limits (`_CallCaps`): a unary call whose
+request does not come is ended, calls waiting for their requests and calls being served have
+caps of their own, streams of every service (ours, health's Watch, reflection) share
+`max_streams`, and health checks always have room. Our stream also ends when its client sends
+nothing for `stream_idle_timeout` or reads nothing for `write_timeout`.
 
 Handlers are thin: parse the bytes, draw a fault, call `service`, send the response or the
 error as a rich status (google.rpc.Status in grpc-status-details-bin). An unexpected exception
@@ -43,7 +44,11 @@ from groundwire.emulator.limits import Limits
 MAX_MESSAGE_BYTES = 64 * 1024 * 1024
 """Room for the largest legal request: 200 facts of 10,000 four-byte characters, with margin."""
 
+REQUEST_GRACE_SECONDS = 0.25
+"""How long a unary call past `Limits.max_waiting_requests` may wait for its request."""
+
 DEFAULT_THREADS = 16
+_HEALTH_CHECK = "/grpc.health.v1.Health/Check"
 _log = logging.getLogger(__name__)
 _access = logging.getLogger("groundwire.emulator.access")
 _T = TypeVar("_T")
@@ -90,8 +95,10 @@ async def create_server(
             ("grpc.max_send_message_length", MAX_MESSAGE_BYTES),
             ("grpc.so_reuseport", 1 if reuse_port else 0),
         ],
-        maximum_concurrent_rpcs=limits.max_rpcs,
-        interceptors=[_StreamCap(limits.max_streams)],
+        # A backstop only: _CallCaps refuses first, leaving room beyond its caps for health
+        # checks and calls in their grace.
+        maximum_concurrent_rpcs=limits.max_rpcs + 2 * limits.max_waiting_requests,
+        interceptors=[_CallCaps(limits)],
     )
     injector = FaultInjector(faults) if faults is not None else None
     server.add_generic_rpc_handlers(tuple(generic_handlers(injector, executor, limits)))
@@ -164,15 +171,16 @@ def _method_handler(method: Method, calls: _Calls) -> grpc.RpcMethodHandler[byte
 
         async def stream(_: AsyncIterator[bytes], context: _Context) -> None:
             started = time.perf_counter()
+            sent = _Sent()
             try:
                 await calls.inject()
-                await _answer_stream(method, calls, context)
-                _log_call(context, method, "OK", started)
+                await _answer_stream(method, calls, context, sent)
+                _log_call(context, method, "OK", started, sent.bytes)
             except Exception as error:  # every failure becomes a status
                 if context.done() or context.cancelled():
                     _log.debug("the client left a %s stream: %r", method.name, error)
                     return
-                await _abort(context, method, error, started)
+                await _abort(context, method, error, started, sent.bytes)
 
         return grpc.stream_stream_rpc_method_handler(stream, response_serializer=_serialize)
 
@@ -183,13 +191,20 @@ def _method_handler(method: Method, calls: _Calls) -> grpc.RpcMethodHandler[byte
             response = await calls.run(_handle_unary, method, raw)
         except Exception as error:  # every failure becomes a status
             await _abort(context, method, error, started)
-        _log_call(context, method, "OK", started)
+        _log_call(context, method, "OK", started, response.ByteSize())
         return response
 
     return grpc.unary_unary_rpc_method_handler(unary, response_serializer=_serialize)
 
 
-async def _answer_stream(method: Method, calls: _Calls, context: _Context) -> None:
+class _Sent:
+    """The bytes of responses a call has sent so far, for its access-log line."""
+
+    def __init__(self) -> None:
+        self.bytes = 0
+
+
+async def _answer_stream(method: Method, calls: _Calls, context: _Context, sent: _Sent) -> None:
     """Answers each request as it arrives, holding no thread while the client is quiet."""
     limits = calls.limits
     while True:
@@ -208,6 +223,7 @@ async def _answer_stream(method: Method, calls: _Calls, context: _Context) -> No
             try:
                 async with asyncio.timeout(limits.write_timeout):
                     await context.write(response)
+                sent.bytes += response.ByteSize()
             except TimeoutError:
                 raise DeadlineExceeded(
                     f"the client read no response for {limits.write_timeout:g} s; "
@@ -215,12 +231,23 @@ async def _answer_stream(method: Method, calls: _Calls, context: _Context) -> No
                 ) from None
 
 
-class _StreamCap(grpc.aio.ServerInterceptor):  # type: ignore[type-arg]
-    """Refuses a stream of any service with RESOURCE_EXHAUSTED once `capacity` are open."""
+class _CallCaps(grpc.aio.ServerInterceptor):  # type: ignore[type-arg]
+    """Holds every call of every service to the limits, before its handler runs.
 
-    def __init__(self, capacity: int) -> None:
-        self.capacity = capacity
-        self.open = 0
+    A unary call first waits for its request, for at most `request_timeout` (then
+    DEADLINE_EXCEEDED), so a call whose body never comes cannot hold room for long. At most
+    `max_waiting_requests` wait at once; past that, a call gets `REQUEST_GRACE_SECONDS`, time
+    enough for a request sent with its headers, and is refused with RESOURCE_EXHAUSTED if it
+    has none by then. With its request, a call is served if fewer than `max_rpcs` calls are
+    being served (open streams included), and streams are capped at `max_streams`; beyond
+    either, RESOURCE_EXHAUSTED at once. Health checks count in no cap: they always have room.
+    """
+
+    def __init__(self, limits: Limits) -> None:
+        self.limits = limits
+        self.waiting = 0
+        self.serving = 0
+        self.streams = 0
 
     async def intercept_service(
         self,
@@ -230,8 +257,16 @@ class _StreamCap(grpc.aio.ServerInterceptor):  # type: ignore[type-arg]
         handler_call_details: grpc.HandlerCallDetails,
     ) -> grpc.RpcMethodHandler[Any, Any]:
         handler = await continuation(handler_call_details)
-        if handler is None or not (handler.request_streaming or handler.response_streaming):
+        if handler is None:
             return handler
+        if not (handler.request_streaming or handler.response_streaming):
+            # As a stream-unary handler the call reads its own request, so the wait is ours.
+            health = handler_call_details.method == _HEALTH_CHECK
+            return grpc.stream_unary_rpc_method_handler(
+                self._unary(handler.unary_unary, health),
+                request_deserializer=handler.request_deserializer,
+                response_serializer=handler.response_serializer,
+            )
         if handler.request_streaming and handler.response_streaming:
             behaviour, wrap = handler.stream_stream, grpc.stream_stream_rpc_method_handler
         elif handler.request_streaming:
@@ -239,40 +274,90 @@ class _StreamCap(grpc.aio.ServerInterceptor):  # type: ignore[type-arg]
         else:
             behaviour, wrap = handler.unary_stream, grpc.unary_stream_rpc_method_handler
         return wrap(
-            self._capped(behaviour),
+            self._stream(behaviour),
             request_deserializer=handler.request_deserializer,
             response_serializer=handler.response_serializer,
         )
 
-    def _capped(self, behaviour: Any) -> Any:
+    def _unary(self, behaviour: Any, health: bool) -> Any:
+        async def call(_: AsyncIterator[Any], context: _Context) -> Any:
+            request = await self._request(context, health)
+            if health:
+                return await behaviour(request, context)
+            await self._enter(context, stream=False)
+            try:
+                return await behaviour(request, context)
+            finally:
+                self.serving -= 1
+
+        return call
+
+    async def _request(self, context: _Context, health: bool) -> Any:
+        """The call's one request, waited for within the limits; else the call is ended."""
+        counted = not health and self.waiting < self.limits.max_waiting_requests
+        patient = health or counted
+        self.waiting += counted
+        try:
+            async with asyncio.timeout(
+                self.limits.request_timeout if patient else REQUEST_GRACE_SECONDS
+            ):
+                request = await context.read()
+        except TimeoutError:
+            await _abort_with(context, self._no_request(patient))
+        finally:
+            self.waiting -= counted
+        if request is grpc.aio.EOF:  # type: ignore[attr-defined]  # not in the stubs
+            await _abort_with(context, InvalidArgument("the call ended without its request"))
+        return request
+
+    def _no_request(self, patient: bool) -> GroundwireError:
+        if patient:
+            return DeadlineExceeded(
+                f"the request did not arrive within {self.limits.request_timeout:g} s; "
+                "the emulator ended the call"
+            )
+        return ResourceExhausted(
+            f"the emulator has {self.limits.max_waiting_requests:,} calls waiting for their "
+            "requests, its limit; retry shortly"
+        )
+
+    def _stream(self, behaviour: Any) -> Any:
         if inspect.isasyncgenfunction(behaviour):
 
             async def generator(request: Any, context: _Context) -> Any:
-                await self._enter(context)
+                await self._enter(context, stream=True)
                 try:
                     async for response in behaviour(request, context):
                         yield response
                 finally:
-                    self.open -= 1
+                    self._leave_stream()
 
             return generator
 
         async def coroutine(request: Any, context: _Context) -> Any:
-            await self._enter(context)
+            await self._enter(context, stream=True)
             try:
                 return await behaviour(request, context)
             finally:
-                self.open -= 1
+                self._leave_stream()
 
         return coroutine
 
-    async def _enter(self, context: _Context) -> None:
-        if self.open >= self.capacity:
-            error = ResourceExhausted(
-                f"the emulator has {self.capacity} streams open, its limit; retry shortly"
-            )
-            await _abort_with(context, error)
-        self.open += 1
+    async def _enter(self, context: _Context, *, stream: bool) -> None:
+        if stream and self.streams >= self.limits.max_streams:
+            await _abort_with(context, _full(self.limits.max_streams, "streams open"))
+        if self.serving >= self.limits.max_rpcs:
+            await _abort_with(context, _full(self.limits.max_rpcs, "calls being served"))
+        self.serving += 1
+        self.streams += stream
+
+    def _leave_stream(self) -> None:
+        self.serving -= 1
+        self.streams -= 1
+
+
+def _full(capacity: int, what: str) -> ResourceExhausted:
+    return ResourceExhausted(f"the emulator has {capacity:,} {what}, its limit; retry shortly")
 
 
 def _handle_unary(method: Method, raw: bytes) -> Message:
@@ -298,11 +383,13 @@ def _status(error: GroundwireError) -> grpc.Status:
     return rpc_status.to_status(error_to_status_proto(error))
 
 
-async def _abort(context: _Context, method: Method, error: Exception, started: float) -> NoReturn:
+async def _abort(
+    context: _Context, method: Method, error: Exception, started: float, sent_bytes: int = 0
+) -> NoReturn:
     if not isinstance(error, GroundwireError):
         _log.exception("emulator bug while serving a gRPC call", exc_info=error)
         error = Internal(f"the emulator failed unexpectedly: {type(error).__name__}")
-    _log_call(context, method, error.code.name, started)
+    _log_call(context, method, error.code.name, started, sent_bytes)
     await _abort_with(context, error)
 
 
@@ -313,10 +400,15 @@ async def _abort_with(context: _Context, error: GroundwireError) -> NoReturn:
     raise AssertionError("abort returns only by raising")
 
 
-def _log_call(context: _Context, method: Method, code: str, started: float) -> None:
+def _log_call(
+    context: _Context, method: Method, code: str, started: float, sent_bytes: int
+) -> None:
+    """One access-log line, as the REST side writes: peer, method, status, bytes sent, time."""
     if _access.isEnabledFor(logging.INFO):
         elapsed = 1e3 * (time.perf_counter() - started)
-        _access.info("%s gRPC %s %s %.1fms", context.peer(), method.grpc_path, code, elapsed)
+        _access.info(
+            "%s gRPC %s %s %d %.1fms", context.peer(), method.grpc_path, code, sent_bytes, elapsed
+        )
 
 
 async def _add_health(server: grpc.aio.Server) -> None:

@@ -3,7 +3,8 @@
 h11 turns bytes into events and back; this module owns the sockets and the clocks. A
 request's head and body are read with no handler slot taken, each within its own timeout,
 into a shared byte budget; only then does the request wait for one of the handler slots.
-Open connections are capped: one past the cap is answered 429 at once. Errors a client
+Open connections are capped, per peer address and in all: at a cap the oldest idle one is
+closed to make room, and only when none is idle is a new one answered 429. Errors a client
 causes at the HTTP level (a malformed head, a slow body, a broken gzip body) are answered
 in Google's JSON error shape and never echo what the client sent.
 """
@@ -161,6 +162,7 @@ class HttpServer:
         self._budget = _Budget(limits.max_buffered_body_bytes)
         self._server: asyncio.Server | None = None
         self._connections: dict[asyncio.Task[None], asyncio.StreamWriter] = {}
+        self._by_peer: dict[str, dict[asyncio.Task[None], None]] = {}
         self._idle: set[asyncio.Task[None]] = set()
         self._closing = False
 
@@ -197,15 +199,14 @@ class HttpServer:
     async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         task = asyncio.current_task()
         assert task is not None
-        if len(self._connections) >= self._limits.max_connections:
-            limit = self._limits.max_connections
-            error = ResourceExhausted(
-                f"the emulator has {limit:,} connections open, its limit; retry shortly"
-            )
-            await self._refuse(reader, writer, error)
+        peer = _peer_address(writer)
+        full = self._make_room(peer)
+        if full is not None:
+            await self._refuse(reader, writer, full)
             writer.close()
             return
         self._connections[task] = writer
+        self._by_peer.setdefault(peer, {})[task] = None
         try:
             await self._serve_requests(reader, writer, task)
         except (ClientGone, ConnectionError) as error:
@@ -219,9 +220,45 @@ class HttpServer:
         except asyncio.CancelledError:  # only `close` cancels, after its grace: the end
             writer.transport.abort()
         finally:
-            self._connections.pop(task, None)
-            self._idle.discard(task)
+            self._forget(task, peer)
             writer.close()
+
+    def _make_room(self, peer: str) -> ResourceExhausted | None:
+        """Room for one more connection from `peer`, or the error that refuses it.
+
+        At either cap (`max_connections_per_peer` for this peer, `max_connections` for all),
+        the oldest idle connection under that cap is closed to make room: a client holding
+        idle connections cannot lock others out, and loopback clients, which share one
+        address, still get in. Only when every connection under the cap is busy is the new
+        one refused.
+        """
+        per_peer, in_all = self._limits.max_connections_per_peer, self._limits.max_connections
+        if not self._room_among(list(self._by_peer.get(peer, {})), per_peer):
+            return _no_room(per_peer, "from one peer")
+        if not self._room_among(list(self._connections), in_all):
+            return _no_room(in_all, "in all")
+        return None
+
+    def _room_among(self, tasks: list[asyncio.Task[None]], limit: int) -> bool:
+        """Whether `tasks` are under `limit`, once the oldest idle one is closed if need be."""
+        if len(tasks) < limit:
+            return True
+        oldest = next((task for task in tasks if task in self._idle), None)
+        if oldest is None:
+            return False
+        writer = self._connections[oldest]
+        self._forget(oldest, _peer_address(writer))
+        writer.close()  # its task sees the end of the stream and finishes on its own
+        return True
+
+    def _forget(self, task: asyncio.Task[None], peer: str) -> None:
+        self._connections.pop(task, None)
+        self._idle.discard(task)
+        own = self._by_peer.get(peer)
+        if own is not None:
+            own.pop(task, None)
+            if not own:
+                del self._by_peer[peer]
 
     async def _serve_requests(
         self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, task: asyncio.Task[None]
@@ -241,7 +278,7 @@ class HttpServer:
             body = await self._read_body(connection, reader, writer, head)
             try:
                 reply = Reply(connection, writer, head.method.decode("ascii"), self._limits)
-                reply.closing = self._closing
+                reply.closing = self._closing or _framed_twice(head)
                 request = _request(head, body)
                 async with self._slots:
                     await self._handler(request, reply)
@@ -264,7 +301,8 @@ class HttpServer:
         loop = asyncio.get_running_loop()
         opened = loop.time()
         data = b""
-        if not connection.trailing_data[0]:
+        held = len(connection.trailing_data[0])
+        if not held:
             wait = self._limits.header_timeout if first else self._limits.idle_timeout
             try:
                 async with asyncio.timeout(wait):
@@ -276,7 +314,7 @@ class HttpServer:
         first_byte = opened if first else loop.time()
         try:
             async with asyncio.timeout_at(first_byte + self._limits.header_timeout):
-                event = await _next_event(connection, reader, data)
+                event = await _next_event(connection, reader, data, head_held=held)
         except TimeoutError:
             raise _Refused(_timed_out("the request head")) from None
         if isinstance(event, h11.ConnectionClosed):
@@ -329,7 +367,9 @@ class HttpServer:
             f"charset=utf-8\r\nContent-Length: {len(body)}\r\nConnection: close\r\n\r\n".encode()
             + body
         )
-        with contextlib.suppress(ConnectionError, TimeoutError):
+        # OSError, not only ConnectionError: write_eof() on a socket the client has reset
+        # raises ENOTCONN, which is no fault of ours and no traceback's worth.
+        with contextlib.suppress(OSError, TimeoutError):
             async with asyncio.timeout(LINGER_SECONDS):
                 await writer.drain()
                 if writer.can_write_eof():
@@ -339,9 +379,18 @@ class HttpServer:
 
 
 async def _next_event(
-    connection: h11.Connection, reader: asyncio.StreamReader, data: bytes = b""
+    connection: h11.Connection,
+    reader: asyncio.StreamReader,
+    data: bytes = b"",
+    *,
+    head_held: int | None = None,
 ) -> h11.Event:
-    """The next h11 event, reading as needed; a malformed request or early EOF is refused."""
+    """The next h11 event, reading as needed; a malformed request or early EOF is refused.
+
+    With `head_held` (the bytes h11 held before), the event is a request head, refused with
+    431 past MAX_HEAD_BYTES: h11 checks only a head still incomplete, not one that came whole.
+    """
+    received = (head_held or 0) + len(data)
     if data:
         connection.receive_data(data)
     at_eof = False
@@ -354,10 +403,25 @@ async def _next_event(
             raise _Refused(_malformed(error)) from None
         if event is not h11.NEED_DATA:
             assert not isinstance(event, type)
+            maybe_over = head_held is not None and received > MAX_HEAD_BYTES  # else it is not
+            if maybe_over and received - len(connection.trailing_data[0]) > MAX_HEAD_BYTES:
+                raise _Refused(_head_too_large())
             return event
         data = await reader.read(_READ_BYTES)
+        received += len(data)
         at_eof = not data
         connection.receive_data(data)
+
+
+def _framed_twice(head: h11.Request) -> bool:
+    """Whether the head has both Content-Length and Transfer-Encoding.
+
+    h11 frames such a body by Transfer-Encoding; RFC 9112 6.1 then requires closing the
+    connection after the answer, since an intermediary may have framed it the other way and
+    what follows is not to be trusted as a next request.
+    """
+    names = {name for name, _ in head.headers}  # h11 gives them in lower case
+    return b"content-length" in names and b"transfer-encoding" in names
 
 
 def _request(head: h11.Request, body: bytes) -> HttpRequest:
@@ -427,10 +491,12 @@ def _timed_out(part: str) -> DeadlineExceeded:
 def _malformed(error: h11.RemoteProtocolError) -> InvalidArgument:
     """The error for a request h11 cannot parse; h11's message may quote the request, so no."""
     if error.error_status_hint == 431:
-        return InvalidArgument(
-            f"the request head is over {MAX_HEAD_BYTES:,} bytes", http_status=431
-        )
+        return _head_too_large()
     return InvalidArgument("the request is not valid HTTP/1.1", http_status=400)
+
+
+def _head_too_large() -> InvalidArgument:
+    return InvalidArgument(f"the request head is over {MAX_HEAD_BYTES:,} bytes", http_status=431)
 
 
 def _reason(status: int) -> str:
@@ -438,6 +504,18 @@ def _reason(status: int) -> str:
         return HTTPStatus(status).phrase
     except ValueError:
         return "Error"
+
+
+def _no_room(limit: int, scope: str) -> ResourceExhausted:
+    return ResourceExhausted(
+        f"the emulator has {limit:,} busy connections open {scope}, its limit; retry shortly"
+    )
+
+
+def _peer_address(writer: asyncio.StreamWriter) -> str:
+    """The client's address without its port: what one peer's connections share."""
+    peer = writer.get_extra_info("peername")
+    return str(peer[0]) if isinstance(peer, tuple) else "-"
 
 
 def _log_access(

@@ -21,13 +21,17 @@ class Limits:
     `body_timeout` (else 408); a keep-alive connection idle for `idle_timeout` is closed; a
     reply the client does not read for `write_timeout` is abandoned. Reading heads and bodies
     takes no handler slot: only `max_concurrent_requests` requests are handled at once, and
-    bodies buffered at once share `max_buffered_body_bytes`. Beyond `max_connections` open
-    connections, a new one is answered 429 at once.
+    bodies buffered at once share `max_buffered_body_bytes`. At most `max_connections` are
+    open at once, `max_connections_per_peer` of them from one address; at either cap the
+    oldest idle connection is closed for a new one, which is answered 429 only if none is idle.
 
-    gRPC: at most `max_streams` streams are open at once and `max_rpcs` calls of any kind
+    gRPC: a unary call that has not received its request within `request_timeout` is ended
+    with DEADLINE_EXCEEDED, and at most `max_waiting_requests` wait at once. At most
+    `max_streams` streams are open at once and `max_rpcs` calls are served, streams included
     (beyond either, RESOURCE_EXHAUSTED at once), so streams never take the room of unary
-    calls and health checks; a stream that sends no request for `stream_idle_timeout`
-    seconds, or reads no reply for `write_timeout`, is ended with DEADLINE_EXCEEDED.
+    calls; health checks always have room. A stream that sends no request for
+    `stream_idle_timeout` seconds, or reads no reply for `write_timeout`, is ended with
+    DEADLINE_EXCEEDED.
 
     Example:
         >>> Limits(header_timeout=2.0).max_connections
@@ -39,12 +43,15 @@ class Limits:
     idle_timeout: float = 60.0
     write_timeout: float = 30.0
     max_connections: int = 1024
+    max_connections_per_peer: int = 256
     max_concurrent_requests: int = 32
     max_body_bytes: int = MAX_BODY_BYTES
     max_buffered_body_bytes: int = 1024 * 1024 * 1024
     max_streams: int = 256
     max_rpcs: int = 1024
     stream_idle_timeout: float = 60.0
+    request_timeout: float = 10.0
+    max_waiting_requests: int = 256
 
     def __post_init__(self) -> None:
         for field in fields(self):

@@ -7,9 +7,10 @@ stays responsive, and answer JSON, a streamed JSON array, or server-sent events,
 `transcoding.stream_frame`. Every failure is Google's JSON error
 body, with the status its code maps to; nothing a client sends can take the server down.
 
-Status decisions: a known path with the wrong HTTP verb gets 405 (NOT_FOUND) with an Allow
-header; a path that no rule matches gets 404, as Google's front end answers, even when only
-its resource name is malformed (`POST /v1/nowhere:check`). (Bodies over the limit, 413, are
+Status decisions: a known path with the wrong HTTP verb gets 405 (UNIMPLEMENTED, as
+grpc-gateway words it: the path exists, the verb is not served there) with an Allow header;
+a path that no rule matches gets 404, as Google's front end answers, even when only its
+resource name is malformed (`POST /v1/nowhere:check`). (Bodies over the limit, 413, are
 refused by the HTTP server before they are read in full, or at all when Content-Length
 already says so.)
 """
@@ -30,6 +31,7 @@ from groundwire.core.errors import (
     GroundwireError,
     Internal,
     NotFound,
+    Unimplemented,
     bad_request,
     error_to_json,
 )
@@ -161,7 +163,7 @@ def _route(methods: list[Method], verb: str, path: str) -> Route:
     raise NotFound(f"the emulator has no method at {verb} {path}")
 
 
-class _MethodNotAllowed(NotFound):
+class _MethodNotAllowed(Unimplemented):
     def __init__(self, message: str, *, http_status: int, allowed: list[str]) -> None:
         super().__init__(message, http_status=http_status)
         self.allowed = allowed
