@@ -112,3 +112,23 @@ def test_facts_that_are_no_list_are_an_invalid_argument(servers: CannedServers, 
         with pytest.raises(InvalidArgument, match="facts must be a list of facts"):
             client.corroborate_content("a", facts)
     assert servers.recorder.grpc_calls + servers.recorder.rest_calls == 0
+
+
+@pytest.mark.parametrize(
+    ("options", "reason"),
+    [
+        ({"timeout": 0}, "timeout must be positive"),
+        ({"timeout": -1.0}, "timeout must be positive"),
+        ({"concurrency": 0}, "concurrency must be a whole number"),
+        ({"rate": 0.0}, "rate must be a positive number"),
+    ],
+)
+def test_a_batch_of_nonsense_options_is_refused_with_a_configuration_error(
+    servers: CannedServers, options: dict[str, Any], reason: str
+) -> None:
+    with connected(GroundingClient, servers) as client:
+        with pytest.raises(ConfigurationError, match=reason):
+            list(
+                client.check_grounding_many([{"answer_candidate": "a", "facts": ["b"]}], **options)
+            )
+    assert servers.recorder.grpc_calls + servers.recorder.rest_calls == 0

@@ -15,6 +15,7 @@ from typing import Any, Generic, Literal, TypeVar
 from google.protobuf import message
 
 from groundwire.core import calls
+from groundwire.core.client_options import ConfigurationError
 from groundwire.core.errors import GroundwireError, StatusCode, bad_request
 from groundwire.core.metadata import MetadataLike
 from groundwire.core.pacing import ReachabilityWatch, Throttle, TokenBucket
@@ -86,13 +87,15 @@ class BatchSettings:
 
     def __post_init__(self) -> None:
         if not isinstance(self.concurrency, int) or self.concurrency < 1:
-            raise ValueError(f"concurrency must be a whole number >= 1, not {self.concurrency!r}")
+            raise ConfigurationError(
+                f"concurrency must be a whole number >= 1, not {self.concurrency!r}"
+            )
         if self.rate is not None and not 0 < self.rate < math.inf:
-            raise ValueError(
+            raise ConfigurationError(
                 f"rate must be a positive number per second or None, not {self.rate!r}"
             )
         if not self.timeout > 0:
-            raise ValueError(f"timeout must be positive (seconds), not {self.timeout!r}")
+            raise ConfigurationError(f"timeout must be positive (seconds), not {self.timeout!r}")
 
     @property
     def read_ahead(self) -> int:
