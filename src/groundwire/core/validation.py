@@ -146,16 +146,24 @@ def validate_facts(
     ]
 
 
-def validate_fact_count(count: int, field: str = "facts") -> list[Violation]:
+def validate_fact_count(
+    count: int, field: str = "facts", *, counted_all: bool = True
+) -> list[Violation]:
     """Violations of the number of facts in one list: at most 200.
+
+    A reader that stops counting past the limit passes ``counted_all=False``: its count is
+    then only a lower bound, and the message says "more than".
 
     Example:
         >>> validate_fact_count(201)
         [('facts', 'has 201 facts; at most 200 are allowed')]
+        >>> validate_fact_count(201, counted_all=False)
+        [('facts', 'has more than 200 facts; at most 200 are allowed')]
     """
     if count <= MAX_FACTS:
         return []
-    return [(field, f"has {count:,} facts; at most {MAX_FACTS:,} are allowed")]
+    found = f"{count:,}" if counted_all else f"more than {MAX_FACTS:,}"
+    return [(field, f"has {found} facts; at most {MAX_FACTS:,} are allowed")]
 
 
 def validate_fact_texts(texts: Iterable[tuple[str, str]]) -> list[Violation]:

@@ -36,12 +36,18 @@ from groundwire.core.errors import (
     ResourceExhausted,
     error_to_status_proto,
 )
-from groundwire.emulator import service
+from groundwire.core.validation import raise_if_any
+from groundwire.emulator import prescan, service
 from groundwire.emulator.faults import FaultInjector, FaultPolicy
-from groundwire.emulator.limits import Limits
+from groundwire.emulator.limits import MAX_BODY_BYTES, Limits
 
 MAX_MESSAGE_BYTES = 64 * 1024 * 1024
-"""Room for the largest legal request: 200 facts of 10,000 four-byte characters, with margin."""
+"""Room for the largest response; see `MAX_REQUEST_BYTES` for requests."""
+
+MAX_REQUEST_BYTES = MAX_BODY_BYTES
+"""As for REST bodies: room for the largest legal request (200 facts of 10,000 four-byte
+characters, about 8 MiB) with margin, while grpc, which holds about three copies of a message
+as it arrives, stays within twice a request's size."""
 
 DEFAULT_THREADS = 16
 _log = logging.getLogger(__name__)
@@ -86,7 +92,7 @@ async def create_server(
     executor = futures.ThreadPoolExecutor(threads, thread_name_prefix="groundwire-grpc")
     server = grpc.aio.server(
         options=[
-            ("grpc.max_receive_message_length", MAX_MESSAGE_BYTES),
+            ("grpc.max_receive_message_length", MAX_REQUEST_BYTES),
             ("grpc.max_send_message_length", MAX_MESSAGE_BYTES),
             ("grpc.so_reuseport", 1 if reuse_port else 0),
         ],
@@ -176,13 +182,19 @@ def _method_handler(method: Method, calls: _Calls) -> grpc.RpcMethodHandler[byte
 
         return grpc.stream_stream_rpc_method_handler(stream, response_serializer=_serialize)
 
-    async def unary(raw: bytes, context: _Context) -> Message:
+    async def unary(raw: bytes, context: _Context) -> Message | None:
         started = time.perf_counter()
         try:
             await calls.inject()
             response = await calls.run(_handle_unary, method, raw)
         except Exception as error:  # every failure becomes a status
-            await _abort(context, method, error, started)
+            # Not `context.abort`: grpc would keep the aborted call's request until the garbage
+            # collector runs, so each large refused request would add its size to the emulator.
+            status = _failed(context, method, error, started)
+            context.set_code(status.code)
+            context.set_details(status.details)
+            context.set_trailing_metadata(status.trailing_metadata)
+            return None
         _log_call(context, method, "OK", started)
         return response
 
@@ -203,7 +215,7 @@ async def _answer_stream(method: Method, calls: _Calls, context: _Context) -> No
             ) from None
         if not isinstance(raw, bytes):  # grpc.aio.EOF: the client has sent its last request
             return
-        responses = service.handle_stream(method, [_parse(method, raw)])
+        responses = service.handle_stream(method, [await calls.run(_parse, method, raw)])
         while (response := await calls.run(next, responses, None)) is not None:
             try:
                 async with asyncio.timeout(limits.write_timeout):
@@ -279,17 +291,19 @@ def _handle_unary(method: Method, raw: bytes) -> Message:
     return service.handle_unary(method, _parse(method, raw))
 
 
-def _serialize(response: Message) -> bytes:
-    return response.SerializeToString()
-
-
 def _parse(method: Method, raw: bytes) -> Message:
+    """The request in `raw`, refused from its bytes alone when a count or length is over a limit."""
+    raise_if_any(method.name, prescan.wire_violations(method, raw))
     try:
         return method.request_class.FromString(raw)
     except (DecodeError, RuntimeError, ValueError) as error:
         raise InvalidArgument(
             f"the request is not a valid {method.request_class.DESCRIPTOR.full_name}: {error}"
         ) from None
+
+
+def _serialize(response: Message) -> bytes:
+    return response.SerializeToString()
 
 
 def _status(error: GroundwireError) -> grpc.Status:
@@ -299,11 +313,18 @@ def _status(error: GroundwireError) -> grpc.Status:
 
 
 async def _abort(context: _Context, method: Method, error: Exception, started: float) -> NoReturn:
+    status = _failed(context, method, error, started)
+    await context.abort(status.code, status.details, status.trailing_metadata)
+    raise AssertionError("abort returns only by raising")
+
+
+def _failed(context: _Context, method: Method, error: Exception, started: float) -> grpc.Status:
+    """The status a failed call ends with, logged; an unexpected exception is INTERNAL."""
     if not isinstance(error, GroundwireError):
         _log.exception("emulator bug while serving a gRPC call", exc_info=error)
         error = Internal(f"the emulator failed unexpectedly: {type(error).__name__}")
     _log_call(context, method, error.code.name, started)
-    await _abort_with(context, error)
+    return _status(error)
 
 
 async def _abort_with(context: _Context, error: GroundwireError) -> NoReturn:
