@@ -73,17 +73,12 @@ class _Checker:
         self.left = MAX_REQUEST_VALUES
         self.violations: list[Violation] = []
 
-    def value(self, path: str) -> None:
+    def value(self) -> None:
         """Counts one field or value; past `MAX_REQUEST_VALUES`, the scan stops."""
         self.left -= 1
         if self.left < 0:
-            self.violations.append(
-                (
-                    path or "request",
-                    f"is past the emulator's limit of {MAX_REQUEST_VALUES:,} {self.values}"
-                    " in one request",
-                )
-            )
+            limit = f"{MAX_REQUEST_VALUES:,} {self.values}"
+            self.violations.append(("request", f"is past the emulator's limit of {limit}"))
             raise _Stop
 
     def element(self, key: str, path: str, count: int) -> None:
@@ -141,7 +136,7 @@ def _scan_message(
     fields = message.fields_by_number
     counts: dict[int, int] = {}
     while position < end:
-        checker.value(path)
+        checker.value()
         tag, position = _varint(raw, position, end)
         wire_type = tag & 7
         if wire_type == 0:
@@ -235,7 +230,9 @@ class _Frame:
     count: int = 0
 
 
-_UNKNOWN = _Value("", "", None)
+def _unknown(place: _Value) -> _Value:
+    """A value in no field the limits know, inside `place`: no rule, but its path for messages."""
+    return _Value("", place.path, None)
 
 
 def json_violations(method: Method, body: bytes) -> list[Violation]:
@@ -284,7 +281,7 @@ def _scan_json(body: bytes, root: _Value, checker: _Checker) -> None:
             frame.next_value = _field_place(frame.place, body, start, end)
             continue
         place = _element_place(frame, checker) if frame is not None else root
-        checker.value(place.path)
+        checker.value()
         if first == 0x7B:  # "{"
             stack.append(_Frame(place, is_array=False))
         elif first == 0x5B:  # "["
@@ -309,18 +306,19 @@ def _element_place(frame: _Frame, checker: _Checker) -> _Value:
     frame.count += 1
     place = frame.place
     if not place.repeated:
-        return _UNKNOWN
+        return _unknown(place)
     checker.element(place.key, place.path, frame.count)
-    return _Value(place.key, f"{place.path}[{frame.count - 1}]", place.message)
+    path = f"{place.path}[{frame.count - 1}]" if place.path else ""  # a stream's requests: ""
+    return _Value(place.key, path, place.message)
 
 
 def _field_place(place: _Value, body: bytes, start: int, end: int) -> _Value:
     """The place of the field a key names in an object at `place` (nowhere when unknown)."""
     if place.message is None or end - start > _LONGEST_KEY:
-        return _UNKNOWN
+        return _unknown(place)
     field = _fields_by_json_key(place.message).get(_json_text(body, start, end))
     if field is None:
-        return _UNKNOWN
+        return _unknown(place)
     is_message = field.type == FieldDescriptor.TYPE_MESSAGE
     is_map = is_message and field.message_type.GetOptions().map_entry
     return _Value(
