@@ -52,12 +52,12 @@ def test_tokens_are_words_and_sentence_endings(text: str, tokens: int) -> None:
 
 
 @pytest.mark.parametrize(
-    ("word", "tokens"),
-    [("a" * 16, 1), ("a" * 17, 2), ("U.S.A.B.C.D.E.F.G", 2), ("東" * 40, 40), ("-" * 40, 0)],
+    ("word", "tokens"), [("a" * 17, 2), ("U.S.A.B.C.D.E.F.G", 2), ("3" * 40, 3), ("é" * 48, 3)]
 )
 def test_a_word_of_n_characters_counts_as_at_least_n_over_16_tokens(word: str, tokens: int) -> None:
     assert count_tokens(word) == tokens
     assert count_tokens(f"{word} {word}") == 2 * tokens
+    assert count_tokens(word[0] * 16) == 1  # and a word of 16 characters is one token
 
 
 @pytest.mark.parametrize("length", [4097, 1 << 18, (1 << 18) + 1, 1 << 22])

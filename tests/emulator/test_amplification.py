@@ -11,7 +11,6 @@ from google.rpc import error_details_pb2
 from grpc_status import rpc_status
 
 from groundwire.emulator import Emulator
-from groundwire.emulator.prescan import MAX_REQUEST_VALUES
 from tests.emulator.support import (
     CHECK,
     CHECK_PATH,
@@ -22,6 +21,8 @@ from tests.emulator.support import (
 )
 
 CONFIG_FIELD = b"\x0a" + bytes([len(GROUNDING_CONFIG)]) + GROUNDING_CONFIG.encode()
+MAX_REQUEST_VALUES = 100_000
+"""The most JSON values the emulator reads in one body."""
 TOO_MANY_FACTS = (
     "invalid CheckGrounding request: facts has more than 200 facts; at most 200 are allowed"
 )
