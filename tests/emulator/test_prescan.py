@@ -55,8 +55,10 @@ def test_each_inline_source_and_each_corroboration_fact_list_is_counted_under_it
 
 
 def test_each_request_of_a_rest_stream_has_its_own_fact_limit() -> None:
-    fine = {"groundingSpec": {"groundingSources": [{"inlineSource": {"groundingFacts": [{}]}}]}}
-    crowded = {"groundingSpec": {"groundingSources": [{}, {"inlineSource": {}}]}}
+    fine: dict[str, Any] = {
+        "groundingSpec": {"groundingSources": [{"inlineSource": {"groundingFacts": [{}]}}]}
+    }
+    crowded: Any = {"groundingSpec": {"groundingSources": [{}, {"inlineSource": {}}]}}
     crowded["groundingSpec"]["groundingSources"][1]["inlineSource"]["groundingFacts"] = [{}] * 201
     body = json.dumps([fine, fine, crowded]).encode()
     assert json_violations(STREAM, body) == [(INLINE_FACTS, TOO_MANY[1])]

@@ -19,6 +19,7 @@ import json
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import cast
 
 from google.protobuf.descriptor import Descriptor, FieldDescriptor
 
@@ -109,12 +110,16 @@ def wire_violations(method: Method, raw: bytes) -> list[Violation]:
     """
     checker = _Checker(method.version, "fields")
     try:
-        _scan_message(raw, 0, len(raw), method.request_class.DESCRIPTOR, "", "", checker, 0)
+        _scan_message(raw, 0, len(raw), _request_type(method), "", "", checker, 0)
     except _Stop:
         pass
     except _Malformed:
         return []
     return checker.violations
+
+
+def _request_type(method: Method) -> Descriptor:
+    return cast(Descriptor, method.request_class.DESCRIPTOR)
 
 
 _MAX_DEPTH = 100
@@ -177,7 +182,7 @@ def _scan_field(
         counts[field.number] = count
         checker.element(key, path, count)
         path = f"{path}[{count - 1}]"
-    if field.type == FieldDescriptor.TYPE_MESSAGE:
+    if field.message_type is not None:
         _scan_message(raw, start, end, field.message_type, key, path, checker, depth + 1)
     elif field.type == FieldDescriptor.TYPE_STRING:
         checker.text(key, path, end - start, functools.partial(_utf8, raw, start, end))
@@ -245,7 +250,7 @@ def json_violations(method: Method, body: bytes) -> list[Violation]:
         [('facts', 'has more than 200 facts; at most 200 are allowed')]
     """
     checker = _Checker(method.version, "JSON values")
-    root = _Value("", "", method.request_class.DESCRIPTOR, repeated=method.server_streaming)
+    root = _Value("", "", _request_type(method), repeated=method.server_streaming)
     try:
         _scan_json(body, root, checker)
     except _Stop:
@@ -319,12 +324,12 @@ def _field_place(place: _Value, body: bytes, start: int, end: int) -> _Value:
     field = _fields_by_json_key(place.message).get(_json_text(body, start, end))
     if field is None:
         return _unknown(place)
-    is_message = field.type == FieldDescriptor.TYPE_MESSAGE
-    is_map = is_message and field.message_type.GetOptions().map_entry
+    message = field.message_type
+    is_map = message is not None and message.GetOptions().map_entry
     return _Value(
         _joined(place.key, field.name),
         _joined(place.path, field.name),
-        field.message_type if is_message and not is_map else None,
+        None if is_map else message,
         repeated=field.is_repeated and not is_map,
     )
 
