@@ -263,9 +263,13 @@ def json_violations(method: Method, body: bytes) -> list[Violation]:
 def _scan_json(body: bytes, root: _Value, checker: _Checker) -> None:
     stack: list[_Frame] = []
     done = False
+    previous = 0x2C  # as if after a ",": a body may not start with ":" or ","
     for token in _JSON_TOKEN.finditer(body):
         start, end = token.span()
         first = body[start]
+        if first in b":," and previous in b":,[{":
+            raise _Malformed  # so every ":" and "," follows a value, which `checker` counts
+        previous = first
         if first == 0x3A:  # ":" sits between a key and its value
             continue
         if first in b"}]":
