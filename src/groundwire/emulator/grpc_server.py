@@ -178,7 +178,7 @@ def _method_handler(method: Method, calls: _Calls) -> grpc.RpcMethodHandler[byte
                 if context.done() or context.cancelled():
                     _log.debug("the client left a %s stream: %r", method.name, error)
                     return
-                await _abort(context, method, error, started)
+                _end_failed(context, method, error, started)
 
         return grpc.stream_stream_rpc_method_handler(stream, response_serializer=_serialize)
 
@@ -188,12 +188,7 @@ def _method_handler(method: Method, calls: _Calls) -> grpc.RpcMethodHandler[byte
             await calls.inject()
             response = await calls.run(_handle_unary, method, raw)
         except Exception as error:  # every failure becomes a status
-            # Not `context.abort`: grpc would keep the aborted call's request until the garbage
-            # collector runs, so each large refused request would add its size to the emulator.
-            status = _failed(context, method, error, started)
-            context.set_code(status.code)
-            context.set_details(status.details)
-            context.set_trailing_metadata(status.trailing_metadata)
+            _end_failed(context, method, error, started)
             return None
         _log_call(context, method, "OK", started)
         return response
@@ -291,6 +286,10 @@ def _handle_unary(method: Method, raw: bytes) -> Message:
     return service.handle_unary(method, _parse(method, raw))
 
 
+def _serialize(response: Message) -> bytes:
+    return response.SerializeToString()
+
+
 def _parse(method: Method, raw: bytes) -> Message:
     """The request in `raw`, refused from its bytes alone when a count or length is over a limit."""
     raise_if_any(method.name, prescan.wire_violations(method, raw))
@@ -302,29 +301,27 @@ def _parse(method: Method, raw: bytes) -> Message:
         ) from None
 
 
-def _serialize(response: Message) -> bytes:
-    return response.SerializeToString()
-
-
 def _status(error: GroundwireError) -> grpc.Status:
     from grpc_status import rpc_status
 
     return rpc_status.to_status(error_to_status_proto(error))
 
 
-async def _abort(context: _Context, method: Method, error: Exception, started: float) -> NoReturn:
-    status = _failed(context, method, error, started)
-    await context.abort(status.code, status.details, status.trailing_metadata)
-    raise AssertionError("abort returns only by raising")
+def _end_failed(context: _Context, method: Method, error: Exception, started: float) -> None:
+    """Sets the status a failed call ends with when its handler returns, and logs it.
 
-
-def _failed(context: _Context, method: Method, error: Exception, started: float) -> grpc.Status:
-    """The status a failed call ends with, logged; an unexpected exception is INTERNAL."""
+    Not `context.abort`: grpc keeps an aborted call's exception, and with it the request, in a
+    reference cycle until the garbage collector runs, so each large refused request would add
+    its size to the emulator. An unexpected exception is INTERNAL.
+    """
     if not isinstance(error, GroundwireError):
         _log.exception("emulator bug while serving a gRPC call", exc_info=error)
         error = Internal(f"the emulator failed unexpectedly: {type(error).__name__}")
     _log_call(context, method, error.code.name, started)
-    return _status(error)
+    status = _status(error)
+    context.set_code(status.code)
+    context.set_details(status.details)
+    context.set_trailing_metadata(status.trailing_metadata)
 
 
 async def _abort_with(context: _Context, error: GroundwireError) -> NoReturn:
