@@ -120,6 +120,7 @@ def test_malformed_json_finds_nothing_and_is_left_to_the_parser(body: bytes) -> 
     [
         b"\x1a",  # a tag without a length
         b"\x1a\x05abc",  # a length past the end
+        b"\x1a\x03\x0a\x91\x4e" + b"x" * 10_001,  # a fact_text running past its fact
         b"\x12\x03\xff\xfe\xfd",  # answer_candidate that is not UTF-8, but short
         b"\x12\x81\x20" + b"\xff" * 4097,  # and long
         b"\x1b\x00",  # a group start

@@ -152,6 +152,8 @@ def _scan_message(
             position += 4
         elif wire_type == 2:
             size, position = _varint(raw, position, end)
+            if position + size > end:
+                raise _Malformed
             field = fields.get(tag >> 3)
             if field is not None:
                 _scan_field(
