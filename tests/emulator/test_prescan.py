@@ -13,7 +13,8 @@ from hypothesis import strategies as st
 
 from groundwire.core import apis
 from groundwire.core.spec import SPECS
-from groundwire.emulator.prescan import MAX_REQUEST_VALUES, json_violations, wire_violations
+from groundwire.emulator.limits import MAX_REQUEST_VALUES
+from groundwire.emulator.prescan import json_violations, wire_violations
 from tests.emulator.support import CHECK, CORROBORATE, GENERATE, GROUNDING_CONFIG, STREAM
 
 TOO_MANY = ("facts", "has more than 200 facts; at most 200 are allowed")

@@ -26,11 +26,7 @@ from google.protobuf.descriptor import Descriptor, FieldDescriptor
 from groundwire.core import validation
 from groundwire.core.apis import Method
 from groundwire.core.validation import Violation
-
-MAX_REQUEST_VALUES = 100_000
-"""The most fields (gRPC) or JSON values (REST) the emulator reads in one request body.
-
-The largest legal request holds a few thousand: 200 facts with their attributes."""
+from groundwire.emulator.limits import MAX_REQUEST_VALUES
 
 _INLINE_FACTS = "grounding_spec.grounding_sources.inline_source.grounding_facts"
 _FACT_LISTS = frozenset({"facts", _INLINE_FACTS})
