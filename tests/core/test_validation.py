@@ -51,6 +51,32 @@ def test_tokens_are_words_and_sentence_endings(text: str, tokens: int) -> None:
     assert count_tokens(text) == tokens
 
 
+@pytest.mark.parametrize(
+    ("word", "tokens"), [("a" * 17, 2), ("U.S.A.B.C.D.E.F.G", 2), ("3" * 40, 3), ("é" * 48, 3)]
+)
+def test_a_word_of_n_characters_counts_as_at_least_n_over_16_tokens(word: str, tokens: int) -> None:
+    assert count_tokens(word) == tokens
+    assert count_tokens(f"{word} {word}") == 2 * tokens
+    assert count_tokens(word[0] * 16) == 1  # and a word of 16 characters is one token
+
+
+@pytest.mark.parametrize("length", [4097, 1 << 18, (1 << 18) + 1, 1 << 22])
+def test_one_long_word_is_no_single_token(length: int) -> None:
+    word = "a" * length
+    assert count_tokens(word, stop_after=10**9) == count_tokens(word) == math.ceil(length / 16)
+
+
+def test_an_answer_of_one_huge_word_is_refused_by_the_token_limit() -> None:
+    word = "a" * (16 * validation.MAX_ANSWER_TOKENS + 1)
+    assert validation.validate_answer_candidate(word[:-1], "v1") == []
+    assert validation.validate_answer_candidate(word, "v1") == [
+        ("answer_candidate", "has more than 4,096 tokens; at most 4,096 are allowed in v1")
+    ]
+    assert check_fields(api_version="v1beta", answer_candidate="a" * (1 << 22)) == [
+        "answer_candidate"
+    ]
+
+
 @given(st.text(), st.text())
 def test_token_counts_add_up_across_a_space(first: str, second: str) -> None:
     assert count_tokens(first + " " + second) == count_tokens(first) + count_tokens(second)
@@ -302,11 +328,13 @@ def test_short_answers_with_valid_settings_never_raise(
 
 
 def _count_match_by_match(text: str) -> int:
-    return sum(
-        1
-        for match in validation._token_pattern().finditer(text)
-        if match.lastgroup != "word" or validation._ALPHANUMERIC.search(match.group())
-    )
+    count = 0
+    for match in validation._token_pattern().finditer(text):
+        if match.lastgroup != "word":
+            count += 1
+        elif validation._ALPHANUMERIC.search(match.group()):
+            count += math.ceil(len(match.group()) / 16)
+    return count
 
 
 TOKEN_TEXT = st.text(

@@ -16,9 +16,10 @@ from __future__ import annotations
 import functools
 import itertools
 import math
+import operator
 import re
 import unicodedata
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 
 from groundwire.core.errors import bad_request
 
@@ -68,27 +69,42 @@ def count_tokens(text: str, stop_after: int | None = None) -> int:
     A word is a run of characters between spaces that holds a letter or digit ("3.14",
     "don't" and "e-mail" are one word each); each Chinese or Japanese character counts as a
     word, since those scripts do not separate words with spaces; a run of sentence-ending
-    marks ("?!", "。") counts once. Other punctuation and symbols count for nothing.
+    marks ("?!", "。") counts once. Other punctuation and symbols count for nothing. A word
+    of n characters counts as at least ⌈n/16⌉ tokens, as a real tokenizer splits a long
+    word into pieces: a text of one huge "word" is no single token.
 
     Example:
         >>> count_tokens("Tokyo is the capital of Japan."), count_tokens("東京は日本の首都です。")
         (7, 11)
         >>> count_tokens("one two three four", stop_after=2)
         3
+        >>> count_tokens("x" * 16), count_tokens("x" * 17), count_tokens("x" * 1_000_000)
+        (1, 2, 62500)
     """
     if stop_after is None or len(text) <= _COUNT_IN_ONE_PASS:
         count = _count_in_one_pass(text)
         return count if stop_after is None else min(count, stop_after + 1)
-    tokens: Iterator[re.Match[str]] = (
-        match
-        for match in _token_pattern().finditer(text)
-        if match.lastgroup != "word" or _ALPHANUMERIC.search(match.group())
-    )
-    return sum(1 for _ in itertools.islice(tokens, stop_after + 1))
+    search_letter = _ALPHANUMERIC.search
+    count = 0
+    for match in _token_pattern().finditer(text):
+        if match.lastgroup != "word":
+            count += 1
+        elif search_letter(text, match.start(), match.end()):
+            count += _word_tokens(match.end() - match.start())
+        if count > stop_after:
+            return stop_after + 1
+    return count
 
+
+CHARACTERS_PER_TOKEN = 16
+"""A word of n characters counts as at least ⌈n/16⌉ tokens."""
 
 _COUNT_IN_ONE_PASS = 1 << 18
 """Texts up to this many characters are counted in one `findall` (at most this many strings)."""
+
+
+def _word_tokens(characters: int) -> int:
+    return -(-characters // CHARACTERS_PER_TOKEN)
 
 
 @functools.cache
@@ -98,11 +114,19 @@ def _word_pattern() -> re.Pattern[str]:
 
 
 def _count_in_one_pass(text: str) -> int:
-    """`count_tokens` without a Python step per token: findall, then drop words of no letter."""
+    """`count_tokens` without a Python step per token: findall, then weigh the words by length.
+
+    A word's tokens are ⌈n/16⌉ = (n + 15) // 16, summed with `map` over the lengths of the
+    words that hold a letter or digit, so no Python code runs per word either.
+    """
     found = _word_pattern().findall(text)
     words = list(filter(None, found))
-    counted_words = sum(map(bool, map(_ALPHANUMERIC.search, words)))
-    return len(found) - len(words) + counted_words
+    counted_words = itertools.compress(words, map(_ALPHANUMERIC.search, words))
+    rounded_up = map(
+        operator.add, map(len, counted_words), itertools.repeat(CHARACTERS_PER_TOKEN - 1)
+    )
+    word_tokens = sum(map(operator.floordiv, rounded_up, itertools.repeat(CHARACTERS_PER_TOKEN)))
+    return len(found) - len(words) + word_tokens
 
 
 def validate_facts(
@@ -122,16 +146,24 @@ def validate_facts(
     ]
 
 
-def validate_fact_count(count: int, field: str = "facts") -> list[Violation]:
+def validate_fact_count(
+    count: int, field: str = "facts", *, counted_all: bool = True
+) -> list[Violation]:
     """Violations of the number of facts in one list: at most 200.
+
+    A reader that stops counting past the limit passes ``counted_all=False``: its count is
+    then only a lower bound, and the message says "more than".
 
     Example:
         >>> validate_fact_count(201)
         [('facts', 'has 201 facts; at most 200 are allowed')]
+        >>> validate_fact_count(201, counted_all=False)
+        [('facts', 'has more than 200 facts; at most 200 are allowed')]
     """
     if count <= MAX_FACTS:
         return []
-    return [(field, f"has {count:,} facts; at most {MAX_FACTS:,} are allowed")]
+    found = f"{count:,}" if counted_all else f"more than {MAX_FACTS:,}"
+    return [(field, f"has {found} facts; at most {MAX_FACTS:,} are allowed")]
 
 
 def validate_fact_texts(texts: Iterable[tuple[str, str]]) -> list[Violation]:

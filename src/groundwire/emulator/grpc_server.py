@@ -37,12 +37,18 @@ from groundwire.core.errors import (
     ResourceExhausted,
     error_to_status_proto,
 )
-from groundwire.emulator import service
+from groundwire.core.validation import raise_if_any
+from groundwire.emulator import prescan, service
 from groundwire.emulator.faults import FaultInjector, FaultPolicy
-from groundwire.emulator.limits import Limits
+from groundwire.emulator.limits import MAX_BODY_BYTES, Limits
 
 MAX_MESSAGE_BYTES = 64 * 1024 * 1024
-"""Room for the largest legal request: 200 facts of 10,000 four-byte characters, with margin."""
+"""Room for the largest response; see `MAX_REQUEST_BYTES` for requests."""
+
+MAX_REQUEST_BYTES = MAX_BODY_BYTES
+"""As for REST bodies: room for the largest legal request (200 facts of 10,000 four-byte
+characters, about 8 MiB) with margin, while grpc, which holds about three copies of a message
+as it arrives, stays within twice a request's size."""
 
 REQUEST_GRACE_SECONDS = 0.25
 """How long a unary call past `Limits.max_waiting_requests` may wait for its request."""
@@ -91,7 +97,7 @@ async def create_server(
     executor = futures.ThreadPoolExecutor(threads, thread_name_prefix="groundwire-grpc")
     server = grpc.aio.server(
         options=[
-            ("grpc.max_receive_message_length", MAX_MESSAGE_BYTES),
+            ("grpc.max_receive_message_length", MAX_REQUEST_BYTES),
             ("grpc.max_send_message_length", MAX_MESSAGE_BYTES),
             ("grpc.so_reuseport", 1 if reuse_port else 0),
         ],
@@ -180,17 +186,18 @@ def _method_handler(method: Method, calls: _Calls) -> grpc.RpcMethodHandler[byte
                 if context.done() or context.cancelled():
                     _log.debug("the client left a %s stream: %r", method.name, error)
                     return
-                await _abort(context, method, error, started, sent.bytes)
+                _end_failed(context, method, error, started, sent.bytes)
 
         return grpc.stream_stream_rpc_method_handler(stream, response_serializer=_serialize)
 
-    async def unary(raw: bytes, context: _Context) -> Message:
+    async def unary(raw: bytes, context: _Context) -> Message | None:
         started = time.perf_counter()
         try:
             await calls.inject()
             response = await calls.run(_handle_unary, method, raw)
         except Exception as error:  # every failure becomes a status
-            await _abort(context, method, error, started)
+            _end_failed(context, method, error, started)
+            return None
         _log_call(context, method, "OK", started, response.ByteSize())
         return response
 
@@ -218,7 +225,7 @@ async def _answer_stream(method: Method, calls: _Calls, context: _Context, sent:
             ) from None
         if not isinstance(raw, bytes):  # grpc.aio.EOF: the client has sent its last request
             return
-        responses = service.handle_stream(method, [_parse(method, raw)])
+        responses = service.handle_stream(method, [await calls.run(_parse, method, raw)])
         while (response := await calls.run(next, responses, None)) is not None:
             try:
                 async with asyncio.timeout(limits.write_timeout):
@@ -369,6 +376,8 @@ def _serialize(response: Message) -> bytes:
 
 
 def _parse(method: Method, raw: bytes) -> Message:
+    """The request in `raw`, refused from its bytes alone when a count or length is over a limit."""
+    raise_if_any(method.name, prescan.wire_violations(method, raw))
     try:
         return method.request_class.FromString(raw)
     except (DecodeError, RuntimeError, ValueError) as error:
@@ -383,14 +392,23 @@ def _status(error: GroundwireError) -> grpc.Status:
     return rpc_status.to_status(error_to_status_proto(error))
 
 
-async def _abort(
+def _end_failed(
     context: _Context, method: Method, error: Exception, started: float, sent_bytes: int = 0
-) -> NoReturn:
+) -> None:
+    """Sets the status a failed call ends with when its handler returns, and logs it.
+
+    Not `context.abort`: grpc keeps an aborted call's exception, and with it the request, in a
+    reference cycle until the garbage collector runs, so each large refused request would add
+    its size to the emulator. An unexpected exception is INTERNAL.
+    """
     if not isinstance(error, GroundwireError):
         _log.exception("emulator bug while serving a gRPC call", exc_info=error)
         error = Internal(f"the emulator failed unexpectedly: {type(error).__name__}")
     _log_call(context, method, error.code.name, started, sent_bytes)
-    await _abort_with(context, error)
+    status = _status(error)
+    context.set_code(status.code)
+    context.set_details(status.details)
+    context.set_trailing_metadata(status.trailing_metadata)
 
 
 async def _abort_with(context: _Context, error: GroundwireError) -> NoReturn:

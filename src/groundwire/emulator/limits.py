@@ -12,6 +12,11 @@ from dataclasses import dataclass, fields
 MAX_BODY_BYTES = 32 * 1024 * 1024
 """Bodies above this are refused; the largest legal request needs about 12 MiB of JSON."""
 
+MAX_REQUEST_VALUES = 100_000
+"""The most fields (gRPC) or JSON values (REST) the emulator reads in one request body; a
+request holding more is refused before it is built. The largest legal request holds a few
+thousand: 200 facts with their attributes."""
+
 
 @dataclass(frozen=True)
 class Limits:

@@ -46,7 +46,8 @@ from groundwire.core.transcoding import (
     stream_frame,
     system_parameters,
 )
-from groundwire.emulator import service
+from groundwire.core.validation import raise_if_any
+from groundwire.emulator import prescan, service
 from groundwire.emulator.faults import FaultInjector, FaultPolicy
 from groundwire.emulator.http_server import HttpRequest, Reply
 from groundwire.emulator.service import Responses
@@ -196,6 +197,11 @@ def _unary(route: Route, body: bytes) -> Message:
 
 
 def _requests(route: Route, body: bytes) -> list[Message]:
+    """The body's requests, refused from the JSON text alone when a count or length is over a limit.
+
+    So a body of millions of tiny requests or facts is refused before one is built.
+    """
+    raise_if_any(route.method.name, prescan.json_violations(route.method, body))
     return decode_body(route.method, body, route.bindings)
 
 
