@@ -271,3 +271,19 @@ def test_the_issues_requests_are_refused_at_a_small_cost(
     start_emulator: StartEmulator, kind: str, size: int
 ) -> None:
     assert_refused_cheaply(start_emulator, issue_case(kind, size), size)
+
+
+@pytest.mark.slow
+def test_memory_comes_back_after_many_large_refusals(start_emulator: StartEmulator) -> None:
+    server = start_emulator()
+    sends = [
+        refused_over_grpc(grpc_facts(30 * MIB)),
+        refused_over_rest(STREAM_PATH, rest_stream(30 * MIB)),
+        refused_over_rest(CHECK_PATH, rest_facts(15 * MIB)),
+    ]
+
+    def seven_rounds() -> object:
+        return [send(server) for _ in range(7) for send in sends]
+
+    _, _, kept = cost(server, seven_rounds)
+    assert kept <= SLACK_MIB, f"kept {kept:.0f} MiB after 21 refusals"

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import ctypes
 import errno
 import logging
 import shlex
@@ -42,6 +43,9 @@ STARTUP_TIMEOUT_SECONDS = 60.0
 POLL_SECONDS = 0.2
 """How often waiting loops look up (signals, dead workers, queues)."""
 _BACKLOG = 1024
+_M_MMAP_THRESHOLD = -3
+"""glibc's `mallopt` parameter: blocks of at least this many bytes are mapped on their own."""
+_OWN_MAPPING_BYTES = 1 << 20
 _loop_lock = threading.Lock()
 _loop: asyncio.AbstractEventLoop | None = None
 
@@ -215,6 +219,7 @@ def serve(
     if workers < 1:
         raise ValueError(f"workers must be at least 1, not {workers}")
     configure_logging(log_level)
+    hand_back_large_blocks()
     with stop_on_signals() as stop:
         if workers == 1:
             servers = start_servers(host, grpc_port, http_port, faults=faults, limits=limits)
@@ -235,6 +240,18 @@ def serve(
             ready,
             stop,
         )
+
+
+def hand_back_large_blocks() -> None:
+    """Makes glibc give every freed block of 1 MiB or more back to the system at once.
+
+    For a process that only serves: glibc otherwise keeps the heap that a large request grew,
+    so a few refused requests of tens of MiB would leave the emulator 100+ MiB larger for good
+    (seven 30 MB refusals: +125-170 MiB kept, +8-13 MiB with this). Nothing where the C library
+    is not glibc.
+    """
+    with contextlib.suppress(OSError, AttributeError):
+        ctypes.CDLL(None).mallopt(_M_MMAP_THRESHOLD, _OWN_MAPPING_BYTES)
 
 
 def configure_logging(level: int | None) -> None:

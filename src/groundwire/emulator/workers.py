@@ -22,6 +22,7 @@ from groundwire.emulator.server import (
     check_free,
     configure_logging,
     free_port,
+    hand_back_large_blocks,
     host_port,
     start_servers,
     stop_on_signals,
@@ -171,6 +172,7 @@ def _worker(
     number: int, host: str, grpc_port: int, http_port: int, options: WorkerOptions, reports: Any
 ) -> None:
     configure_logging(options.log_level)
+    hand_back_large_blocks()
     with stop_on_signals() as stop:
         try:
             servers = start_servers(
