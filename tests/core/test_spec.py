@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Iterator
 from typing import Any
 
@@ -10,7 +11,10 @@ from google.rpc import error_details_pb2
 from hypothesis import given
 from hypothesis import strategies as st
 
+from groundwire.aio import AsyncGroundingClient
+from groundwire.client import GroundingClient
 from groundwire.core import apis, calls, requests, validation
+from groundwire.core.batch_spec import BATCHABLE, BY_COMMAND
 from groundwire.core.errors import InvalidArgument
 from groundwire.core.spec import SPECS, spec_for
 from groundwire.emulator import Emulator, emulator
@@ -56,6 +60,39 @@ def test_options_are_read_from_the_builders_signature() -> None:
     )
     assert "citation_threshold" in SPECS["CorroborateContent"].option_defaults
     assert "facts" in SPECS["GenerateGroundedContent"].option_defaults
+
+
+@pytest.mark.parametrize("rpc", sorted(BATCHABLE))
+def test_a_batch_items_text_goes_under_its_builders_own_argument_name(rpc: str) -> None:
+    spec = SPECS[rpc]
+    subject = inspect.signature(spec.build).parameters
+    assert spec.batch.text_keys[0] == list(subject)[3]
+    assert set(spec.batch.claim_score_options) <= set(spec.option_defaults)
+
+
+@pytest.mark.parametrize("rpc", sorted(BATCHABLE))
+def test_both_clients_run_a_batch_of_each_batchable_rpc(rpc: str) -> None:
+    assert callable(getattr(GroundingClient, SPECS[rpc].batch.many))
+    assert callable(getattr(AsyncGroundingClient, SPECS[rpc].batch.many))
+
+
+@pytest.mark.parametrize("rpc", sorted(BATCHABLE))
+def test_a_batch_record_holds_the_score_its_spec_names(rpc: str) -> None:
+    spec = SPECS[rpc]
+    method = spec.method("v1")
+    result = spec.read(method.request_class(), method.response_class(), "utf8", "Hi.")
+    assert spec.batch.score in spec.batch.record(result)
+    assert spec.batch.score_of(result) is None
+
+
+def test_each_batch_method_name_of_the_command_line_is_one_rpc() -> None:
+    assert len(BY_COMMAND) == len(BATCHABLE)
+    assert {batch.rpc for batch in BY_COMMAND.values()} == set(BATCHABLE)
+
+
+def test_an_rpc_without_a_batch_spec_says_so() -> None:
+    with pytest.raises(ValueError, match="does not run in batches"):
+        _ = SPECS["GenerateGroundedContent"].batch
 
 
 @pytest.mark.parametrize("transport", TRANSPORTS)

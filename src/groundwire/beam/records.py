@@ -101,9 +101,9 @@ def result_record(rpc: Rpc, outcome: BatchOutcome[Any]) -> dict[str, Any]:
 
     The result also holds the text it grounds (`answer_candidate` or `content`), so a row
     read on its own (in BigQuery, say) says what it is about; `id` is the element's, or None.
-    `rpc` is the method the element went through (its result says which it is).
+    `rpc` is the method the element went through; its batch spec writes the result.
     """
-    return outcome_record(outcome.id, _result_of(outcome))
+    return outcome_record(outcome.id, SPECS[rpc].batch.record(_result_of(outcome)))
 
 
 def failure_record(element: object, error: GroundwireError) -> dict[str, Any]:
@@ -156,7 +156,7 @@ def _exception_message(kind: type[BaseException], text: str, trace: Sequence[str
 def billed_characters(rpc: Rpc, config: calls.ClientConfig, element: object) -> int | None:
     """The characters Google bills a successful element by, read from the request it makes.
 
-    None where the method is not billed by characters (CorroborateContent).
+    None where the method is not billed by characters (its spec says so).
 
     Example:
         >>> config = calls.ClientConfig("my-project")
@@ -171,11 +171,8 @@ def billed_characters(rpc: Rpc, config: calls.ClientConfig, element: object) -> 
 
 
 def score_of(rpc: Rpc, outcome: BatchOutcome[Any]) -> float | None:
-    """The score a successful element got: its support score, or its corroboration score."""
-    result = _result_of(outcome)
-    if rpc == "CorroborateContent":
-        return result.corroboration_score
-    return result.support_score
+    """The score a successful element got: the one its RPC's batch spec names."""
+    return SPECS[rpc].batch.score_of(_result_of(outcome))
 
 
 def _result_of(outcome: BatchOutcome[Any]) -> Any:

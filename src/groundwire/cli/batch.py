@@ -28,6 +28,7 @@ from groundwire.cli.resume import (
     plan_resume,
 )
 from groundwire.cli.summary import BatchStats, render_summary, summary_record
+from groundwire.core.batch_spec import BY_COMMAND
 
 DESCRIPTION = """\
 Run one request per line of IN (JSON Lines) and append one record per input line to OUT:
@@ -62,7 +63,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--method",
-        choices=("check", "corroborate"),
+        choices=tuple(BY_COMMAND),
         default="check",
         help="what to do with each line (default: check)",
     )
@@ -122,10 +123,7 @@ def _check_args(args: argparse.Namespace) -> None:
         raise InputError(
             f"--rate must be a number of requests per second (0: no limit), got {args.rate}"
         )
-    if args.method == "corroborate" and args.api_version != "v1":
-        raise InputError(
-            f"--api-version {args.api_version} is for check: corroborate (Vertex AI) takes v1 only"
-        )
+    _check_api_version(args)
     for path in (args.input, args.output):
         if os.path.isdir(path):
             raise InputError(f"{path}: is a directory, not a file")
@@ -136,6 +134,19 @@ def _check_args(args: argparse.Namespace) -> None:
         raise InputError(f"{args.output}: no such directory: {directory}")
     if os.path.exists(args.output) and os.path.samefile(args.input, args.output):
         raise InputError("IN and OUT are the same file")
+
+
+def _check_api_version(args: argparse.Namespace) -> None:
+    """Refuses an API version the method's API does not have (read from its spec)."""
+    from groundwire.core.spec import SPECS  # loads protobuf: not while building --help
+
+    batch = BY_COMMAND[args.method]
+    versions = SPECS[batch.rpc].versions
+    if args.api_version not in versions:
+        raise InputError(
+            f"--api-version {args.api_version}: "
+            f"{args.method} ({batch.service}) takes {' or '.join(versions)} only"
+        )
 
 
 def _progress_mode(args: argparse.Namespace, stream: IO[str]) -> ProgressMode:
@@ -149,14 +160,12 @@ def _progress_mode(args: argparse.Namespace, stream: IO[str]) -> ProgressMode:
 
 def _shape(args: argparse.Namespace) -> RequestShape:
     return RequestShape(
-        args.method,
-        citation_threshold=args.citation_threshold,
-        claim_scores=bool(args.claim_scores) and args.method == "check",
+        args.method, citation_threshold=args.citation_threshold, claim_scores=args.claim_scores
     )
 
 
 def _score_name(args: argparse.Namespace) -> str:
-    return "support_score" if args.method == "check" else "corroboration_score"
+    return BY_COMMAND[args.method].score
 
 
 def _resume(args: argparse.Namespace, shape: RequestShape) -> tuple[OutputState, ResumePlan]:
@@ -223,7 +232,7 @@ def run(args: argparse.Namespace, stdin: IO[Any] | None, stdout: IO[str]) -> int
     elapsed = 0.0
     interrupted: KeyboardInterrupt | None = None
     if plan.pending:
-        options = RunOptions(args.method, args.concurrency, args.rate or None)
+        options = RunOptions(shape.batch, args.concurrency, args.rate or None)
         writer = OutputWriter(args.output)
         try:
             with _sigterm_interrupts(), open_client(args) as client:

@@ -15,14 +15,8 @@ from dataclasses import dataclass
 from typing import Any, BinaryIO
 
 from groundwire.cli.errors import InputError
-from groundwire.cli.io import (
-    ANSWER_KEYS,
-    CONTENT_KEYS,
-    GroundingInput,
-    decode,
-    grounding_input_from_json,
-    parse_json,
-)
+from groundwire.cli.io import GroundingInput, decode, grounding_input_from_json, parse_json
+from groundwire.core.batch_spec import BY_COMMAND, BatchSpec
 
 _KEY_BYTES = 16
 MAX_LINE_BYTES = 16 << 20
@@ -33,16 +27,20 @@ _CHUNK_BYTES = 1 << 20
 
 @dataclass(frozen=True)
 class RequestShape:
-    """What the command line adds to every line's request: the method and its defaults."""
+    """What the command line adds to every line's request: the method and its defaults.
+
+    `method` is the name `--method` takes; `claim_scores` asks for the options its batch spec
+    sets for `--claim-scores` (none for a method whose claims get no score).
+    """
 
     method: str
     citation_threshold: float | None = None
     claim_scores: bool = False
 
     @property
-    def text_keys(self) -> tuple[str, ...]:
-        """The keys a line may give its text under."""
-        return ANSWER_KEYS if self.method == "check" else CONTENT_KEYS
+    def batch(self) -> BatchSpec:
+        """The batch spec of the method: the keys a line gives its text under, and more."""
+        return BY_COMMAND[self.method]
 
 
 @dataclass(frozen=True)
@@ -75,7 +73,7 @@ def read_line(number: int, raw: bytes, shape: RequestShape) -> InputLine:
         return InputLine(number, _raw_key(raw, shape), None, None, error.message)
     record_id = document.get("id") if isinstance(document, dict) else None
     try:
-        grounding = grounding_input_from_json(document, shape.text_keys, source)
+        grounding = grounding_input_from_json(document, shape.batch.text_keys, source)
     except InputError as error:
         return InputLine(number, _raw_key(raw, shape), record_id, None, error.message)
     item = _item(grounding, shape, record_id)
@@ -84,15 +82,14 @@ def read_line(number: int, raw: bytes, shape: RequestShape) -> InputLine:
 
 
 def _item(grounding: GroundingInput, shape: RequestShape, record_id: Any) -> dict[str, Any]:
-    text_key = "answer_candidate" if shape.method == "check" else "content"
     threshold = grounding.citation_threshold
     item: dict[str, Any] = {
-        text_key: grounding.text,
+        shape.batch.text_keys[0]: grounding.text,
         "facts": grounding.facts,
         "citation_threshold": shape.citation_threshold if threshold is None else threshold,
     }
-    if shape.method == "check" and shape.claim_scores:
-        item["enable_claim_level_score"] = True
+    if shape.claim_scores:
+        item.update(shape.batch.claim_score_options)
     if record_id is not None:
         item["id"] = record_id
     return item

@@ -14,6 +14,7 @@ from groundwire.cli.batch_input import InputLine
 from groundwire.cli.output_file import OutputWriter
 from groundwire.cli.progress import Progress
 from groundwire.cli.summary import BatchStats
+from groundwire.core.batch_spec import BatchSpec
 from groundwire.core.errors import InvalidArgument, StatusCode
 from groundwire.core.records import outcome_record
 
@@ -27,15 +28,15 @@ FATAL_CODES = frozenset({StatusCode.UNAUTHENTICATED, StatusCode.PERMISSION_DENIE
 
 @dataclass(frozen=True)
 class RunOptions:
-    """How the run sends: the method, its bounds and the options for every line."""
+    """How the run sends: the method's batch spec and the run's bounds."""
 
-    method: str
+    batch: BatchSpec
     concurrency: int
     rate: float | None
 
 
 def record_of(
-    line: InputLine, outcome: BatchOutcome[Any], method: str
+    line: InputLine, outcome: BatchOutcome[Any], batch: BatchSpec
 ) -> tuple[dict[str, Any], float | None]:
     """The output record of a line and its outcome, and its score (None for a failure).
 
@@ -49,24 +50,7 @@ def record_of(
     if outcome.error is not None:
         return {**where, **outcome_record(line.id, error=outcome.error)}, None
     result: Any = outcome.result  # set whenever error is None
-    score = result.support_score if method == "check" else result.corroboration_score
-    return {**where, **outcome_record(line.id, result)}, score
-
-
-def _batch(
-    client: GroundingClient, items: Iterable[Mapping[str, Any] | None], options: RunOptions
-) -> Batch[Any]:
-    if options.method == "check":
-        return client.check_grounding_many(
-            items,  # type: ignore[arg-type]  # None: a line that is no request, refused
-            concurrency=options.concurrency,
-            rate=options.rate,
-        )
-    return client.corroborate_content_many(
-        items,  # type: ignore[arg-type]
-        concurrency=options.concurrency,
-        rate=options.rate,
-    )
+    return {**where, **outcome_record(line.id, batch.record(result))}, batch.score_of(result)
 
 
 def send_pending(
@@ -93,13 +77,14 @@ def send_pending(
             waiting[index] = line
             yield line.item
 
-    batch = _batch(client, items(), options)
+    many = getattr(client, options.batch.many)
+    batch: Batch[Any] = many(items(), concurrency=options.concurrency, rate=options.rate)
     try:
         for outcome in batch:
             line = waiting.pop(outcome.index)
             if outcome.error is not None and outcome.error.code in FATAL_CODES:
                 raise outcome.error
-            record, score = record_of(line, outcome, options.method)
+            record, score = record_of(line, outcome, options.batch)
             if not writer.write(record):
                 return
             if "error" in record:

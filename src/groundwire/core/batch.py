@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any, Generic, Literal, TypeVar
+from typing import Any, Generic, TypeVar
 
 from google.protobuf import message
 
@@ -20,25 +20,14 @@ from groundwire.core.errors import GroundwireError, StatusCode, bad_request
 from groundwire.core.metadata import MetadataLike
 from groundwire.core.pacing import ReachabilityWatch, Throttle, TokenBucket
 from groundwire.core.retry import RetryPolicy
+from groundwire.core.spec import SPECS
 
 ResultT = TypeVar("ResultT")
-Rpc = Literal["CheckGrounding", "CorroborateContent"]
+Rpc = str
+"""The name of a batchable RPC: one whose spec has a batch part (`Spec.batch`)."""
 
 DEFAULT_CONCURRENCY = 16
 DEFAULT_MAX_CONNECTION_FAILURES = 8
-
-# The text an item grounds, by RPC: the first key is the argument's own name, the others its
-# synonyms (the batch record's `answer`).
-_TEXT_KEYS: dict[Rpc, tuple[str, ...]] = {
-    "CheckGrounding": ("answer_candidate", "answer"),
-    "CorroborateContent": ("content", "answer_candidate", "answer"),
-}
-_OPTION_KEYS: dict[Rpc, frozenset[str]] = {
-    "CheckGrounding": frozenset(
-        {"citation_threshold", "enable_claim_level_score", "user_labels", "grounding_config"}
-    ),
-    "CorroborateContent": frozenset({"citation_threshold"}),
-}
 
 
 @dataclass(frozen=True, slots=True)
@@ -117,8 +106,9 @@ def plan_item(
     """Reads one batch item as a call; an `InvalidArgument` when it is not one.
 
     An item is a ready request message, or a mapping of the method's arguments: the text
-    (`answer_candidate`, or `answer`; `content` for CorroborateContent), `facts`, the options
-    and an optional `id`. `defaults` are options for items that give none.
+    (under one of its spec's `batch.text_keys`), `facts`, the options its spec's builder
+    takes and an optional `id`.
+    `defaults` are options for items that give none.
 
     Example:
         >>> planned = plan_item(calls.ClientConfig("p"), "CheckGrounding",
@@ -160,8 +150,10 @@ def _arguments(
     rpc: Rpc, item: Mapping[Any, Any]
 ) -> tuple[object, Iterable[Any], dict[str, Any], object]:
     """The text, facts, options and id of a mapping item; InvalidArgument naming a bad key."""
-    text_keys = _TEXT_KEYS[rpc]
-    allowed = {*text_keys, "facts", "id", *_OPTION_KEYS[rpc]}
+    spec = SPECS[rpc]
+    text_keys = spec.batch.text_keys
+    option_keys = spec.option_defaults.keys() - {"facts"}  # the builder's options
+    allowed = {*text_keys, "facts", "id", *option_keys}
     unknown = sorted(str(key) for key in item if key not in allowed)
     if unknown:
         raise bad_request(
@@ -190,7 +182,7 @@ def _arguments(
         raise bad_request(
             [("facts", "expected a list of facts")], "facts must be a list, not a single text"
         )
-    options = {key: item[key] for key in _OPTION_KEYS[rpc] if key in item}
+    options = {key: item[key] for key in option_keys if key in item}
     return text, list(facts), options, item_id(item)
 
 

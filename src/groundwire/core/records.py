@@ -167,12 +167,13 @@ def error_message(error: GroundwireError) -> str:
 
 def outcome_record(
     record_id: Any,
-    result: CheckGroundingResult | CorroborationResult | None = None,
+    result: dict[str, Any] | None = None,
     error: GroundwireError | None = None,
 ) -> dict[str, Any]:
     """A batch element's record: `{"id", "result"}`, or `{"id", "error": {"code", "message"}}`.
 
-    `groundwire batch` writes it for each line (with the line's `line` and `key` first);
+    `result` is the result's own record, as its RPC's batch spec writes it (`record`).
+    `groundwire batch` writes this for each line (with the line's `line` and `key` first);
     the Beam transforms emit it for each successful element.
 
     >>> from groundwire.core.errors import InvalidArgument
@@ -183,8 +184,4 @@ def outcome_record(
         return {"id": record_id, "error": error_record(error)}
     if result is None:
         raise ValueError(f"the record of element {record_id!r} needs a result or an error")
-    from groundwire.core.results import CheckGroundingResult
-
-    if isinstance(result, CheckGroundingResult):
-        return {"id": record_id, "result": check_record(result)}
-    return {"id": record_id, "result": corroboration_record(result)}
+    return {"id": record_id, "result": result}

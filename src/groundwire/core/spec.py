@@ -8,7 +8,9 @@ only through its entry here and its descriptor (`groundwire.core.apis`):
   in one view for the client (before sending) and the emulator (before answering);
 * **route**: the `x-goog-request-params` header, from the request actually sent;
 * **transcode**: the URL rule of the descriptor (`groundwire.core.transcoding`);
-* **read**: the result a user gets from the response (`groundwire.core.results`).
+* **read**: the result a user gets from the response (`groundwire.core.results`);
+* **batch**: for a batchable RPC, how a batch line maps to its request, its options, its score
+  and its record (`groundwire.core.batch_spec`).
 
 A new RPC is one entry in `SPECS`; nothing else branches on a method's name.
 """
@@ -23,6 +25,7 @@ from typing import Any
 from google.protobuf import message
 
 from groundwire.core import apis, endpoints, requests, results, validation
+from groundwire.core.batch_spec import BATCHABLE, BatchSpec
 from groundwire.core.offsets import OffsetUnit
 from groundwire.core.transcoding import resource_violations
 from groundwire.core.validation import Violation
@@ -92,6 +95,18 @@ class Spec:
             and not (isinstance(value, Sized) and not isinstance(value, str) and not len(value))
             and value != self.option_defaults.get(name, inspect.Parameter.empty)
         ]
+
+    @property
+    def batch(self) -> BatchSpec:
+        """How the RPC runs in a batch; ValueError for an RPC that does not.
+
+        >>> SPECS["CorroborateContent"].batch.score
+        'corroboration_score'
+        """
+        found = BATCHABLE.get(self.rpc)
+        if found is None:
+            raise ValueError(f"{self.rpc} does not run in batches")
+        return found
 
     def check(self, method: apis.Method, request: Any) -> None:
         """Raises one `InvalidArgument` naming every field of `request` that breaks a limit."""
