@@ -21,6 +21,7 @@ from apache_beam.ml.inference.base import PredictionResult, RemoteModelHandler
 from groundwire.beam.records import batch_failure, billed_characters, is_retryable, score_of
 from groundwire.core import calls
 from groundwire.core.batch import DEFAULT_CONCURRENCY, BatchOutcome, Rpc
+from groundwire.core.spec import SPECS
 
 if TYPE_CHECKING:
     from groundwire.client import GroundingClient
@@ -38,12 +39,10 @@ DEFAULT_MAX_BATCH_SIZE = 200
 
 
 class _GroundingHandler(RemoteModelHandler):  # type: ignore[misc]  # Beam is untyped here
-    """What both handlers share; each names its RPC, its batch method and its metrics."""
+    """What both handlers share; each names its RPC and its done counter (the rest: its spec)."""
 
     _rpc: ClassVar[Rpc]
-    _method: ClassVar[str]
     _done_counter: ClassVar[str]
-    _score_distribution: ClassVar[str]
 
     def __init__(
         self,
@@ -115,7 +114,7 @@ class _GroundingHandler(RemoteModelHandler):  # type: ignore[misc]  # Beam is un
         outcome; this raises only when the batch failed as a whole and may succeed later
         (`groundwire.beam.records.batch_failure`, or a dead endpoint), for Beam to retry.
         """
-        many = getattr(model, self._method)(batch, **self._batch_options)
+        many = getattr(model, SPECS[self._rpc].batch.many)(batch, **self._batch_options)
         try:
             outcomes: list[BatchOutcome[Any]] = list(many)
         finally:
@@ -169,7 +168,8 @@ class _GroundingHandler(RemoteModelHandler):  # type: ignore[misc]  # Beam is un
             Metrics.counter(namespace, "billed_characters").inc(characters)
         score = score_of(self._rpc, outcome)
         if score is not None:
-            Metrics.distribution(namespace, self._score_distribution).update(round(score * 1000))
+            distribution = f"{SPECS[self._rpc].batch.score}_permille"
+            Metrics.distribution(namespace, distribution).update(round(score * 1000))
 
 
 class GroundingCheckHandler(_GroundingHandler):
@@ -211,9 +211,7 @@ class GroundingCheckHandler(_GroundingHandler):
     """
 
     _rpc = "CheckGrounding"
-    _method = "check_grounding_many"
     _done_counter = "checks"
-    _score_distribution = "support_score_permille"
 
     def __init__(
         self,
@@ -243,6 +241,4 @@ class CorroborateHandler(_GroundingHandler):
     """
 
     _rpc = "CorroborateContent"
-    _method = "corroborate_content_many"
     _done_counter = "corroborations"
-    _score_distribution = "corroboration_score_permille"

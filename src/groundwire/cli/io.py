@@ -12,12 +12,13 @@ from dataclasses import dataclass, field
 from typing import IO, TYPE_CHECKING, Any
 
 from groundwire.cli.errors import InputError
+from groundwire.core.batch_spec import BY_COMMAND
 
 if TYPE_CHECKING:
     from groundwire.core.requests import FactLike
 
-ANSWER_KEYS = ("answer_candidate", "answer")
-CONTENT_KEYS = ("content", "answer_candidate", "answer")
+ANSWER_KEYS = BY_COMMAND["check"].text_keys
+CONTENT_KEYS = BY_COMMAND["corroborate"].text_keys
 
 _PARAGRAPH_BREAK = re.compile(r"\n[ \t]*\n")
 _SURROGATE = re.compile("[\ud800-\udfff]")
