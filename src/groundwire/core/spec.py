@@ -9,10 +9,11 @@ only through its entry here and its descriptor (`groundwire.core.apis`):
 * **route**: the `x-goog-request-params` header, from the request actually sent;
 * **transcode**: the URL rule of the descriptor (`groundwire.core.transcoding`);
 * **read**: the result a user gets from the response (`groundwire.core.results`);
-* **batch**: for a batchable RPC, how a batch line maps to its request, its options, its score
-  and its record (`groundwire.core.batch_spec`).
+* **batch**: for a batchable RPC, how a batch line maps to its request (its text keys; its
+  options are the builder's), its score and its record (`groundwire.core.batch_spec`).
 
-A new RPC is one entry in `SPECS`; nothing else branches on a method's name.
+A new RPC is one entry in `SPECS` (a batchable one, one more row in `BATCHABLE`, kept apart so
+the command line reads it without protobuf); nothing else branches on a method's name.
 """
 
 from __future__ import annotations
