@@ -180,11 +180,13 @@ def _method_handler(method: Method, calls: _Calls) -> grpc.RpcMethodHandler[byte
         started = time.perf_counter()
         try:
             await calls.inject()
-            response = await calls.run(_handle_unary, method, raw)
+            answered = await calls.run(_handle_unary, method, raw)
         except Exception as error:  # every failure becomes a status
             await _abort(context, method, error, started)
+        if metadata := answered.metadata():
+            context.set_trailing_metadata(metadata)
         _log_call(context, method, "OK", started)
-        return response
+        return answered.response
 
     return grpc.unary_unary_rpc_method_handler(unary, response_serializer=_serialize)
 
@@ -275,8 +277,8 @@ class _StreamCap(grpc.aio.ServerInterceptor):  # type: ignore[type-arg]
         self.open += 1
 
 
-def _handle_unary(method: Method, raw: bytes) -> Message:
-    return service.handle_unary(method, _parse(method, raw))
+def _handle_unary(method: Method, raw: bytes) -> service.Answered:
+    return service.answer_unary(method, _parse(method, raw))
 
 
 def _serialize(response: Message) -> bytes:
