@@ -11,12 +11,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-DEFAULT_WORK_UNITS = 16_000_000
-"""One request's budget, in term matches (see :func:`groundwire.emulator.engine.check_grounding`).
+DEFAULT_WORK_UNITS = 24_000_000
+"""One request's budget, in the engine's units (see
+:func:`groundwire.emulator.engine.grounding.claim_work`).
 
-Twice and more what the largest legal request costs on every text ``make bench`` generates (4.3
-million on repeated sentences, 6.1 million on text made of numbers), so that no ordinary request
-ever meets it; a request whose claims all meet every fact sentence meets it after a few dozen."""
+Above what the largest legal request costs on every text ``make bench`` generates but acronym
+runs (17.3 million on repeated sentences, 16.8 million on text made of numbers), so that no
+answer of ordinary sentences meets it; an answer of more than 600 claims, or whose claims all
+meet every fact sentence, does."""
 
 
 @dataclass
