@@ -1,7 +1,10 @@
 """The emulator's engine end to end: latency, saturation and memory of `groundwire serve`.
 
 Latency is measured on the repeated multilingual sentences of ``workload`` and, cold and
-warm, on the two generators of varied text in ``bench.quality.engine_speed``.
+warm, on the generators of varied text in ``bench.quality.engine_speed``: prose-like and
+uniformly random words, and the adversarial ones (acronym runs, CJK, right-to-left text,
+numbers). Each largest request also reports how many of its claims the emulator's work budget
+left unfinished (its ``x-groundwire-unfinished-claims`` trailing metadata).
 
 The server runs as its own process (`python -m groundwire.cli serve`). Latency is measured
 from this process with one blocking gRPC client, one call at a time. Saturation uses separate
@@ -111,6 +114,7 @@ def measure_varied_text(generator: str) -> dict[str, Any]:
             results["largest_cold_ms"] = 1e3 * (time.perf_counter() - started)
             results["largest"] = _latency_summary(latencies(check, 10, 12.0))
             results["largest"]["claims"] = len(result.claims)
+            results["largest"]["unfinished_claims"] = unfinished_claims(grpc_address, answer, texts)
             small_answer, small_facts = engine_speed.small_request(generator)
             small_texts = [(fact.text, dict(fact.attributes)) for fact in small_facts]
             small = functools.partial(client.check_grounding, small_answer, small_texts)
@@ -119,6 +123,28 @@ def measure_varied_text(generator: str) -> dict[str, Any]:
         return results
     finally:
         server.stop()
+
+
+def unfinished_claims(
+    grpc_address: str, answer: str, facts: list[tuple[str, dict[str, str]]]
+) -> int:
+    """How many claims of one CheckGrounding call the emulator's work budget did not reach."""
+    import grpc
+
+    request = workload.check_grounding_pb2.CheckGroundingRequest(
+        grounding_config=workload.GROUNDING_CONFIG, answer_candidate=answer
+    )
+    for text, attributes in facts:
+        request.facts.add(fact_text=text, attributes=attributes)
+    with grpc.insecure_channel(grpc_address) as channel:
+        call = channel.unary_unary(
+            "/google.cloud.discoveryengine.v1.GroundedGenerationService/CheckGrounding",
+            request_serializer=lambda message: message.SerializeToString(),
+            response_deserializer=lambda raw: raw,
+        )
+        _, done = call.with_call(request, timeout=120)
+    trailing = dict(done.trailing_metadata() or ())
+    return int(trailing.get("x-groundwire-unfinished-claims", 0))
 
 
 def measure_saturation(server_pid: int, grpc_address: str, seconds: float = 3.0) -> dict[str, Any]:

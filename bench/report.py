@@ -229,7 +229,9 @@ def _engine(found: dict[str, Any]) -> list[str]:
         rows.append(
             (
                 f"varied text ({generator}), largest request over gRPC: cold (first) / warm "
-                f"p50 / warm p99 (ms), {entry['largest']['calls']} warm calls",
+                f"p50 / warm p99 (ms), {entry['largest']['calls']} warm calls, "
+                f"{entry['largest'].get('unfinished_claims', 0)} of "
+                f"{entry['largest']['claims']} claims unfinished",
                 f"{cell(entry['largest_cold_ms'])} / {cell(entry['largest']['p50_ms'])} / "
                 f"{cell(entry['largest']['p99_ms'])}",
             )

@@ -10,6 +10,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from bench.quality.engine_speed import ADVERSARIAL_GENERATORS
 from bench.throughput import cpu_ratio, ratio
 
 OFFICIAL_IMPORT = "from google.cloud import discoveryengine_v1"
@@ -172,8 +173,21 @@ VARIED_TEXT_TARGETS = tuple(
         ),
     )
 )
+ADVERSARIAL_TEXT_TARGETS = tuple(
+    Target(
+        f"emulator warm p99, largest legal request, adversarial text ({generator})",
+        _varied_ms(generator, "largest", "p99_ms"),
+        2000.0,
+        False,
+        " ms",
+    )
+    for generator in ADVERSARIAL_GENERATORS
+)
 
 
 def judge_all(results: dict[str, Any]) -> list[dict[str, Any]]:
     """Every target, judged against `results`."""
-    return [target.judge(results) for target in (*TARGETS, *VARIED_TEXT_TARGETS)]
+    return [
+        target.judge(results)
+        for target in (*TARGETS, *VARIED_TEXT_TARGETS, *ADVERSARIAL_TEXT_TARGETS)
+    ]

@@ -2,12 +2,17 @@
 
 Targets: a small request (5 facts of about 1 KB, a 5-sentence answer) in 8 ms or less at the
 median; the largest (200 facts of 10,000 characters, an answer of 4,096 tokens) in one second
-or less at p99. Two generators of varied text, both seeded:
+or less at p99 on prose, two seconds on the adversarial generators. The generators, all seeded:
 
 * ``zipf``: shaped like prose: Zipf-distributed words, names, numbers and dates, and an answer
   that mixes copied, altered and invented sentences;
 * ``uniform``: words drawn uniformly from a vocabulary of 50,000, so that every word is rare
-  (the adversarial case for an index over words).
+  (the adversarial case for an index over words);
+* ``acronyms``: runs of dotted capitals (``U.S.A.B.C.D.``), which the sentence splitter and the
+  name reader must not take for abbreviations without end;
+* ``cjk``: Chinese and Japanese without spaces, every character a token;
+* ``rtl``: Arabic and Hebrew words with right-to-left marks and Arabic-Indic digits;
+* ``numbers``: sentences made mostly of numbers, decimals, percentages, dates and ranges.
 
 ``bench/engine.py`` sends the same requests to a fresh ``groundwire serve`` over gRPC.
 Run alone: ``PYTHONPATH=src .venv/bin/python -m bench.quality.engine_speed``.
@@ -24,6 +29,7 @@ from functools import partial
 from groundwire.core.validation import MAX_ANSWER_TOKENS, MAX_FACT_CHARACTERS, MAX_FACTS
 from groundwire.emulator.engine import Fact, check_grounding, split_claims
 from groundwire.emulator.engine.index import clear_caches
+from groundwire.emulator.engine.sentences import split_sentences
 
 _SYLLABLES = [
     "ka",
@@ -49,7 +55,68 @@ _SYLLABLES = [
 ]
 _FUNCTION_WORDS = ["the", "of", "and", "in", "to", "a", "was", "is", "for", "by", "with", "on"]
 UNIFORM_VOCABULARY = 50_000
-GENERATORS = ("zipf", "uniform")
+ADVERSARIAL_GENERATORS = ("acronyms", "cjk", "rtl", "numbers")
+GENERATORS = ("zipf", "uniform", *ADVERSARIAL_GENERATORS)
+
+_CAPITALS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+_CJK_CHARACTERS = [chr(code) for code in range(0x4E00, 0x4E00 + 3000)] + list("のはをにがでと")
+_RTL_LETTERS = [*"ابتثجحخدذرزسشصضطظعغفقكلمنهوي", *"אבגדהוזחטיכלמנסעפצקרשת"]
+_RTL_DIGITS = "٠١٢٣٤٥٦٧٨٩"
+_RIGHT_TO_LEFT_MARK = "\u200f"
+
+
+def _acronym(rng: random.Random) -> str:
+    """Dotted capitals, two to twenty-six of them: ``U.S.A.B.C.D.``."""
+    return "".join(f"{rng.choice(_CAPITALS)}." for _ in range(rng.randint(2, 26)))
+
+
+def _rtl_word(rng: random.Random) -> str:
+    """A word of two to seven Arabic or Hebrew letters, or Arabic-Indic digits."""
+    if rng.random() < 0.1:
+        return "".join(rng.choice(_RTL_DIGITS) for _ in range(rng.randint(1, 4)))
+    return "".join(rng.choice(_RTL_LETTERS) for _ in range(rng.randint(2, 7)))
+
+
+def _number(rng: random.Random) -> str:
+    """An integer, a decimal, a grouped thousand, a percentage, a date or a range."""
+    kind = rng.randrange(6)
+    if kind == 0:
+        return str(rng.randint(1, 2030))
+    if kind == 1:
+        return f"{rng.uniform(0, 1000):.{rng.randint(1, 3)}f}"
+    if kind == 2:
+        return f"{rng.randint(1000, 99_999_999):,}"
+    if kind == 3:
+        return f"{rng.uniform(0, 100):.1f}%"
+    if kind == 4:
+        return f"{rng.randint(1900, 2030)}-{rng.randint(1, 12):02}-{rng.randint(1, 28):02}"
+    low = rng.randint(1, 500)
+    return f"{low}–{low + rng.randint(1, 50)}"
+
+
+def _adversarial_word(rng: random.Random, generator: str) -> str:
+    if generator == "acronyms":
+        return _acronym(rng)
+    if generator == "cjk":
+        return "".join(rng.choice(_CJK_CHARACTERS) for _ in range(rng.randint(1, 4)))
+    if generator == "rtl":
+        return _rtl_word(rng)
+    return _number(rng)
+
+
+def _adversarial_sentence(rng: random.Random, generator: str) -> str:
+    if generator == "cjk":
+        return "".join(rng.choice(_CJK_CHARACTERS) for _ in range(rng.randint(12, 40))) + "。"
+    if generator == "acronyms":
+        return " ".join(_acronym(rng) for _ in range(rng.randint(4, 12)))
+    if generator == "rtl":
+        words = [_rtl_word(rng) for _ in range(rng.randint(8, 20))]
+        return _RIGHT_TO_LEFT_MARK + " ".join(words) + "."
+    words = [
+        _number(rng) if rng.random() < 0.7 else rng.choice(_FUNCTION_WORDS)
+        for _ in range(rng.randint(8, 20))
+    ]
+    return " ".join(words).capitalize() + "."
 
 
 def _vocabulary(rng: random.Random, size: int) -> list[str]:
@@ -64,12 +131,15 @@ class _Words:
 
     def __init__(self, rng: random.Random, generator: str) -> None:
         self.rng = rng
+        self.generator = generator
         self.uniform = generator == "uniform"
         self.vocabulary = _vocabulary(rng, UNIFORM_VOCABULARY if self.uniform else 6000)
         self.weights = [1.0 / (rank + 1) for rank in range(len(self.vocabulary))]
 
     def word(self) -> str:
-        """One content word, Zipf-weighted or uniform."""
+        """One content word, Zipf-weighted, uniform or the adversarial generator's."""
+        if self.generator in ADVERSARIAL_GENERATORS:
+            return _adversarial_word(self.rng, self.generator)
         if self.uniform:
             return self.rng.choice(self.vocabulary)
         return self.rng.choices(self.vocabulary, self.weights)[0]
@@ -77,6 +147,8 @@ class _Words:
     def sentence(self) -> str:
         """One sentence of 10 to 22 words."""
         rng = self.rng
+        if self.generator in ADVERSARIAL_GENERATORS:
+            return _adversarial_sentence(rng, self.generator)
         if self.uniform:
             return " ".join(self.word() for _ in range(rng.randint(10, 22))).capitalize() + "."
         words: list[str] = []
@@ -94,12 +166,19 @@ class _Words:
 
     def text(self, size: int) -> str:
         """Sentences up to exactly ``size`` characters."""
+        separator = "" if self.generator == "cjk" else " "
         sentences: list[str] = []
         length = 0
         while length < size:
             sentences.append(self.sentence())
-            length += len(sentences[-1]) + 1
-        return " ".join(sentences)[:size]
+            length += len(sentences[-1]) + len(separator)
+        return separator.join(sentences)[:size]
+
+    def sentences_of(self, text: str) -> list[str]:
+        """The sentences of a fact this generator wrote."""
+        if self.generator in ADVERSARIAL_GENERATORS:
+            return [text[start:end] for start, end in split_sentences(text)]
+        return [sentence.rstrip(".") + "." for sentence in text.split(". ")]
 
 
 def make_request(
@@ -127,8 +206,7 @@ def make_request(
     answer: list[str] = []
     tokens = 0
     for _ in range(answer_sentences):
-        source = rng.choice(facts).text.split(". ")
-        sentence = rng.choice(source).rstrip(".") + "."
+        sentence = rng.choice(words.sentences_of(rng.choice(facts).text))
         roll = rng.random()
         if roll < 0.3:
             written = sentence.split()
@@ -136,12 +214,14 @@ def make_request(
             sentence = " ".join(written)
         elif roll < 0.5:
             sentence = words.sentence()
+        if answer and generator != "cjk":
+            sentence = " " + sentence
         cost = count_tokens(sentence)
         if max_answer_tokens is not None and tokens + cost > max_answer_tokens:
             break
         answer.append(sentence)
         tokens += cost
-    return " ".join(answer), facts
+    return "".join(answer), facts
 
 
 def small_request(generator: str) -> tuple[str, list[Fact]]:

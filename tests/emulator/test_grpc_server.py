@@ -148,7 +148,7 @@ def test_an_emulator_bug_is_internal_and_the_servers_keep_serving(
         raise RuntimeError("bug")
 
     with monkeypatch.context() as patched:
-        patched.setattr(service, "handle_unary", broken)
+        patched.setattr(service, "answer_unary", broken)
         assert rpc_error(channel, check_request()).code() == grpc.StatusCode.INTERNAL
         response = httpx.post(emu.http_url + CHECK_PATH, json={}, timeout=5)
         assert response.status_code == 500

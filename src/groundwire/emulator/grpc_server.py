@@ -194,12 +194,14 @@ def _method_handler(method: Method, calls: _Calls) -> grpc.RpcMethodHandler[byte
         started = time.perf_counter()
         try:
             await calls.inject()
-            response = await calls.run(_handle_unary, method, raw)
+            answered = await calls.run(_handle_unary, method, raw)
         except Exception as error:  # every failure becomes a status
             _end_failed(context, method, error, started)
             return None
-        _log_call(context, method, "OK", started, response.ByteSize())
-        return response
+        if metadata := answered.metadata():
+            context.set_trailing_metadata(metadata)
+        _log_call(context, method, "OK", started, answered.response.ByteSize())
+        return answered.response
 
     return grpc.unary_unary_rpc_method_handler(unary, response_serializer=_serialize)
 
@@ -367,8 +369,8 @@ def _full(capacity: int, what: str) -> ResourceExhausted:
     return ResourceExhausted(f"the emulator has {capacity:,} {what}, its limit; retry shortly")
 
 
-def _handle_unary(method: Method, raw: bytes) -> Message:
-    return service.handle_unary(method, _parse(method, raw))
+def _handle_unary(method: Method, raw: bytes) -> service.Answered:
+    return service.answer_unary(method, _parse(method, raw))
 
 
 def _serialize(response: Message) -> bytes:

@@ -88,9 +88,11 @@ class RestGateway:
             if route.method.server_streaming:
                 await self._stream(reply, route, request.body, parameters)
                 return
-            response = await self._run(_unary, route, request.body)
-            body = response_to_json(response, enum_encoding_int=parameters.enum_encoding_int)
-            await reply.send(200, _JSON_REPLY, body)
+            answered = await self._run(_unary, route, request.body)
+            body = response_to_json(
+                answered.response, enum_encoding_int=parameters.enum_encoding_int
+            )
+            await reply.send(200, [*_JSON_REPLY, *answered.metadata()], body)
         except GroundwireError as error:
             await _send_error(reply, error)
         except Exception:  # an emulator bug must not take the server down
@@ -191,9 +193,9 @@ async def _inject(injector: FaultInjector | None) -> None:
         raise fault.error
 
 
-def _unary(route: Route, body: bytes) -> Message:
+def _unary(route: Route, body: bytes) -> service.Answered:
     (request,) = _requests(route, body)
-    return service.handle_unary(route.method, request)
+    return service.answer_unary(route.method, request)
 
 
 def _requests(route: Route, body: bytes) -> list[Message]:

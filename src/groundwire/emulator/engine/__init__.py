@@ -3,9 +3,11 @@
 Pure and deterministic, no I/O: the emulator's CheckGrounding, CorroborateContent and grounded
 generation handlers call it. :func:`check_grounding` splits an answer into claims (sentences,
 with UTF-8 byte offsets) and scores each against windows of the facts; :func:`generate_answer`
-builds an extractive answer with its supports.
+builds an extractive answer with its supports. A :class:`WorkBudget` bounds the work one
+request may cost, deterministically.
 """
 
+from groundwire.emulator.engine.budget import WorkBudget
 from groundwire.emulator.engine.generate import NO_ANSWER, generate_answer
 from groundwire.emulator.engine.grounding import check_grounding
 from groundwire.emulator.engine.results import (
@@ -26,6 +28,7 @@ __all__ = [
     "Fact",
     "GeneratedAnswer",
     "GroundingResult",
+    "WorkBudget",
     "check_grounding",
     "generate_answer",
     "split_claims",

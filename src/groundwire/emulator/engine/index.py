@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import bisect
 import math
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 from groundwire.emulator.engine.analysis import Analysis, analyse
@@ -226,10 +226,12 @@ def build_index(facts: Sequence[Fact]) -> FactIndex:
     sentence_terms: list[frozenset[str]] = []
     fact_first_sentence: list[int] = []
     titles: list[frozenset[str]] = []
+    fact_words: list[frozenset[str]] = []
     for fact_index, fact in enumerate(facts):
         fact_first_sentence.append(len(sentence_terms))
-        spans, term_sets, title = _fact_sentences(fact.text)
+        spans, term_sets, title, words_of_fact = _fact_sentences(fact.text)
         titles.append(title)
+        fact_words.append(words_of_fact)
         sentence_fact.extend([fact_index] * len(spans))
         sentence_spans.extend(spans)
         sentence_terms.extend(term_sets)
@@ -242,8 +244,7 @@ def build_index(facts: Sequence[Fact]) -> FactIndex:
         content_terms(" ; ".join(fact.attributes.values())) | title
         for fact, title in zip(facts, titles, strict=True)
     ]
-    vocabulary = set(postings).union(*attribute_terms)
-    words = sorted(term for term in vocabulary if len(term) >= _PREFIX_LENGTH and term.isalpha())
+    words = sorted(set().union(*fact_words, *map(_words, attribute_terms)))
     shorter_keys: dict[str, list[str]] = {}
     for word in words:
         shorter_keys.setdefault(word[: max(_PREFIX_LENGTH, len(word) - 1)], []).append(word)
@@ -264,11 +265,12 @@ def build_index(facts: Sequence[Fact]) -> FactIndex:
 @text_cache(max_characters=8_000_000, max_key_characters=MAX_CACHED_TEXT)
 def _fact_sentences(
     text: str,
-) -> tuple[tuple[tuple[int, int], ...], tuple[frozenset[str], ...], frozenset[str]]:
+) -> tuple[tuple[tuple[int, int], ...], tuple[frozenset[str], ...], frozenset[str], frozenset[str]]:
     """A fact's sentences and what each is about.
 
-    Each sentence's terms (with the names its pronoun stands for), and the terms of the
-    record's title when the fact is a record.
+    Each sentence's terms (with the names its pronoun stands for), the terms of the record's
+    title when the fact is a record, and the :func:`_words` among all of those (kept with the
+    fact, so that a request does not sift its facts' terms again: 1.7 million on CJK text).
     """
     spans = tuple(split_sentences(text))
     terms = [content_terms(strip_layout(text[start:end])) for start, end in spans]
@@ -278,7 +280,13 @@ def _fact_sentences(
     for number, names in enumerate(surname_antecedents(text, spans)):
         if names:
             terms[number] = terms[number] | content_terms(" ".join(names))
-    return spans, tuple(terms), content_terms(record_title(text, spans))
+    title = content_terms(record_title(text, spans))
+    return spans, tuple(terms), title, _words(title.union(*terms))
+
+
+def _words(terms: Iterable[str]) -> frozenset[str]:
+    """The terms that may have longer or shorter forms: words of five letters or more."""
+    return frozenset(term for term in terms if len(term) >= _PREFIX_LENGTH and term.isalpha())
 
 
 def _same_word(term: str, other: str) -> bool:

@@ -65,7 +65,8 @@ class GroundingResult:
     ``support_score`` blends the mean, over claims that need a check, of the claim's score when
     it is grounded, half its share of the default bar when the facts only partly cover it, and
     0 when they contradict it, with the least supported claim's score (weight 0.4); None when
-    no claim needs a check.
+    no claim needs a check. ``unfinished_claims`` counts the claims a work budget did not reach:
+    they are unsupported and uncited.
 
     Example:
         >>> GroundingResult(claims=(), support_score=None).support_score is None
@@ -74,6 +75,7 @@ class GroundingResult:
 
     claims: tuple[Claim, ...]
     support_score: float | None
+    unfinished_claims: int = 0
 
 
 class AnswerSupport(NamedTuple):
