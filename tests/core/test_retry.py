@@ -13,13 +13,13 @@ from google.rpc import error_details_pb2
 from hypothesis import given
 from hypothesis import strategies as st
 
+from groundwire.core.error_codecs import error_from_http
 from groundwire.core.errors import (
     DeadlineExceeded,
     GroundwireError,
     InvalidArgument,
     StatusCode,
     Unavailable,
-    error_from_http,
 )
 from groundwire.core.retry import Deadline, RetryPolicy, next_delay
 

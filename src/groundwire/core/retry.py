@@ -109,7 +109,7 @@ class RetryPolicy:
         """Whether this policy retries ``error``'s code.
 
         Example:
-            >>> from groundwire.core.errors import error_from_status
+            >>> from groundwire.core.error_codecs import error_from_status
             >>> RetryPolicy().is_retryable(error_from_status(14, "unavailable"))
             True
         """
@@ -187,7 +187,7 @@ def next_delay(
 
     Example:
         >>> import random
-        >>> from groundwire.core.errors import error_from_status
+        >>> from groundwire.core.error_codecs import error_from_status
         >>> deadline = Deadline.start(60.0, clock=lambda: 0.0)
         >>> busy = error_from_status(14, "try later")
         >>> 0.0 <= next_delay(RetryPolicy(), 1, busy, deadline, random.Random(1)) <= 0.1
@@ -229,7 +229,7 @@ class Retrying:
 
     Example:
         >>> import random
-        >>> from groundwire.core.errors import error_from_status
+        >>> from groundwire.core.error_codecs import error_from_status
         >>> retrying = Retrying(RetryPolicy(initial=0.1, maximum=0.1), 30.0, random.Random(1),
         ...                     clock=lambda: 0.0)
         >>> retrying.attempt_timeout()

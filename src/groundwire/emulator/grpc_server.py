@@ -29,13 +29,13 @@ from google.protobuf import descriptor, descriptor_pool
 from google.protobuf.message import DecodeError, Message
 
 from groundwire.core.apis import Method, all_methods
+from groundwire.core.error_codecs import error_to_status_proto
 from groundwire.core.errors import (
     DeadlineExceeded,
     GroundwireError,
     Internal,
     InvalidArgument,
     ResourceExhausted,
-    error_to_status_proto,
 )
 from groundwire.core.validation import raise_if_any
 from groundwire.emulator import prescan, service

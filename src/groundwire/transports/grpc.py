@@ -19,7 +19,8 @@ from google.protobuf.message import Message
 
 from groundwire.core.apis import Method
 from groundwire.core.endpoints import is_loopback
-from groundwire.core.errors import ClientClosed, GroundwireError, MessageTooLarge, error_from_status
+from groundwire.core.error_codecs import error_from_status
+from groundwire.core.errors import ClientClosed, GroundwireError, MessageTooLarge
 from groundwire.transports import lifetime
 from groundwire.transports.auth import TokenRequest
 from groundwire.transports.base import ConnectionFailure, Metadata, refuse_plaintext
