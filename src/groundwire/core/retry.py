@@ -150,16 +150,6 @@ class Deadline:
         """
         return max(self.expires_at - self.clock(), 0.0)
 
-    @property
-    def expired(self) -> bool:
-        """Whether no time is left.
-
-        Example:
-            >>> Deadline.start(0.0, clock=lambda: 0.0).expired
-            True
-        """
-        return self.remaining() <= 0.0
-
     def attempt_timeout(self, per_attempt: float | None = None) -> float:
         """The timeout for the next attempt: ``per_attempt`` cut to what remains of the deadline.
 

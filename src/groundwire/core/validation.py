@@ -129,23 +129,6 @@ def _count_in_one_pass(text: str) -> int:
     return len(found) - len(words) + word_tokens
 
 
-def validate_facts(
-    fact_texts: Sequence[str], field: str = "facts", text_field: str = "fact_text"
-) -> list[Violation]:
-    """Violations of the fact limits: at most 200 facts, each at most 10,000 characters.
-
-    Example:
-        >>> validate_facts(["ok", "x" * 10_001])
-        [('facts[1].fact_text', 'is 10,001 characters long; at most 10,000 are allowed')]
-    """
-    return [
-        *validate_fact_count(len(fact_texts), field),
-        *validate_fact_texts(
-            (f"{field}[{index}].{text_field}", text) for index, text in enumerate(fact_texts)
-        ),
-    ]
-
-
 def validate_fact_count(
     count: int, field: str = "facts", *, counted_all: bool = True
 ) -> list[Violation]:
