@@ -26,6 +26,7 @@ from groundwire.core import apis, endpoints, requests, results, validation
 from groundwire.core.offsets import OffsetUnit
 from groundwire.core.transcoding import resource_violations
 from groundwire.core.validation import Violation
+from groundwire.core.version import DISCOVERY_VERSIONS
 
 Builder = Callable[..., message.Message]
 """`build(method, project, location, subject, **options)`: a request from user input."""
@@ -208,7 +209,7 @@ def _generate_spec(rpc: str) -> Spec:
     return Spec(
         rpc,
         "discoveryengine",
-        apis.DISCOVERY_VERSIONS,
+        DISCOVERY_VERSIONS,
         requests.generate_grounded_content_request,
         _generate_violations,
         _read_generate,
@@ -221,7 +222,7 @@ SPECS: Mapping[str, Spec] = {
         Spec(
             "CheckGrounding",
             "discoveryengine",
-            apis.DISCOVERY_VERSIONS,
+            DISCOVERY_VERSIONS,
             requests.check_grounding_request,
             _check_grounding_violations,
             _read_check_grounding,

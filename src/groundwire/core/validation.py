@@ -22,6 +22,7 @@ import unicodedata
 from collections.abc import Iterable, Mapping, Sequence
 
 from groundwire.core.errors import bad_request
+from groundwire.core.version import DISCOVERY_VERSIONS
 
 Violation = tuple[str, str]
 """One problem: (proto field path, description)."""
@@ -32,7 +33,6 @@ MAX_ANSWER_TOKENS = 4_096
 MAX_ANSWER_CHARACTERS_V1ALPHA = 1_024
 MAX_USER_LABELS = 64
 MAX_LABEL_CHARACTERS = 63
-API_VERSIONS = ("v1", "v1beta", "v1alpha")
 
 _LABEL_START_CATEGORIES = frozenset({"Ll", "Lo", "Lm"})
 _LABEL_CATEGORIES = _LABEL_START_CATEGORIES | {"Mn", "Mc", "Nd", "Nl", "No"}
@@ -172,8 +172,10 @@ def validate_answer_candidate(
         >>> validate_answer_candidate("é" * 1_025, "v1alpha")
         [('answer_candidate', 'is 1,025 characters long; at most 1,024 are allowed in v1alpha')]
     """
-    if api_version not in API_VERSIONS:
-        raise ValueError(f"api_version must be one of {', '.join(API_VERSIONS)}: {api_version!r}")
+    if api_version not in DISCOVERY_VERSIONS:
+        raise ValueError(
+            f"api_version must be one of {', '.join(DISCOVERY_VERSIONS)}: {api_version!r}"
+        )
     if api_version == "v1alpha":
         if len(answer_candidate) > MAX_ANSWER_CHARACTERS_V1ALPHA:
             return [

@@ -29,6 +29,7 @@ from google.protobuf import descriptor, descriptor_pool
 from google.protobuf.message import DecodeError, Message
 
 from groundwire.core.apis import Method, all_methods
+from groundwire.core.bodies import MAX_MESSAGE_BYTES
 from groundwire.core.error_codecs import error_to_status_proto
 from groundwire.core.errors import (
     DeadlineExceeded,
@@ -41,9 +42,6 @@ from groundwire.core.validation import raise_if_any
 from groundwire.emulator import prescan, service
 from groundwire.emulator.faults import FaultInjector, FaultPolicy
 from groundwire.emulator.limits import MAX_BODY_BYTES, Limits
-
-MAX_MESSAGE_BYTES = 64 * 1024 * 1024
-"""Room for the largest response; see `MAX_REQUEST_BYTES` for requests."""
 
 MAX_REQUEST_BYTES = MAX_BODY_BYTES
 """As for REST bodies: room for the largest legal request (200 facts of 10,000 four-byte
