@@ -42,6 +42,7 @@ from groundwire.core.validation import raise_if_any
 from groundwire.emulator import prescan, service
 from groundwire.emulator.faults import FaultInjector, FaultPolicy
 from groundwire.emulator.limits import MAX_BODY_BYTES, Limits
+from groundwire.emulator.serving import PortInUse
 
 MAX_REQUEST_BYTES = MAX_BODY_BYTES
 """As for REST bodies: room for the largest legal request (200 facts of 10,000 four-byte
@@ -114,8 +115,6 @@ async def create_server(
         bound = 0
     if bound == 0:
         executor.shutdown(wait=False)
-        from groundwire.emulator.server import PortInUse
-
         raise PortInUse("gRPC", host, port)
     await server.start()
     return GrpcServer(server, bound, executor)
