@@ -15,7 +15,7 @@ from groundwire.emulator import Emulator
 pytest_plugins = ["pytester"]
 
 HEAVY: tuple[str, ...] = ("grpc", "google.protobuf", "h11", "groundwire.client", "groundwire.aio")
-HEAVY += ("groundwire.emulator.server", "groundwire.transports")
+HEAVY += ("groundwire.emulator.server", "groundwire.emulator.in_process", "groundwire.transports")
 
 
 def _run(pytester: pytest.Pytester, source: str, *args: str) -> pytest.RunResult:

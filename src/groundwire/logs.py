@@ -22,7 +22,8 @@ from google.protobuf import json_format
 from google.protobuf.message import Message
 
 from groundwire.core.apis import Method
-from groundwire.core.errors import GroundwireError, scrub_secrets
+from groundwire.core.errors import GroundwireError
+from groundwire.core.scrubber import scrub_secrets
 from groundwire.interceptors import Attempt, CallInfo, CallObserver, Interceptor, Outcome
 
 logger = logging.getLogger("groundwire")

@@ -302,7 +302,7 @@ def _free_port() -> int:
 @contextmanager
 def _serving_once_beam_retries(grpc_port: int, http_port: int) -> Iterator[list[object]]:
     """Starts the emulator on these ports when Beam first logs that it will retry a batch."""
-    from groundwire.emulator.server import start_servers
+    from groundwire.emulator.in_process import start_servers
 
     started: list[object] = []
 

@@ -9,7 +9,8 @@ import pytest
 from google.auth.exceptions import DefaultCredentialsError
 
 from groundwire.cli.errors import InputError, describe
-from groundwire.core.errors import bad_request, error_from_status
+from groundwire.core.error_codecs import error_from_status
+from groundwire.core.errors import bad_request
 
 
 def test_bad_request_violations_name_their_fields() -> None:

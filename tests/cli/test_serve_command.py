@@ -200,7 +200,7 @@ def test_a_wildcard_bind_exports_loopback_which_its_own_client_accepts(
     bound: str, loopback: str
 ) -> None:
     from groundwire.core.endpoints import resolve_endpoints
-    from groundwire.emulator.server import export_line
+    from groundwire.emulator.serving import export_line
 
     line = export_line(f"{bound}:50051", f"http://{bound}:8080")
     exported, comment = line.split("  # ")

@@ -12,7 +12,7 @@ import pytest
 from google.rpc.error_details_pb2 import BadRequest
 
 from groundwire import AsyncGroundingClient, GroundingClient, RetryPolicy
-from groundwire.core import apis, errors
+from groundwire.core import apis, error_codecs, errors
 from groundwire.core.calls import TransportName
 from tests.support.canned import CannedServers, refused_port
 from tests.support.typed import typed
@@ -43,7 +43,7 @@ def failing(times: int, error: errors.GroundwireError) -> Callable[[apis.Method,
 def test_unavailable_is_retried_until_it_succeeds(
     servers: CannedServers, transport: TransportName
 ) -> None:
-    servers.behaviour = failing(2, errors.error_from_status(14, "busy"))
+    servers.behaviour = failing(2, error_codecs.error_from_status(14, "busy"))
     with GroundingClient(
         "p",
         transport=transport,
@@ -57,7 +57,7 @@ def test_unavailable_is_retried_until_it_succeeds(
 
 
 def test_retries_are_bounded_by_max_attempts(servers: CannedServers) -> None:
-    servers.behaviour = failing(100, errors.error_from_status(14, "down"))
+    servers.behaviour = failing(100, error_codecs.error_from_status(14, "down"))
     policy = RetryPolicy(initial=0.01, maximum=0.02, timeout=10.0, max_attempts=4)
     with (
         GroundingClient(
@@ -102,7 +102,7 @@ def test_server_requested_retry_delay_is_honoured(servers: CannedServers) -> Non
         error_details_pb2.RetryInfo(retry_delay=duration_pb2.Duration(nanos=300_000_000))
     )
     servers.behaviour = failing(
-        1, errors.error_from_status(8, "slow down", status.SerializeToString())
+        1, error_codecs.error_from_status(8, "slow down", status.SerializeToString())
     )
     with GroundingClient(
         "p", transport="grpc", endpoint=servers.grpc_address, retry=FAST_RETRY

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from groundwire import AsyncGroundingClient, GroundingClient
-from groundwire.core import errors
+from groundwire.core import error_codecs, errors
 from groundwire.core.calls import TransportName
 from groundwire.interceptors import (
     Attempt,
@@ -130,7 +130,7 @@ def test_observers_finish_in_the_reverse_order_of_start(servers: CannedServers) 
 def test_each_retried_attempt_is_observed_with_its_number_and_outcome(
     servers: CannedServers, transport: TransportName
 ) -> None:
-    servers.behaviour = failing(2, errors.error_from_status(14, "busy"))
+    servers.behaviour = failing(2, error_codecs.error_from_status(14, "busy"))
     recording = Recording()
     with client_for(servers, transport, recording) as client:
         client.check_grounding("x", ["y"])
@@ -147,7 +147,7 @@ def test_each_retried_attempt_is_observed_with_its_number_and_outcome(
 
 
 def test_the_outcome_carries_the_error_the_caller_gets(servers: CannedServers) -> None:
-    servers.behaviour = failing(1, errors.error_from_status(3, "bad answer"))
+    servers.behaviour = failing(1, error_codecs.error_from_status(3, "bad answer"))
     recording = Recording()
     with (
         client_for(servers, "grpc", recording) as client,
@@ -244,7 +244,7 @@ def test_a_stream_the_caller_stops_reading_finishes_as_cancelled(servers: Canned
 def test_one_interceptor_serves_the_async_client_too(
     servers: CannedServers, transport: TransportName
 ) -> None:
-    servers.behaviour = failing(1, errors.error_from_status(14, "busy"))
+    servers.behaviour = failing(1, error_codecs.error_from_status(14, "busy"))
     recording = Recording(metadata=(("x-tenant", "blue"),))
 
     async def run() -> list[Any]:

@@ -8,7 +8,7 @@ import logging
 import pytest
 
 from groundwire import AsyncGroundingClient, GroundingClient
-from groundwire.core import errors
+from groundwire.core import error_codecs
 from groundwire.core.calls import TransportName
 from groundwire.logs import SCOPE_VARIABLE
 from tests.client.test_calls import FAST_RETRY, failing, ok_check
@@ -49,7 +49,7 @@ def client_for(
 def test_a_retry_is_logged_at_info(
     servers: CannedServers, groundwire_logs: pytest.LogCaptureFixture, transport: TransportName
 ) -> None:
-    servers.behaviour = failing(1, errors.error_from_status(14, "busy"))
+    servers.behaviour = failing(1, error_codecs.error_from_status(14, "busy"))
     with client_for(servers, transport) as client:
         client.check_grounding("x", ["y"])
     (retry,) = messages(groundwire_logs, logging.INFO)
@@ -80,7 +80,7 @@ def test_the_logging_scope_turns_on_a_debug_log_of_each_call_without_bodies(
     monkeypatch: pytest.MonkeyPatch,
     transport: TransportName,
 ) -> None:
-    servers.behaviour = failing(1, errors.error_from_status(14, "busy"))
+    servers.behaviour = failing(1, error_codecs.error_from_status(14, "busy"))
     monkeypatch.setenv(SCOPE_VARIABLE, "groundwire")
     with client_for(servers, transport) as client:
         client.check_grounding("The answer to log.", [f"token={SECRET}"])

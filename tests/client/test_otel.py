@@ -19,7 +19,7 @@ from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanE
 from opentelemetry.trace import SpanKind, StatusCode
 
 from groundwire import GroundingClient
-from groundwire.core import errors
+from groundwire.core import error_codecs, errors
 from groundwire.core.calls import TransportName
 from groundwire.emulator import Emulator, emulator
 from groundwire.interceptors import Attempt, CallInfo, CallObserver, Interceptor
@@ -165,7 +165,7 @@ def test_the_span_is_a_child_of_the_current_span(emu: Emulator, telemetry: Telem
 
 
 def test_retries_are_events_on_one_span(servers: CannedServers, telemetry: Telemetry) -> None:
-    servers.behaviour = failing(2, errors.error_from_status(14, "busy"))
+    servers.behaviour = failing(2, error_codecs.error_from_status(14, "busy"))
     with GroundingClient(
         "p",
         transport="grpc",
@@ -184,7 +184,7 @@ def test_retries_are_events_on_one_span(servers: CannedServers, telemetry: Telem
 
 
 def test_a_failed_call_sets_the_error_status(servers: CannedServers, telemetry: Telemetry) -> None:
-    servers.behaviour = failing(1, errors.error_from_status(3, "bad answer"))
+    servers.behaviour = failing(1, error_codecs.error_from_status(3, "bad answer"))
     with (
         GroundingClient(
             "p",

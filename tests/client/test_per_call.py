@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from groundwire import AsyncGroundingClient, GroundingClient, InvalidArgument, RetryPolicy
-from groundwire.core import apis, errors
+from groundwire.core import apis, error_codecs, errors
 from groundwire.core.calls import TransportName
 from tests.support.canned import CannedServers
 
@@ -42,7 +42,7 @@ def failing(times: int) -> Callable[[apis.Method, Any], Any]:
     def behaviour(method: apis.Method, request: Any) -> Any:
         state["calls"] += 1
         if state["calls"] <= times:
-            raise errors.error_from_status(14, "busy")
+            raise error_codecs.error_from_status(14, "busy")
         return ok_check(method, request)
 
     return behaviour
@@ -155,7 +155,7 @@ def test_a_per_call_policy_bounds_a_stream_too(servers: CannedServers) -> None:
     def flaky_stream(method: apis.Method, request: Any) -> Any:
         state["calls"] += 1
         if state["calls"] == 1:
-            raise errors.error_from_status(14, "busy")
+            raise error_codecs.error_from_status(14, "busy")
         return ok_generate(method, request)
 
     servers.behaviour = flaky_stream

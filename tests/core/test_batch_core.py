@@ -16,7 +16,8 @@ from hypothesis import strategies as st
 
 from groundwire.core import calls
 from groundwire.core.batch import BatchSettings, BatchState, plan_item
-from groundwire.core.errors import InvalidArgument, error_from_status
+from groundwire.core.error_codecs import error_from_status
+from groundwire.core.errors import InvalidArgument
 from groundwire.core.pacing import ReachabilityWatch, Throttle, TokenBucket
 from tests.support.typed import typed
 

@@ -16,6 +16,12 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from groundwire.core import errors
+from groundwire.core.error_codecs import (
+    error_from_http,
+    error_from_status,
+    error_to_json,
+    error_to_status_proto,
+)
 from groundwire.core.errors import (
     GroundwireError,
     InvalidArgument,
@@ -26,10 +32,6 @@ from groundwire.core.errors import (
     Unknown,
     bad_request,
     code_from_http,
-    error_from_http,
-    error_from_status,
-    error_to_json,
-    error_to_status_proto,
     status_to_http,
 )
 

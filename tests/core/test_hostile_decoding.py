@@ -13,7 +13,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from groundwire.core import apis
-from groundwire.core.errors import GroundwireError, Internal, error_from_http, error_from_status
+from groundwire.core.error_codecs import error_from_http, error_from_status
+from groundwire.core.errors import GroundwireError, Internal
 from groundwire.transports.rest import decode_element, decode_response
 
 CHECK = apis.method("discoveryengine", "v1", "CheckGrounding")

@@ -16,6 +16,7 @@ import pytest
 
 SRC = Path(__file__).resolve().parents[2] / "src"
 CORE_MODULES = [
+    "groundwire.core.error_codecs",
     "groundwire.core.errors",
     "groundwire.core.graphemes",
     "groundwire.core.offsets",

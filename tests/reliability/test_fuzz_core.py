@@ -20,6 +20,7 @@ from groundwire.core.jsonstream import JsonArrayStream
 from groundwire.core.offsets import resolve_byte_spans
 from groundwire.core.results import check_grounding_result
 from groundwire.core.transcoding import decode_message
+from groundwire.core.version import DISCOVERY_VERSIONS
 from groundwire.transports.rest import decode_element, decode_response
 from tests.support import limits
 
@@ -175,7 +176,7 @@ thresholds = st.none() | st.floats()
     facts=st.lists(st.text(max_size=50), max_size=4),
     threshold=thresholds,
     user_labels=labels,
-    version=st.sampled_from(validation.API_VERSIONS),
+    version=st.sampled_from(DISCOVERY_VERSIONS),
 )
 def test_the_check_grounding_validator_accepts_or_names_the_fields(
     answer: str,

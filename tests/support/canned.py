@@ -18,7 +18,7 @@ from aiohttp import web
 from google.protobuf import message
 from grpc_status import rpc_status
 
-from groundwire.core import apis, errors, transcoding
+from groundwire.core import apis, error_codecs, errors, transcoding
 
 Behaviour = Callable[[apis.Method, message.Message], Any]
 """Gets (method, request); returns a response, a list of responses (streams), or raises a
@@ -52,7 +52,7 @@ def _grpc_handlers(behaviour: Behaviour, recorder: Recorder) -> grpc.GenericRpcH
     handlers: dict[str, grpc.RpcMethodHandler[Any, Any]] = {}
 
     def fail(context: grpc.ServicerContext, error: errors.GroundwireError) -> None:
-        context.abort_with_status(rpc_status.to_status(errors.error_to_status_proto(error)))
+        context.abort_with_status(rpc_status.to_status(error_codecs.error_to_status_proto(error)))
 
     for method in apis.all_methods():
 
@@ -132,7 +132,7 @@ def _rest_app(behaviour: Behaviour, recorder: Recorder) -> web.Application:
         except errors.GroundwireError as error:
             return web.Response(
                 status=errors.status_to_http(error.code),
-                body=errors.error_to_json(error),
+                body=error_codecs.error_to_json(error),
                 content_type="application/json",
             )
         return web.Response(

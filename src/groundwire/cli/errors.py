@@ -50,7 +50,7 @@ def service_error_text(error: GroundwireError) -> str:
     The advice is the command line's, given once: the library's own (`pass credentials=`)
     is replaced.
 
-    >>> from groundwire.core.errors import error_from_status
+    >>> from groundwire.core.error_codecs import error_from_status
     >>> service_error_text(error_from_status(16, "token expired"))[:45]
     'UNAUTHENTICATED: token expired (run `gcloud a'
     """

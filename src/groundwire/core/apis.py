@@ -10,8 +10,8 @@ from typing import Literal
 from google.protobuf import descriptor, message, message_factory
 
 from groundwire.core.paths import PathTemplate, parse_template
+from groundwire.core.version import DISCOVERY_VERSIONS
 
-DISCOVERY_VERSIONS = ("v1", "v1beta", "v1alpha")
 Api = Literal["discoveryengine", "aiplatform"]
 
 _SERVICE_MODULES: dict[tuple[str, str], str] = {

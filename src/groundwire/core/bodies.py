@@ -14,8 +14,12 @@ from collections.abc import Iterator
 
 from groundwire.core.errors import Internal, MessageTooLarge
 
-MAX_RESPONSE_BYTES = 64 * 1024 * 1024
-"""The default cap on a decoded response body: the gRPC channel's message limit, too."""
+MAX_MESSAGE_BYTES = 64 * 1024 * 1024
+"""The largest gRPC message sent or taken, by the client and the emulator: room for the largest
+response (the largest legal request, 200 facts of 10,000 four-byte characters, is ≈8 MB)."""
+
+MAX_RESPONSE_BYTES = MAX_MESSAGE_BYTES
+"""The default cap on a decoded response body: the gRPC message limit."""
 
 PIECE_BYTES = 1024 * 1024
 """The most decoded bytes `BodyDecoder.feed` gives out at once."""

@@ -26,6 +26,7 @@ from groundwire.core.errors import bad_request
 from groundwire.core.facts import as_message
 from groundwire.core.offsets import OffsetUnit
 from groundwire.core.spec import SPECS, Spec, route, spec_for
+from groundwire.core.version import DISCOVERY_VERSIONS
 
 ResultT = TypeVar("ResultT")
 TransportName = Literal["auto", "grpc", "rest"]
@@ -43,9 +44,9 @@ class ClientConfig:
     corroborate_offset_unit: OffsetUnit = "utf8"
 
     def __post_init__(self) -> None:
-        if self.api_version not in apis.DISCOVERY_VERSIONS:
+        if self.api_version not in DISCOVERY_VERSIONS:
             raise ValueError(
-                f"api_version must be one of {apis.DISCOVERY_VERSIONS}, got {self.api_version!r}"
+                f"api_version must be one of {DISCOVERY_VERSIONS}, got {self.api_version!r}"
             )
         if not self.project:
             raise ValueError("project is required (the Google Cloud project id or number)")

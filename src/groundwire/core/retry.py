@@ -109,7 +109,7 @@ class RetryPolicy:
         """Whether this policy retries ``error``'s code.
 
         Example:
-            >>> from groundwire.core.errors import error_from_status
+            >>> from groundwire.core.error_codecs import error_from_status
             >>> RetryPolicy().is_retryable(error_from_status(14, "unavailable"))
             True
         """
@@ -150,16 +150,6 @@ class Deadline:
         """
         return max(self.expires_at - self.clock(), 0.0)
 
-    @property
-    def expired(self) -> bool:
-        """Whether no time is left.
-
-        Example:
-            >>> Deadline.start(0.0, clock=lambda: 0.0).expired
-            True
-        """
-        return self.remaining() <= 0.0
-
     def attempt_timeout(self, per_attempt: float | None = None) -> float:
         """The timeout for the next attempt: ``per_attempt`` cut to what remains of the deadline.
 
@@ -187,7 +177,7 @@ def next_delay(
 
     Example:
         >>> import random
-        >>> from groundwire.core.errors import error_from_status
+        >>> from groundwire.core.error_codecs import error_from_status
         >>> deadline = Deadline.start(60.0, clock=lambda: 0.0)
         >>> busy = error_from_status(14, "try later")
         >>> 0.0 <= next_delay(RetryPolicy(), 1, busy, deadline, random.Random(1)) <= 0.1
@@ -229,7 +219,7 @@ class Retrying:
 
     Example:
         >>> import random
-        >>> from groundwire.core.errors import error_from_status
+        >>> from groundwire.core.error_codecs import error_from_status
         >>> retrying = Retrying(RetryPolicy(initial=0.1, maximum=0.1), 30.0, random.Random(1),
         ...                     clock=lambda: 0.0)
         >>> retrying.attempt_timeout()

@@ -30,6 +30,7 @@ from groundwire.core.batch_spec import BATCHABLE, BatchSpec
 from groundwire.core.offsets import OffsetUnit
 from groundwire.core.transcoding import resource_violations
 from groundwire.core.validation import Violation
+from groundwire.core.version import DISCOVERY_VERSIONS
 
 Builder = Callable[..., message.Message]
 """`build(method, project, location, subject, **options)`: a request from user input."""
@@ -224,7 +225,7 @@ def _generate_spec(rpc: str) -> Spec:
     return Spec(
         rpc,
         "discoveryengine",
-        apis.DISCOVERY_VERSIONS,
+        DISCOVERY_VERSIONS,
         requests.generate_grounded_content_request,
         _generate_violations,
         _read_generate,
@@ -237,7 +238,7 @@ SPECS: Mapping[str, Spec] = {
         Spec(
             "CheckGrounding",
             "discoveryengine",
-            apis.DISCOVERY_VERSIONS,
+            DISCOVERY_VERSIONS,
             requests.check_grounding_request,
             _check_grounding_violations,
             _read_check_grounding,

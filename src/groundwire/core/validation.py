@@ -22,6 +22,7 @@ import unicodedata
 from collections.abc import Iterable, Mapping, Sequence
 
 from groundwire.core.errors import bad_request
+from groundwire.core.version import DISCOVERY_VERSIONS
 
 Violation = tuple[str, str]
 """One problem: (proto field path, description)."""
@@ -32,7 +33,6 @@ MAX_ANSWER_TOKENS = 4_096
 MAX_ANSWER_CHARACTERS_V1ALPHA = 1_024
 MAX_USER_LABELS = 64
 MAX_LABEL_CHARACTERS = 63
-API_VERSIONS = ("v1", "v1beta", "v1alpha")
 
 _LABEL_START_CATEGORIES = frozenset({"Ll", "Lo", "Lm"})
 _LABEL_CATEGORIES = _LABEL_START_CATEGORIES | {"Mn", "Mc", "Nd", "Nl", "No"}
@@ -129,23 +129,6 @@ def _count_in_one_pass(text: str) -> int:
     return len(found) - len(words) + word_tokens
 
 
-def validate_facts(
-    fact_texts: Sequence[str], field: str = "facts", text_field: str = "fact_text"
-) -> list[Violation]:
-    """Violations of the fact limits: at most 200 facts, each at most 10,000 characters.
-
-    Example:
-        >>> validate_facts(["ok", "x" * 10_001])
-        [('facts[1].fact_text', 'is 10,001 characters long; at most 10,000 are allowed')]
-    """
-    return [
-        *validate_fact_count(len(fact_texts), field),
-        *validate_fact_texts(
-            (f"{field}[{index}].{text_field}", text) for index, text in enumerate(fact_texts)
-        ),
-    ]
-
-
 def validate_fact_count(
     count: int, field: str = "facts", *, counted_all: bool = True
 ) -> list[Violation]:
@@ -189,8 +172,10 @@ def validate_answer_candidate(
         >>> validate_answer_candidate("é" * 1_025, "v1alpha")
         [('answer_candidate', 'is 1,025 characters long; at most 1,024 are allowed in v1alpha')]
     """
-    if api_version not in API_VERSIONS:
-        raise ValueError(f"api_version must be one of {', '.join(API_VERSIONS)}: {api_version!r}")
+    if api_version not in DISCOVERY_VERSIONS:
+        raise ValueError(
+            f"api_version must be one of {', '.join(DISCOVERY_VERSIONS)}: {api_version!r}"
+        )
     if api_version == "v1alpha":
         if len(answer_candidate) > MAX_ANSWER_CHARACTERS_V1ALPHA:
             return [

@@ -80,7 +80,7 @@ def emulator(
         ...     emu.grpc_address.startswith("127.0.0.1:")
         True
     """
-    from groundwire.emulator.server import start_servers
+    from groundwire.emulator.in_process import start_servers
 
     servers = start_servers("127.0.0.1", 0, 0, faults=faults, limits=limits)
     try:

@@ -29,21 +29,20 @@ from google.protobuf import descriptor, descriptor_pool
 from google.protobuf.message import DecodeError, Message
 
 from groundwire.core.apis import Method, all_methods
+from groundwire.core.bodies import MAX_MESSAGE_BYTES
+from groundwire.core.error_codecs import error_to_status_proto
 from groundwire.core.errors import (
     DeadlineExceeded,
     GroundwireError,
     Internal,
     InvalidArgument,
     ResourceExhausted,
-    error_to_status_proto,
 )
 from groundwire.core.validation import raise_if_any
 from groundwire.emulator import prescan, service
 from groundwire.emulator.faults import FaultInjector, FaultPolicy
 from groundwire.emulator.limits import MAX_BODY_BYTES, Limits
-
-MAX_MESSAGE_BYTES = 64 * 1024 * 1024
-"""Room for the largest response; see `MAX_REQUEST_BYTES` for requests."""
+from groundwire.emulator.serving import PortInUse
 
 MAX_REQUEST_BYTES = MAX_BODY_BYTES
 """As for REST bodies: room for the largest legal request (200 facts of 10,000 four-byte
@@ -116,8 +115,6 @@ async def create_server(
         bound = 0
     if bound == 0:
         executor.shutdown(wait=False)
-        from groundwire.emulator.server import PortInUse
-
         raise PortInUse("gRPC", host, port)
     await server.start()
     return GrpcServer(server, bound, executor)

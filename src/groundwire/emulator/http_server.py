@@ -24,6 +24,7 @@ from urllib.parse import unquote
 
 import h11
 
+from groundwire.core.error_codecs import error_to_json
 from groundwire.core.errors import (
     DeadlineExceeded,
     GroundwireError,
@@ -31,9 +32,8 @@ from groundwire.core.errors import (
     ResourceExhausted,
     Unavailable,
     bad_request,
-    error_to_json,
-    scrub_secrets,
 )
+from groundwire.core.scrubber import scrub_secrets
 from groundwire.emulator.limits import Limits
 
 MAX_HEAD_BYTES = 64 * 1024

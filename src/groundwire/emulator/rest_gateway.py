@@ -27,13 +27,13 @@ from typing import Any, TypeVar
 from google.protobuf.message import Message
 
 from groundwire.core.apis import Method, all_methods
+from groundwire.core.error_codecs import error_to_json
 from groundwire.core.errors import (
     GroundwireError,
     Internal,
     NotFound,
     Unimplemented,
     bad_request,
-    error_to_json,
 )
 from groundwire.core.transcoding import (
     STREAM_CLOSE,

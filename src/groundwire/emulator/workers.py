@@ -11,8 +11,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from groundwire.emulator.faults import FaultPolicy
+from groundwire.emulator.in_process import start_servers
 from groundwire.emulator.limits import Limits
-from groundwire.emulator.server import (
+from groundwire.emulator.serving import (
     POLL_SECONDS,
     SHUTDOWN_GRACE_SECONDS,
     STARTUP_TIMEOUT_SECONDS,
@@ -24,7 +25,6 @@ from groundwire.emulator.server import (
     free_port,
     hand_back_large_blocks,
     host_port,
-    start_servers,
     stop_on_signals,
 )
 

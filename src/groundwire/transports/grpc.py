@@ -18,14 +18,13 @@ from google.auth.transport.grpc import AuthMetadataPlugin
 from google.protobuf.message import Message
 
 from groundwire.core.apis import Method
+from groundwire.core.bodies import MAX_MESSAGE_BYTES
 from groundwire.core.endpoints import is_loopback
-from groundwire.core.errors import ClientClosed, GroundwireError, MessageTooLarge, error_from_status
+from groundwire.core.error_codecs import error_from_status
+from groundwire.core.errors import ClientClosed, GroundwireError, MessageTooLarge
 from groundwire.transports import lifetime
 from groundwire.transports.auth import TokenRequest
 from groundwire.transports.base import ConnectionFailure, Metadata, refuse_plaintext
-
-MAX_MESSAGE_BYTES = 64 * 1024 * 1024
-"""The largest legal request (200 facts of 10,000 chars at 4 bytes) is ≈8 MB: ample room."""
 
 DEFAULT_OPTIONS: tuple[tuple[str, int], ...] = (
     ("grpc.keepalive_time_ms", 30_000),

@@ -22,6 +22,7 @@ from google.protobuf.message import Message
 from groundwire.core.apis import Method
 from groundwire.core.bodies import MAX_RESPONSE_BYTES
 from groundwire.core.endpoints import user_agent
+from groundwire.core.error_codecs import error_from_http
 from groundwire.core.errors import (
     ClientClosed,
     DeadlineExceeded,
@@ -30,7 +31,6 @@ from groundwire.core.errors import (
     Internal,
     Unavailable,
     Unknown,
-    error_from_http,
 )
 from groundwire.core.http_codec import ProtocolError
 from groundwire.core.jsonstream import JsonArrayStream

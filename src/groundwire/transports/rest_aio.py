@@ -18,7 +18,8 @@ from google.protobuf.message import Message
 
 from groundwire.core.apis import Method
 from groundwire.core.bodies import MAX_RESPONSE_BYTES
-from groundwire.core.errors import GroundwireError, error_from_http
+from groundwire.core.error_codecs import error_from_http
+from groundwire.core.errors import GroundwireError
 from groundwire.core.jsonstream import JsonArrayStream
 from groundwire.core.transcoding import encode_request, encode_stream_request
 from groundwire.transports import http1, http1_aio

@@ -1,0 +1,132 @@
+"""Both servers in the background of this process, on one event loop thread shared by all.
+
+`start_servers` starts the gRPC server and the REST gateway on the process's emulator loop and
+returns a handle that stops them; `groundwire.emulator.emulator()`, the `serve` command and
+each of its workers use it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from groundwire.emulator.faults import FaultPolicy
+from groundwire.emulator.limits import Limits
+from groundwire.emulator.serving import (
+    BACKLOG,
+    SHUTDOWN_GRACE_SECONDS,
+    STARTUP_TIMEOUT_SECONDS,
+    check_free,
+    host_port,
+    listening_socket,
+)
+from groundwire.transports import lifetime
+
+if TYPE_CHECKING:
+    from groundwire.emulator.grpc_server import GrpcServer
+    from groundwire.emulator.http_server import HttpServer
+    from groundwire.emulator.rest_gateway import RestGateway
+
+_loop_lock = threading.Lock()
+_loop: asyncio.AbstractEventLoop | None = None
+
+
+@dataclass
+class Servers:
+    """Both servers running in this process; `stop` ends them, letting in-flight calls finish."""
+
+    grpc_address: str
+    http_url: str
+    _grpc: GrpcServer
+    _http: HttpServer
+    _gateway: RestGateway
+    _loop: asyncio.AbstractEventLoop
+
+    def stop(self, grace: float = SHUTDOWN_GRACE_SECONDS) -> None:
+        """Stops accepting calls, waits up to `grace` seconds for running ones, then returns."""
+        stopping = asyncio.run_coroutine_threadsafe(self._stop(grace), self._loop)
+        stopping.result(timeout=grace + 10)
+        lifetime.grpc_servers.discard(id(self))
+
+    async def _stop(self, grace: float) -> None:
+        await asyncio.gather(self._grpc.stop(grace), self._http.close(grace))
+        await asyncio.get_running_loop().run_in_executor(None, self._gateway.close)
+
+
+def start_servers(
+    host: str = "127.0.0.1",
+    grpc_port: int = 0,
+    http_port: int = 0,
+    *,
+    faults: FaultPolicy | None = None,
+    limits: Limits | None = None,
+    reuse_port: bool = False,
+) -> Servers:
+    """Starts both servers in the background; port 0 picks a free port.
+
+    A port that is taken raises `PortInUse`, naming it.
+
+    Example:
+        >>> servers = start_servers()
+        >>> servers.http_url.startswith("http://127.0.0.1:")
+        True
+        >>> servers.stop(grace=0)
+    """
+    if not reuse_port:
+        for protocol, port in (("gRPC", grpc_port), ("REST", http_port)):
+            check_free(protocol, host, port)
+    loop = _event_loop()
+    starting = asyncio.run_coroutine_threadsafe(
+        _start(host, grpc_port, http_port, faults, limits or Limits(), reuse_port), loop
+    )
+    servers = starting.result(timeout=STARTUP_TIMEOUT_SECONDS)
+    lifetime.grpc_servers.add(id(servers))  # gRPC is not safe in a child forked while it runs
+    return servers
+
+
+def _event_loop() -> asyncio.AbstractEventLoop:
+    """The process's emulator loop, on a daemon thread of its own, started on first use."""
+    global _loop
+    with _loop_lock:
+        if _loop is None:
+            _loop = asyncio.new_event_loop()
+            threading.Thread(
+                target=_loop.run_forever, name="groundwire-emulator", daemon=True
+            ).start()
+        return _loop
+
+
+async def _start(
+    host: str,
+    grpc_port: int,
+    http_port: int,
+    faults: FaultPolicy | None,
+    limits: Limits,
+    reuse_port: bool,
+) -> Servers:
+    from groundwire.emulator.grpc_server import create_server
+    from groundwire.emulator.http_server import HttpServer
+    from groundwire.emulator.rest_gateway import RestGateway
+
+    grpc_server = await create_server(
+        host, grpc_port, faults=faults, limits=limits, reuse_port=reuse_port
+    )
+    gateway = RestGateway(faults=faults)
+    http = HttpServer(gateway, limits)
+    try:
+        sock = listening_socket(host, http_port, reuse_port)
+        await http.start(sock, backlog=BACKLOG)
+    except BaseException:
+        gateway.close()
+        await grpc_server.stop(None)
+        raise
+    return Servers(
+        grpc_address=host_port(host, grpc_server.port),
+        http_url=f"http://{host_port(host, sock.getsockname()[1])}",
+        _grpc=grpc_server,
+        _http=http,
+        _gateway=gateway,
+        _loop=asyncio.get_running_loop(),
+    )
