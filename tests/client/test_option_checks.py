@@ -126,9 +126,10 @@ def test_facts_that_are_no_list_are_an_invalid_argument(servers: CannedServers, 
 def test_a_batch_of_nonsense_options_is_refused_with_a_configuration_error(
     servers: CannedServers, options: dict[str, Any], reason: str
 ) -> None:
-    with connected(GroundingClient, servers) as client:
-        with pytest.raises(ConfigurationError, match=reason):
-            list(
-                client.check_grounding_many([{"answer_candidate": "a", "facts": ["b"]}], **options)
-            )
+    items = [{"answer_candidate": "a", "facts": ["b"]}]
+    with (
+        connected(GroundingClient, servers) as client,
+        pytest.raises(ConfigurationError, match=reason),
+    ):
+        list(client.check_grounding_many(items, **options))
     assert servers.recorder.grpc_calls + servers.recorder.rest_calls == 0
