@@ -328,6 +328,7 @@ class Response:
         self._parser = parser
         self._events = events[1:]
         self._deadline = deadline
+        self._limit = pool.max_response_bytes
         self._read_to_end = False
 
     @property
@@ -348,8 +349,9 @@ class Response:
         """
         pool = self._pool
         try:
-            limit = MAX_RESPONSE_BYTES if pool is None else pool.max_response_bytes
-            decoder = BodyDecoder(gzip=is_gzip(self.headers.get("content-encoding")), limit=limit)
+            decoder = BodyDecoder(
+                gzip=is_gzip(self.headers.get("content-encoding")), limit=self._limit
+            )
             decoder.check_length(self.headers.get("content-length"))
             events = self._events
             while True:
