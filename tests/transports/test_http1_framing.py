@@ -7,6 +7,7 @@ import socket
 import threading
 import time
 from collections import deque
+from collections.abc import Callable
 from typing import Literal
 
 import pytest
@@ -152,3 +153,28 @@ def test_a_malformed_or_ambiguous_response_is_a_protocol_error(
     script = Scripted(raw_reply, reply(b"never read"))
     with RawServer(script) as raw, pytest.raises(ProtocolError):
         read_all(kind, raw.port, 1)
+
+
+def hang_up_after(raw_reply: bytes) -> Callable[[socket.socket, threading.Event], None]:
+    """A raw server's handler: answers one request with `raw_reply`, then closes."""
+
+    def handle(connection: socket.socket, stop: threading.Event) -> None:
+        if _read_request(connection, stop):
+            connection.sendall(raw_reply)
+
+    return handle
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_a_body_cut_short_by_the_server_is_a_dropped_connection_not_a_short_answer(
+    kind: Kind,
+) -> None:
+    cut_short = hang_up_after(b"HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\nabc")
+    with RawServer(cut_short) as raw, pytest.raises(ConnectionResetError):
+        read_all(kind, raw.port, 1)
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_a_body_without_a_length_ends_when_the_server_closes(kind: Kind) -> None:
+    with RawServer(hang_up_after(b"HTTP/1.1 200 OK\r\n\r\nuntil the end")) as raw:
+        assert read_all(kind, raw.port, 1) == [b"until the end"]
