@@ -63,7 +63,7 @@ def test_a_broken_gzip_body_is_an_internal_error(pool: http1.ConnectionPool) -> 
 def test_headers_are_found_in_any_case(pool: http1.ConnectionPool) -> None:
     response = post(pool, "/plain")
     response.read()
-    assert response.headers()["X-MIXED-CASE"] == response.headers()["x-mixed-case"] == "yes"
+    assert response.headers["X-MIXED-CASE"] == response.headers["x-mixed-case"] == "yes"
 
 
 def test_a_connection_the_server_closes_is_not_reused(

@@ -3,10 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-import socket
-import threading
 import time
-from collections import deque
 from collections.abc import AsyncIterator, Iterator
 
 import pytest
@@ -14,7 +11,6 @@ import pytest
 from groundwire.core.errors import Internal
 from groundwire.core.http_codec import (
     END,
-    ProtocolError,
     ResponseHead,
     ResponseParser,
     encode_request,
@@ -23,7 +19,6 @@ from groundwire.transports import http1_aio, routes
 from groundwire.transports.aio_connection import Connection
 from groundwire.transports.http1 import PoolClosed
 from groundwire.transports.http1_aio import AsyncConnectionPool, AsyncResponse
-from tests.reliability.raw_servers import RawServer, _read_request
 from tests.transports.pool_server import BODY, LARGE, PoolServer, running_server
 
 
@@ -194,124 +189,6 @@ async def test_a_refused_connection_is_a_connect_error(refused_port: int) -> Non
             await post(pool, "/plain")
     finally:
         await pool.close()
-
-
-# ---- against raw sockets: what a careless or hostile server sends ------------------------
-
-
-def reply(body: bytes, *headers: bytes) -> bytes:
-    head = b"HTTP/1.1 200 OK\r\nContent-Length: %d\r\n" % len(body) + b"".join(
-        header + b"\r\n" for header in headers
-    )
-    return head + b"\r\n" + body
-
-
-class Scripted:
-    """A raw server's handler: each request, on any connection, gets the next reply in turn.
-
-    The server keeps every connection open after its reply (whatever the reply says), so
-    only the client can decide not to use it again. `late` bytes follow the first reply
-    after a pause, on a connection that is idle by then.
-    """
-
-    def __init__(self, *replies: bytes, late: bytes = b"") -> None:
-        self._replies = deque(replies)
-        self._late = late
-        self._lock = threading.Lock()
-        self.connections = 0
-
-    def __call__(self, connection: socket.socket, stop: threading.Event) -> None:
-        with self._lock:
-            self.connections += 1
-        while _read_request(connection, stop):
-            with self._lock:
-                if not self._replies:
-                    return
-                answer, late, self._late = self._replies.popleft(), self._late, b""
-            connection.sendall(answer)
-            if late:
-                time.sleep(0.1)
-                connection.sendall(late)
-
-
-async def read_all(port: int, count: int) -> list[bytes]:
-    pool = AsyncConnectionPool("http", "127.0.0.1", port)
-    try:
-        return [await read(pool, "/") for _ in range(count)]
-    finally:
-        await pool.close()
-
-
-async def test_one_kept_alive_connection_carries_request_after_request() -> None:
-    script = Scripted(reply(b"one"), reply(b"two"), reply(b"three"))
-    with RawServer(script) as raw:
-        assert await read_all(raw.port, 3) == [b"one", b"two", b"three"]
-    assert script.connections == 1
-
-
-async def test_bytes_after_a_response_are_never_read_as_the_next_answer() -> None:
-    script = Scripted(reply(b"first") + reply(b"smuggled"), reply(b"second"))
-    with RawServer(script) as raw:
-        assert await read_all(raw.port, 2) == [b"first", b"second"]
-    assert script.connections == 2
-
-
-async def test_bytes_an_idle_connection_receives_retire_it() -> None:
-    script = Scripted(reply(b"first"), reply(b"second"), late=reply(b"smuggled"))
-    with RawServer(script) as raw:
-        pool = AsyncConnectionPool("http", "127.0.0.1", raw.port)
-        try:
-            assert await read(pool, "/") == b"first"
-            await asyncio.sleep(0.4)  # the late bytes arrive while the connection is idle
-            assert await read(pool, "/") == b"second"
-        finally:
-            await pool.close()
-    assert script.connections == 2
-
-
-async def test_connection_close_is_honoured_even_when_the_server_keeps_it_open() -> None:
-    script = Scripted(reply(b"first", b"Connection: close"), reply(b"second"))
-    with RawServer(script) as raw:
-        assert await read_all(raw.port, 2) == [b"first", b"second"]
-    assert script.connections == 2
-
-
-FRAMED_TWO_WAYS = (
-    b"HTTP/1.1 200 OK\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n"
-    b"0\r\n\r\nHTTP/1.1 200 OK\r\nContent-Length: 8\r\n\r\nsmuggled"
-)
-
-
-@pytest.mark.parametrize(
-    "raw_reply",
-    [
-        FRAMED_TWO_WAYS,
-        b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\nContent-Length: 40\r\n\r\nok",
-        b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n-5\r\nhello\r\n0\r\n\r\n",
-        b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nhello\r\n0\r\n\r\n",
-        b"HTTP/1.1 200 OK\r\nX-Big: " + b"x" * (70 * 1024) + b"\r\n\r\n",
-        b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n folded: header\r\n\r\nok",
-        b"HTTP/9.9 200 OK\r\nContent-Length: 2\r\n\r\nok",
-    ],
-    ids=[
-        "length and chunked",
-        "two lengths",
-        "negative chunk size",
-        "chunk longer than its size",
-        "oversized head",
-        "folded header",
-        "unknown version",
-    ],
-)
-async def test_a_malformed_or_ambiguous_response_is_a_protocol_error(raw_reply: bytes) -> None:
-    script = Scripted(raw_reply, reply(b"never read"))
-    with RawServer(script) as raw:
-        pool = AsyncConnectionPool("http", "127.0.0.1", raw.port)
-        try:
-            with pytest.raises(ProtocolError):
-                await read(pool, "/")
-        finally:
-            await pool.close()
 
 
 async def test_a_connection_stops_reading_a_body_nobody_reads_until_someone_does(

@@ -1,10 +1,11 @@
 """HTTP/1.1 for a client, with no I/O: request bytes out, a response parsed strictly as it comes.
 
-The asyncio REST transport reuses kept-alive connections, so a response framed two ways
-(Content-Length beside Transfer-Encoding, two different lengths, a chunk size with a sign)
-could leave bytes that the next call on the connection would read as its own answer. The
-parser refuses every such response, and a connection is offered for reuse only when its
-response ended exactly where its framing said, with nothing after it.
+Both REST pools (blocking and asyncio) read every response with it and reuse kept-alive
+connections, so a response framed two ways (Content-Length beside Transfer-Encoding, two
+different lengths, a chunk size with a sign) could leave bytes that the next call on the
+connection would read as its own answer. The parser refuses every such response, and a
+connection is offered for reuse only when its response ended exactly where its framing
+said, with nothing after it.
 """
 
 from __future__ import annotations

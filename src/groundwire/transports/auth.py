@@ -92,7 +92,7 @@ class TokenRequest(auth_transport.Request):
             raise auth_exceptions.TransportError(  # type: ignore[no-untyped-call]
                 f"token request to {url} failed: {type(error).__name__}: {error}"
             ) from error
-        return _Response(response.status, response.headers(), data)
+        return _Response(response.status, response.headers, data)
 
     def until(self, deadline: float | None) -> auth_transport.Request:
         """This adapter, its requests cut short at `deadline` (on `time.monotonic`; None: not).

@@ -1,27 +1,35 @@
-"""Keep-alive HTTP/1.1 over `http.client`, the wire of the blocking REST transport and of tokens.
+"""Keep-alive HTTP/1.1 on blocking sockets, the wire of the blocking REST transport and of tokens.
 
-httpx spends about four times the CPU of `http.client` on a call, and both parse the same
-protocol. This module adds only what a client needs around the standard library: a
-thread-safe pool of idle connections per origin, a deadline per request, TLS with the
-system's roots, gzip within a size cap (`groundwire.core.bodies`), and proxies from the
-environment.
+The socket is read in bounded pieces and each piece fed to the core's strict `ResponseParser`,
+the parser the asyncio pool (`http1_aio`) uses too, so both refuse the same malformed or
+ambiguous responses and never reuse a connection with bytes after its answer. Around it: a
+thread-safe pool of idle connections per origin, a deadline per request checked before every
+read, TLS with the system's roots, gzip within a size cap (`groundwire.core.bodies`), and
+proxies from the environment (`routes`).
 """
 
 from __future__ import annotations
 
 import contextlib
-import http.client
-import io
 import select
 import socket
 import ssl
 import threading
 import time
 from collections.abc import Generator, Mapping
+from typing import cast
 
 from groundwire.core.bodies import MAX_RESPONSE_BYTES, BodyDecoder, is_gzip
-from groundwire.core.http_codec import Headers
-from groundwire.transports.routes import ConnectError, ProxyNotSupported, route_to
+from groundwire.core.http_codec import (
+    END,
+    Event,
+    Headers,
+    ProtocolError,
+    ResponseHead,
+    ResponseParser,
+    encode_request,
+)
+from groundwire.transports.routes import ConnectError, ProxyNotSupported, Route, route_to
 from groundwire.transports.tls import default_ssl_context
 
 IDLE_SECONDS = 30.0
@@ -29,20 +37,43 @@ IDLE_SECONDS = 30.0
 MAX_IDLE = 100
 MAX_CONNECTIONS = 100
 """Connections open at once per origin by default; more requests wait for one to be free."""
-_CHUNK_BYTES = 65536
+_READ_BYTES = 65536
 
 
 class PoolClosed(RuntimeError):
     """The pool was closed: before the request, or while it waited for its response."""
 
 
-WIRE_ERRORS = (ConnectError, ProxyNotSupported, PoolClosed, OSError, http.client.HTTPException)
+WIRE_ERRORS = (ConnectError, ProxyNotSupported, PoolClosed, ProtocolError, OSError)
 """What a request, or the reading of its response, raises (other than programming errors).
 
-Besides the three above, an `OSError` or `http.client.HTTPException` means the connection
-dropped or the peer broke the protocol after it was made; a timeout is a `TimeoutError`.
-A body that is too large or badly compressed raises the core's `GroundwireError` instead.
+`ProtocolError`: the server broke HTTP/1.1; an `OSError`: the connection dropped; a
+`TimeoutError`: the request's deadline passed. A body that is too large or badly compressed
+raises the core's `GroundwireError` instead.
 """
+
+
+def request_bytes(
+    route: Route, method: str, target: str, headers: Mapping[str, str], body: bytes | None
+) -> bytes:
+    r"""A request as either pool sends it to `route`: Host, the caller's headers, gzip, proxy.
+
+    Example:
+        >>> route = route_to("http", "127.0.0.1", 8080)
+        >>> request_bytes(route, "POST", "/v1/x", {}, b"{}").split(b"\r\n")[1:3]
+        [b'host: 127.0.0.1:8080', b'accept-encoding: gzip']
+    """
+    return encode_request(
+        method,
+        route.target_prefix + target,
+        [
+            ("host", route.host_header),
+            *headers.items(),
+            ("accept-encoding", "gzip"),
+            *route.proxy_headers(tunnel=False),
+        ],
+        body,
+    )
 
 
 class ConnectionPool:
@@ -77,12 +108,11 @@ class ConnectionPool:
             raise ValueError("max_connections must be at least 1")
         self._route = route_to(scheme, host, port)
         self.max_response_bytes = max_response_bytes
-        self.scheme, self.host, self.port = scheme, host, self._route.port
         self._ssl_context = ssl_context
         self._max_connections = max_connections
         self._max_idle = max_idle
-        self._idle: list[tuple[http.client.HTTPConnection, float]] = []
-        self._active: set[http.client.HTTPConnection] = set()
+        self._idle: list[tuple[socket.socket, float]] = []
+        self._active: set[socket.socket] = set()
         self._opening = 0
         self._lock = threading.Lock()
         self._room = threading.Condition(self._lock)  # notified when a connection is freed
@@ -104,28 +134,21 @@ class ConnectionPool:
         one of `WIRE_ERRORS`.
         """
         deadline = None if timeout is None else time.monotonic() + timeout
+        request = request_bytes(self._route, method, target, headers, body)
         connection = self._take(deadline)
         try:
-            connection.sock.settimeout(time_left(deadline))
-            connection.putrequest(
-                method, self._route.target_prefix + target, skip_accept_encoding=True
-            )
-            for name, value in headers.items():
-                connection.putheader(name, value)
-            connection.putheader("accept-encoding", "gzip")
-            if body is not None:
-                connection.putheader("content-length", str(len(body)))
-            for name, value in self._route.proxy_headers(tunnel=False):
-                connection.putheader(name, value)
-            connection.endheaders(body)
-            connection.sock.settimeout(time_left(deadline))  # the response keeps this deadline
-            response = connection.getresponse()
+            connection.settimeout(time_left(deadline))
+            connection.sendall(request)
+            parser = ResponseParser(method)
+            events: list[Event] = []
+            while not events:
+                events = _receive(connection, parser, deadline)
         except BaseException:
             self._discard(connection)
             if self._closed:
                 raise PoolClosed("the connection pool was closed during the request") from None
             raise
-        return Response(self, connection, response)
+        return Response(self, connection, parser, events, deadline)
 
     @property
     def closed(self) -> bool:
@@ -142,9 +165,8 @@ class ConnectionPool:
         for connection, _ in idle:
             connection.close()
         for connection in active:  # wakes a thread blocked reading, which then fails
-            if connection.sock is not None:
-                with contextlib.suppress(OSError):
-                    connection.sock.shutdown(socket.SHUT_RDWR)
+            with contextlib.suppress(OSError):
+                connection.shutdown(socket.SHUT_RDWR)
 
     def abandon(self) -> None:
         """Lets go of connections inherited across `os.fork()`, sending nothing on them.
@@ -160,7 +182,7 @@ class ConnectionPool:
         for connection in [*(connection for connection, _ in idle), *active]:
             connection.close()
 
-    def _take(self, deadline: float | None) -> http.client.HTTPConnection:
+    def _take(self, deadline: float | None) -> socket.socket:
         while True:
             with self._lock:
                 self._wait_for_room(deadline)
@@ -169,7 +191,7 @@ class ConnectionPool:
                     break
                 connection, since = self._idle.pop()
                 self._active.add(connection)
-            if time.monotonic() - since < IDLE_SECONDS and not _dropped(connection.sock):
+            if time.monotonic() - since < IDLE_SECONDS and not _dropped(connection):
                 return connection
             self._discard(connection)
         try:
@@ -203,32 +225,30 @@ class ConnectionPool:
                 )
             self._room.wait(left)
 
-    def _open(self, deadline: float | None) -> http.client.HTTPConnection:
+    def _open(self, deadline: float | None) -> socket.socket:
         route = self._route
         route.check()
-        timeout = time_left(deadline)
-        host, port = route.address
-        connection: http.client.HTTPConnection
-        if self.scheme == "https":
-            connection = http.client.HTTPSConnection(
-                host, port, timeout=timeout, context=self._ssl_context or default_ssl_context()
-            )
-            if route.tunnelled:
-                tunnel_headers = dict(
-                    [("host", route.authority), *route.proxy_headers(tunnel=True)]
-                )
-                connection.set_tunnel(self.host, self.port, headers=tunnel_headers)
-        else:
-            connection = http.client.HTTPConnection(host, port, timeout=timeout)
-        connection.response_class = _DeadlineResponse
+        connection = None
         try:
-            connection.connect()
-        except (OSError, http.client.HTTPException) as error:
-            connection.close()
+            connection = socket.create_connection(route.address, time_left(deadline))
+            connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+            if route.scheme == "https":
+                if route.tunnelled:
+                    _tunnel(connection, route, deadline)
+                context = self._ssl_context or default_ssl_context()
+                connection.settimeout(time_left(deadline))
+                connection = context.wrap_socket(connection, server_hostname=route.host)
+        except (OSError, ProtocolError) as error:
+            if connection is not None:
+                connection.close()
             raise route.connect_error(error) from error
+        except BaseException:
+            if connection is not None:
+                connection.close()
+            raise
         return connection
 
-    def _give_back(self, connection: http.client.HTTPConnection) -> None:
+    def _give_back(self, connection: socket.socket) -> None:
         with self._lock:
             self._active.discard(connection)
             self._room.notify()
@@ -237,7 +257,7 @@ class ConnectionPool:
                 return
         connection.close()
 
-    def _discard(self, connection: http.client.HTTPConnection) -> None:
+    def _discard(self, connection: socket.socket) -> None:
         with self._lock:
             self._active.discard(connection)
             self._room.notify()
@@ -259,50 +279,30 @@ def time_left(deadline: float | None) -> float | None:
     return left
 
 
-class _DeadlineReader(io.RawIOBase):
-    """A socket's reading side where every read waits only until one deadline."""
-
-    def __init__(self, sock: socket.socket, deadline: float | None) -> None:
-        super().__init__()
-        self._sock = sock
-        self._raw = sock.makefile("rb", buffering=0)
-        self._deadline = deadline
-
-    def readable(self) -> bool:
-        return True
-
-    def readinto(self, buffer: memoryview) -> int | None:  # type: ignore[override]
-        self._sock.settimeout(time_left(self._deadline))
-        return self._raw.readinto(buffer)
-
-    def fileno(self) -> int:
-        return self._raw.fileno()
-
-    def close(self) -> None:
-        self._raw.close()
-        super().close()
+def _receive(
+    connection: socket.socket, parser: ResponseParser, deadline: float | None
+) -> list[Event]:
+    """The events of the next read from `connection`, which waits only until `deadline`."""
+    connection.settimeout(time_left(deadline))
+    data = connection.recv(_READ_BYTES)
+    return parser.feed(data) if data else parser.feed_eof()
 
 
-class _DeadlineResponse(http.client.HTTPResponse):
-    """An `http.client` response whose head and body are read by one deadline.
-
-    The deadline is the socket's timeout when the response is made: the pool sets it to what
-    is left of the request's deadline just before it waits for the response.
-    """
-
-    def __init__(
-        self,
-        sock: socket.socket,
-        debuglevel: int = 0,
-        method: str | None = None,
-        url: str | None = None,
-    ) -> None:
-        super().__init__(sock, debuglevel, method, url)
-        timeout = sock.gettimeout()
-        self.fp.close()
-        self.fp = io.BufferedReader(
-            _DeadlineReader(sock, None if timeout is None else time.monotonic() + timeout)
-        )
+def _tunnel(connection: socket.socket, route: Route, deadline: float | None) -> None:
+    """Asks the proxy on `connection` for a CONNECT tunnel to the route's origin."""
+    headers = [("host", route.authority), *route.proxy_headers(tunnel=True)]
+    connection.settimeout(time_left(deadline))
+    connection.sendall(encode_request("CONNECT", route.authority, headers, None))
+    parser = ResponseParser("CONNECT")
+    events: list[Event] = []
+    while not events:
+        events = _receive(connection, parser, deadline)
+    head = events[0]
+    assert isinstance(head, ResponseHead)
+    if not 200 <= head.status < 300:
+        raise OSError(f"Tunnel connection failed: {head.status} {head.reason}")
+    if parser.leftover:
+        raise ProtocolError("the proxy sent bytes before the TLS handshake")
 
 
 class Response:
@@ -314,30 +314,32 @@ class Response:
     def __init__(
         self,
         pool: ConnectionPool,
-        connection: http.client.HTTPConnection,
-        response: http.client.HTTPResponse,
+        connection: socket.socket,
+        parser: ResponseParser,
+        events: list[Event],
+        deadline: float | None,
     ) -> None:
-        self.status = response.status
+        head = events[0]
+        assert isinstance(head, ResponseHead)
+        self.status = head.status
+        self.headers: Headers = head.headers
         self._pool: ConnectionPool | None = pool
         self._connection = connection
-        self._response = response
+        self._parser = parser
+        self._events = events[1:]
+        self._deadline = deadline
         self._limit = pool.max_response_bytes
+        self._read_to_end = False
 
     @property
     def ok(self) -> bool:
         """Whether the status is 2xx."""
         return 200 <= self.status < 300
 
-    def headers(self) -> Headers:
-        """The response headers."""
-        return Headers(self._response.getheaders())
-
     def read(self) -> bytes:
         """The whole body, decompressed; `MessageTooLarge` past the pool's size limit."""
-        try:
-            return b"".join(self.chunks())
-        finally:
-            self.close()
+        with contextlib.closing(self.chunks()) as chunks:
+            return b"".join(chunks)
 
     def chunks(self) -> Generator[bytes, None, None]:
         """The body in pieces as they arrive, decompressed; closes the response at the end.
@@ -345,19 +347,23 @@ class Response:
         No piece is over `PIECE_BYTES`. Raises `MessageTooLarge` once more than the pool's
         `max_response_bytes` came out.
         """
-        decoder = BodyDecoder(
-            gzip=is_gzip(self._response.getheader("content-encoding")), limit=self._limit
-        )
+        pool = self._pool
         try:
-            decoder.check_length(self._response.getheader("content-length"))
-            while chunk := self._response.read1(_CHUNK_BYTES):
-                yield from decoder.feed(chunk)
-            if self._response.length:  # read1 ends quietly where the peer hung up early
-                raise http.client.IncompleteRead(b"", self._response.length)
-            self._response.read()  # b"" at the end; marks the response done, for reuse
-            decoder.finish()
-        except (OSError, http.client.HTTPException):
-            if self._pool is not None and self._pool.closed:
+            decoder = BodyDecoder(
+                gzip=is_gzip(self.headers.get("content-encoding")), limit=self._limit
+            )
+            decoder.check_length(self.headers.get("content-length"))
+            events = self._events
+            while True:
+                for event in events:
+                    if event is END:
+                        decoder.finish()
+                        self._read_to_end = True
+                        return
+                    yield from decoder.feed(cast(bytes, event))
+                events = _receive(self._connection, self._parser, self._deadline)
+        except WIRE_ERRORS:
+            if pool is not None and pool.closed:
                 raise PoolClosed("the connection pool was closed during the response") from None
             raise
         finally:
@@ -368,21 +374,21 @@ class Response:
         pool, self._pool = self._pool, None
         if pool is None:
             return
-        if self._response.isclosed() and self._connection.sock is not None:
+        if self._read_to_end and self._parser.reusable:
             pool._give_back(self._connection)
         else:
             pool._discard(self._connection)
 
 
-def _dropped(sock: socket.socket | None) -> bool:
+def _dropped(connection: socket.socket) -> bool:
     """Whether an idle connection became readable: the server closed it (or sent junk)."""
-    if sock is None:
-        return True
     try:
+        if isinstance(connection, ssl.SSLSocket) and connection.pending():
+            return True
         if hasattr(select, "poll"):
             poller = select.poll()
-            poller.register(sock, select.POLLIN)
+            poller.register(connection, select.POLLIN)
             return bool(poller.poll(0))
-        return bool(select.select([sock], [], [], 0)[0])
+        return bool(select.select([connection], [], [], 0)[0])
     except (OSError, ValueError):
         return True

@@ -1,10 +1,10 @@
 """Keep-alive HTTP/1.1 on asyncio, the wire of the asyncio REST transport.
 
 Each connection is an `asyncio.Protocol` (`aio_connection`) that feeds what it receives to
-the core's strict `ResponseParser`: no stream objects, no extra tasks, one timer per
-request for its deadline. Around it, what the blocking pool (`http1`) has too: idle
-connections kept per origin, TLS with the system's roots or the caller's, gzip within a
-size cap, and the environment's proxies (`routes`).
+the core's strict `ResponseParser`, as the blocking pool (`http1`) does: no stream objects,
+no extra tasks, one timer per request for its deadline. Around it, what the blocking pool
+has too: idle connections kept per origin, TLS with the system's roots or the caller's,
+gzip within a size cap, and the environment's proxies (`routes`).
 """
 
 from __future__ import annotations
@@ -24,23 +24,18 @@ from groundwire.core.http_codec import (
     ProtocolError,
     ResponseHead,
     ResponseParser,
-    encode_request,
 )
 from groundwire.transports.aio_connection import Connection
-from groundwire.transports.http1 import IDLE_SECONDS, MAX_IDLE, PoolClosed
-from groundwire.transports.routes import ConnectError, ProxyNotSupported, route_to
+from groundwire.transports.http1 import (
+    IDLE_SECONDS,
+    MAX_CONNECTIONS,
+    MAX_IDLE,
+    WIRE_ERRORS,
+    PoolClosed,
+    request_bytes,
+)
+from groundwire.transports.routes import route_to
 from groundwire.transports.tls import default_ssl_context
-
-MAX_CONNECTIONS = 100
-"""Connections open at once per origin by default; more requests wait for one to be free."""
-
-WIRE_ERRORS = (ConnectError, ProxyNotSupported, PoolClosed, ProtocolError, OSError)
-"""What a request, or the reading of its response, raises (other than programming errors).
-
-`ProtocolError`: the server broke HTTP/1.1; an `OSError`: the connection dropped; a
-`TimeoutError`: the request's deadline passed. A body that is too large or badly compressed
-raises the core's `GroundwireError` instead.
-"""
 
 
 class AsyncConnectionPool:
@@ -81,8 +76,6 @@ class AsyncConnectionPool:
         self._opening = 0
         self._waiters: deque[asyncio.Future[Connection | None]] = deque()
         self._closed = False
-        self._first_headers = [("host", self._route.host_header)]
-        self._last_headers = [("accept-encoding", "gzip"), *self._route.proxy_headers(tunnel=False)]
 
     @property
     def closed(self) -> bool:
@@ -103,12 +96,7 @@ class AsyncConnectionPool:
         bounds the whole exchange, from connecting to reading the body's last byte: once it
         passes, a `TimeoutError` ends it. Raises one of `WIRE_ERRORS`.
         """
-        request = encode_request(
-            method,
-            self._route.target_prefix + target,
-            [*self._first_headers, *headers.items(), *self._last_headers],
-            body,
-        )
+        request = request_bytes(self._route, method, target, headers, body)
         connection = await self._take(deadline)
         try:
             connection.send(ResponseParser(method), request, deadline)

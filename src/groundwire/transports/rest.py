@@ -1,14 +1,13 @@
 """The blocking REST transport (JSON over HTTP/1.1), for networks where gRPC cannot pass.
 
-Calls go over `http1`, a small pool around the standard library's `http.client`. Also
-what the asyncio REST transport (over `http1_aio`) shares: the URL and header rules,
-decoding of response bodies and stream elements, and the translation of connection
-failures into `GroundwireError`.
+Calls go over `http1`, a keep-alive pool of blocking sockets read by the core's strict
+HTTP/1.1 parser. Also what the asyncio REST transport (over `http1_aio`) shares: the URL and
+header rules, decoding of response bodies and stream elements, and the translation of
+connection failures into `GroundwireError`.
 """
 
 from __future__ import annotations
 
-import http.client
 import json
 import ssl
 import time
@@ -158,7 +157,7 @@ def error_from_wire(error: Exception) -> GroundwireError:
         return DeadlineExceeded(f"the attempt's timeout passed: {text}")
     if isinstance(error, ProtocolError):
         return Unavailable(f"the server broke HTTP/1.1: {text}")
-    if isinstance(error, OSError | http.client.HTTPException):
+    if isinstance(error, OSError):
         return Unavailable(f"the connection dropped: {text}")
     return Unknown(text)
 
@@ -274,7 +273,7 @@ class RestTransport:
         except http1.WIRE_ERRORS as error:
             raise self._wire_error(error) from None
         if not response.ok:
-            raise error_from_http(response.status, body, response.headers())
+            raise error_from_http(response.status, body, response.headers)
         return decode_response(method, body)
 
     def stream(
@@ -296,8 +295,8 @@ class RestTransport:
             )
             try:
                 if not response.ok:
-                    raise error_from_http(response.status, response.read(), response.headers())
-                response_headers = response.headers()
+                    raise error_from_http(response.status, response.read(), response.headers)
+                response_headers = response.headers
                 elements = JsonArrayStream()
                 for chunk in response.chunks():
                     in_time = elements_in_time(

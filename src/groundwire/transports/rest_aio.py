@@ -57,7 +57,7 @@ class AsyncRestTransport:
         *,
         credentials: Credentials | None,
         ssl_context: ssl.SSLContext | None = None,
-        max_connections: int = http1_aio.MAX_CONNECTIONS,
+        max_connections: int = http1.MAX_CONNECTIONS,
         max_idle_connections: int = http1.MAX_IDLE,
         allow_remote_plaintext: bool = False,
         max_response_bytes: int = MAX_RESPONSE_BYTES,
@@ -91,7 +91,7 @@ class AsyncRestTransport:
                 http_request.verb, target, http_request.body, headers, deadline
             )
             body = await response.read()
-        except http1_aio.WIRE_ERRORS as error:
+        except http1.WIRE_ERRORS as error:
             raise self._wire_error(error) from None
         if not response.ok:
             raise error_from_http(response.status, body, response.headers)
@@ -132,7 +132,7 @@ class AsyncRestTransport:
                 elements.close()
             finally:
                 response.close()
-        except http1_aio.WIRE_ERRORS as error:
+        except http1.WIRE_ERRORS as error:
             raise self._wire_error(error) from None
 
     async def close(self) -> None:
