@@ -107,8 +107,10 @@ demo: $(PY_STAMP)
 	  --fact "The Eiffel Tower is a wrought-iron lattice tower in Paris, France."
 
 ## bench: client, import, offsets and emulator benchmarks side by side; writes bench/results.{json,md}
+##        SECTIONS=imports,offsets runs only those (throughput, imports, offsets, engine, quality)
+##        and prints their report without touching the result files
 bench: $(PY_STAMP)
-	$(BIN)/python -m bench.run
+	$(BIN)/python -m bench.run $(if $(SECTIONS),--only $(SECTIONS))
 
 ## ci: everything .ci/run checks
 ci: check-generated breaking lint test-lowest test-beam test

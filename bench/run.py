@@ -3,7 +3,8 @@
 `python -m bench.run` runs the sections in order, prints progress to standard error and the
 markdown report to standard output. A section that fails is reported as not measured; the
 others still run. `--quick` shortens every measurement (for trying changes, not for numbers);
-`--only throughput,imports` runs some sections.
+`--only throughput,imports` (`make bench SECTIONS=throughput,imports`) runs some sections and
+only prints their report: the result files always hold one whole run.
 
 The throughput section measures every client contender (bench.contenders) on the `score`,
 `full` and `long` workloads at 1 and 64 calls in flight; bench.targets judges the results.
@@ -129,6 +130,9 @@ def main(argv: list[str]) -> int:
     args = parser.parse_args(argv)
     chosen = sections(args.quick)
     names = args.only.split(",") if args.only else list(chosen)
+    unknown = sorted(set(names) - set(chosen))
+    if unknown:
+        parser.error(f"no section {', '.join(unknown)}; the sections are {', '.join(chosen)}")
     started = time.perf_counter()
     results: dict[str, Any] = {}
     section_seconds: dict[str, float] = {}
@@ -137,7 +141,8 @@ def main(argv: list[str]) -> int:
     results["meta"] = _meta(time.perf_counter() - started, section_seconds)
     results["targets"] = targets.judge_all(results)
     markdown = report.render(results)
-    write(results, markdown)
+    if not args.only:
+        write(results, markdown)
     print(markdown)
     return 0
 

@@ -15,7 +15,6 @@ import os
 import signal
 import sys
 import threading
-import time
 from collections.abc import Callable
 from typing import Any
 
@@ -109,9 +108,12 @@ def busy(emu: Emulator, transport: str) -> dict[str, Any]:
     client = emu.client(transport=transport, timeout=10)
     calls(client)
     stop = threading.Event()
+    calling = threading.Barrier(3, timeout=30)  # both threads have answered once: they call on
 
     def hammer() -> None:
         grpc_client = emu.client(transport="grpc", timeout=10)
+        grpc_client.check_grounding(ANSWER, FACTS)
+        calling.wait()
         while not stop.is_set():
             grpc_client.check_grounding(ANSWER, FACTS)
         grpc_client.close()
@@ -119,7 +121,7 @@ def busy(emu: Emulator, transport: str) -> dict[str, Any]:
     threads = [threading.Thread(target=hammer) for _ in range(2)]
     for thread in threads:
         thread.start()
-    time.sleep(0.3)
+    calling.wait()
     try:
         outcome = in_child(lambda: f"{calls(client, 1)}, {carrier(client)}")
     finally:

@@ -15,6 +15,7 @@ from groundwire import AsyncGroundingClient, GroundingClient, RetryPolicy
 from groundwire.core import apis, error_codecs, errors
 from groundwire.core.calls import TransportName
 from tests.support.canned import CannedServers, refused_port
+from tests.support.held import Held
 from tests.support.typed import typed
 
 FAST_RETRY = RetryPolicy(initial=0.01, maximum=0.05, timeout=10.0)
@@ -118,22 +119,22 @@ def test_server_requested_retry_delay_is_honoured(servers: CannedServers) -> Non
 def test_a_server_that_never_answers_ends_in_a_deadline_error(
     servers: CannedServers, transport: TransportName
 ) -> None:
-    def stall(method: apis.Method, request: Any) -> Any:
-        time.sleep(3)
-        return ok_check(method, request)
-
-    servers.behaviour = stall
-    with GroundingClient(
-        "p",
-        transport=transport,
-        endpoint=servers.grpc_address,
-        rest_endpoint=servers.http_url,
-        timeout=0.5,
-    ) as client:
-        started = time.monotonic()
-        with pytest.raises(errors.DeadlineExceeded):
-            client.check_grounding("x", ["y"])
-    assert time.monotonic() - started < 2.9  # ended by the deadline, not by the server
+    servers.behaviour = stall = Held(ok_check)  # answers only once the test is done
+    try:
+        with GroundingClient(
+            "p",
+            transport=transport,
+            endpoint=servers.grpc_address,
+            rest_endpoint=servers.http_url,
+            timeout=0.5,
+        ) as client:
+            started = time.monotonic()
+            with pytest.raises(errors.DeadlineExceeded):
+                client.check_grounding("x", ["y"])
+            waited = time.monotonic() - started
+    finally:
+        stall.release()
+    assert waited < 2.9  # ended by its 0.5 s deadline, not long after
 
 
 def test_limits_are_checked_before_sending(servers: CannedServers) -> None:

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+import socket
 import threading
-import time
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -15,23 +16,30 @@ from groundwire.core.calls import TransportName
 from groundwire.core.errors import ClientClosed
 from tests.reliability.raw_servers import RawServer, silent
 from tests.support.canned import CannedServers
+from tests.support.held import HOLD_BOUND, Held
 
-SERVER_PAUSE = 3.0
-CLOSE_AFTER = 0.5
 RETRY = RetryPolicy(initial=0.01, maximum=0.05)
 
 
-def slow_check(method: apis.Method, request: Any) -> Any:
-    time.sleep(SERVER_PAUSE)
+def check(method: apis.Method, request: Any) -> Any:
     response: Any = method.response_class(support_score=1.0)
     response.claims.add(start_pos=0, end_pos=1, claim_text="a")
     return response
 
 
 @pytest.fixture
-def slow_servers() -> Any:
-    with CannedServers(slow_check) as servers:
-        yield servers
+def held() -> Held:
+    """The servers' behaviour: each call is held until the test ends."""
+    return Held(check)
+
+
+@pytest.fixture
+def slow_servers(held: Held) -> Iterator[CannedServers]:
+    with CannedServers(held) as servers:
+        try:
+            yield servers
+        finally:
+            held.release()
 
 
 def calls_seen(servers: CannedServers) -> int:
@@ -40,7 +48,7 @@ def calls_seen(servers: CannedServers) -> int:
 
 @pytest.mark.parametrize("transport", ["grpc", "rest"])
 def test_a_sync_call_in_flight_when_its_client_closes_gets_client_closed_once(
-    slow_servers: CannedServers, transport: TransportName
+    slow_servers: CannedServers, held: Held, transport: TransportName
 ) -> None:
     client = GroundingClient(
         "p",
@@ -60,7 +68,7 @@ def test_a_sync_call_in_flight_when_its_client_closes_gets_client_closed_once(
 
     thread = threading.Thread(target=call, daemon=True)
     thread.start()
-    time.sleep(CLOSE_AFTER)
+    held.wait_arrived()
     client.close()
     thread.join(10)
 
@@ -73,7 +81,7 @@ def test_a_sync_call_in_flight_when_its_client_closes_gets_client_closed_once(
 
 @pytest.mark.parametrize("transport", ["grpc", "rest"])
 async def test_an_async_call_in_flight_when_its_client_closes_gets_client_closed_once(
-    slow_servers: CannedServers, transport: TransportName
+    slow_servers: CannedServers, held: Held, transport: TransportName
 ) -> None:
     client = AsyncGroundingClient(
         "p",
@@ -84,7 +92,7 @@ async def test_an_async_call_in_flight_when_its_client_closes_gets_client_closed
         retry=RETRY,
     )
     call = asyncio.create_task(client.check_grounding("a", ["b"]))
-    await asyncio.sleep(CLOSE_AFTER)
+    await asyncio.to_thread(held.wait_arrived)
     await client.close()
 
     with pytest.raises(ClientClosed):
@@ -93,13 +101,13 @@ async def test_an_async_call_in_flight_when_its_client_closes_gets_client_closed
 
 
 async def test_cancelling_an_async_call_still_raises_cancelled_error(
-    slow_servers: CannedServers,
+    slow_servers: CannedServers, held: Held
 ) -> None:
     async with AsyncGroundingClient(
         "p", transport="grpc", endpoint=slow_servers.grpc_address, timeout=20
     ) as client:
         call = asyncio.create_task(client.check_grounding("a", ["b"]))
-        await asyncio.sleep(CLOSE_AFTER)
+        await asyncio.to_thread(held.wait_arrived)
         call.cancel()
         with pytest.raises(asyncio.CancelledError):
             await call
@@ -117,10 +125,29 @@ CONNECTING_TIMEOUT = 60.0  # a connect budget of 15 s: closing must not wait for
 CLOSE_BOUND = 3.0  # a hang guard only
 
 
+class Blackhole(RawServer):
+    """A loopback port that accepts TCP and never answers HTTP/2: gRPC stays connecting.
+
+    `reached` is set once a client's TCP connection is accepted: its call is connecting.
+    """
+
+    def __init__(self) -> None:
+        super().__init__(self._listen)
+        self.reached = threading.Event()
+
+    def _listen(self, connection: socket.socket, stop: threading.Event) -> None:
+        self.reached.set()
+        silent(connection, stop)
+
+    def wait_reached(self) -> None:
+        """Returns once a client is connecting (a failed assertion after the bound)."""
+        assert self.reached.wait(HOLD_BOUND), f"no client connected in {HOLD_BOUND} s"
+
+
 @pytest.fixture
-def blackhole() -> Any:
-    """A loopback port that accepts TCP and never answers HTTP/2: gRPC stays connecting."""
-    with RawServer(silent) as server:
+def blackhole() -> Iterator[Blackhole]:
+    server = Blackhole()
+    with server:
         yield server
 
 
@@ -138,7 +165,7 @@ async def async_grpc_call(client: AsyncGroundingClient, kind: str) -> Any:
 
 @pytest.mark.parametrize("kind", ["unary", "stream"])
 def test_closing_a_sync_client_while_its_grpc_call_connects_ends_the_call_at_once(
-    blackhole: RawServer, kind: str
+    blackhole: Blackhole, kind: str
 ) -> None:
     client = GroundingClient(
         "p", transport="grpc", endpoint=blackhole.address, timeout=CONNECTING_TIMEOUT
@@ -153,7 +180,7 @@ def test_closing_a_sync_client_while_its_grpc_call_connects_ends_the_call_at_onc
 
     thread = threading.Thread(target=call, daemon=True)
     thread.start()
-    time.sleep(CLOSE_AFTER)
+    blackhole.wait_reached()
     closing = threading.Thread(target=client.close, daemon=True)
     closing.start()
     closing.join(CLOSE_BOUND)
@@ -167,13 +194,13 @@ def test_closing_a_sync_client_while_its_grpc_call_connects_ends_the_call_at_onc
 
 @pytest.mark.parametrize("kind", ["unary", "stream"])
 async def test_closing_an_async_client_while_its_grpc_call_connects_ends_it_with_client_closed(
-    blackhole: RawServer, kind: str
+    blackhole: Blackhole, kind: str
 ) -> None:
     client = AsyncGroundingClient(
         "p", transport="grpc", endpoint=blackhole.address, timeout=CONNECTING_TIMEOUT
     )
     call = asyncio.create_task(async_grpc_call(client, kind))
-    await asyncio.sleep(CLOSE_AFTER)
+    await asyncio.to_thread(blackhole.wait_reached)
     await asyncio.wait_for(client.close(), CLOSE_BOUND)
 
     with pytest.raises(ClientClosed):

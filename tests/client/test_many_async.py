@@ -11,7 +11,6 @@ import asyncio
 import json
 import subprocess
 import sys
-import time
 import tracemalloc
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
@@ -157,13 +156,11 @@ def test_a_refused_port_fails_the_batch_fast_with_a_typed_unavailable(transport:
             async for _ in client.check_grounding_many(record(index) for index in range(1_000)):
                 pass
 
-    started = time.monotonic()
     with pytest.raises(
         Unavailable,
         match=rf"cannot reach (http://)?127\.0\.0\.1:{port}; is `groundwire serve` running\?",
     ):
-        asyncio.run(asyncio.wait_for(run(), HANG_BOUND))
-    assert time.monotonic() - started < HANG_BOUND
+        asyncio.run(asyncio.wait_for(run(), HANG_BOUND))  # not 1,000 items times 60 s
 
 
 def test_bad_items_become_invalid_argument_outcomes(emu: Emulator) -> None:

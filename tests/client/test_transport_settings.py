@@ -21,6 +21,7 @@ from groundwire import (
 )
 from groundwire.core import apis
 from tests.support.canned import CannedServers
+from tests.support.held import Held
 from tests.transports import servers as transport_servers
 from tests.transports.tls import Certificate, make_certificate, start_tls_rest_server
 
@@ -162,11 +163,7 @@ def test_max_connections_bounds_the_async_rest_pool(servers: CannedServers) -> N
 def test_a_call_waiting_for_a_busy_pool_keeps_its_timeout(servers: CannedServers) -> None:
     from groundwire import DeadlineExceeded
 
-    def slow(method: apis.Method, request: Any) -> Any:
-        time.sleep(1.0)
-        return ok_check(method, request)
-
-    servers.behaviour = slow
+    servers.behaviour = busy = Held(ok_check)
     with (
         GroundingClient(
             "p",
@@ -179,9 +176,12 @@ def test_a_call_waiting_for_a_busy_pool_keeps_its_timeout(servers: CannedServers
         futures.ThreadPoolExecutor(1) as pool,
     ):
         first = pool.submit(client.check_grounding, "x", ["y"])
-        time.sleep(0.2)
-        with pytest.raises(DeadlineExceeded):
-            client.check_grounding("x", ["y"], timeout=0.3)
+        busy.wait_arrived()  # the pool's one connection carries the first call
+        try:
+            with pytest.raises(DeadlineExceeded):
+                client.check_grounding("x", ["y"], timeout=0.3)
+        finally:
+            busy.release()
         first.result(timeout=10)
 
 

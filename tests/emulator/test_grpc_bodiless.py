@@ -162,9 +162,7 @@ def status_of_one_bodiless_call(emu: Emulator) -> int:
 
 def test_a_call_whose_request_never_arrives_ends_with_deadline_exceeded() -> None:
     with emulator(limits=Limits(request_timeout=0.5)) as emu:
-        started = time.monotonic()
         assert status_of_one_bodiless_call(emu) == grpc.StatusCode.DEADLINE_EXCEEDED.value[0]
-        assert time.monotonic() - started < HANG_BOUND
 
 
 def test_past_the_waiting_cap_a_bodiless_call_is_refused_and_a_whole_one_served() -> None:
@@ -172,9 +170,7 @@ def test_past_the_waiting_cap_a_bodiless_call_is_refused_and_a_whole_one_served(
         emulator(limits=Limits(max_waiting_requests=8)) as emu,
         bodiless_calls(emu, 8, 2, CHECK.grpc_path),
     ):
-        started = time.monotonic()
         assert status_of_one_bodiless_call(emu) == grpc.StatusCode.RESOURCE_EXHAUSTED.value[0]
-        assert time.monotonic() - started < HANG_BOUND
         everything_answers(emu)
 
 

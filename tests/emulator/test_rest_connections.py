@@ -21,6 +21,8 @@ from tests.emulator.test_rest_hostile_clients import (
     opened,
     read_until_closed,
     stalled_upload,
+    wait_until_let_go,
+    wait_until_read,
 )
 
 pytestmark = pytest.mark.timeout(60)
@@ -29,10 +31,14 @@ TLS_CLIENT_HELLO = bytes.fromhex("16030100c8010000c40303") + bytes(32) + b"\x00\
 """The start of a TLS handshake, as a client that mistook the emulator for HTTPS sends it."""
 
 
-def send_and_hang_up(emu: Emulator, data: bytes) -> None:
-    """Sends `data` and closes at once, reading nothing: the server's answer meets a reset."""
+def send_and_hang_up(emu: Emulator, data: bytes) -> int:
+    """Sends `data` and closes at once, reading nothing: the server's answer meets a reset.
+
+    Returns the connection's client port.
+    """
     with connect(emu) as connection:
         connection.sendall(data)
+        return int(connection.getsockname()[1])
 
 
 @pytest.mark.parametrize("junk", [TLS_CLIENT_HELLO, b"\x00\xff junk \r\n\r\n"], ids=["tls", "junk"])
@@ -40,9 +46,8 @@ def test_clients_that_send_junk_and_hang_up_leave_no_traceback_in_the_log(
     emu: Emulator, caplog: pytest.LogCaptureFixture, junk: bytes
 ) -> None:
     with caplog.at_level(logging.DEBUG):
-        for _ in range(8):
-            send_and_hang_up(emu, junk)
-        time.sleep(0.5)  # the server has answered, or tried to answer, every one
+        client_ports = [send_and_hang_up(emu, junk) for _ in range(8)]
+        wait_until_let_go(emu, client_ports)  # the server has answered, or tried to, every one
         response = httpx.post(emu.http_url + CHECK_PATH, json=CHECK_BODY, timeout=10.0)
     assert response.status_code == 200
     problems = [r for r in caplog.records if r.exc_info or r.levelno >= logging.ERROR]
@@ -62,12 +67,12 @@ def check_request_with_head_of(size: int) -> bytes:
 
 
 def answer_to(emu: Emulator, request: bytes, parts: int = 1) -> bytes:
-    """The server's answer to `request`, sent in `parts` writes a moment apart."""
+    """The server's answer to `request`, sent in `parts` writes, each read before the next."""
     step = -(-len(request) // parts)
     with connect(emu) as connection:
         for start in range(0, len(request), step):
             connection.sendall(request[start : start + step])
-            time.sleep(0.05)
+            wait_until_read(connection, or_closed=True)  # a refusal closes it
         connection.shutdown(socket.SHUT_WR)
         return read_until_closed(connection)
 
@@ -125,7 +130,7 @@ def test_at_the_cap_the_oldest_idle_connection_makes_room_for_a_new_one() -> Non
         emulator(limits=Limits(max_connections=10)) as emu,
         opened(10, lambda: connect(emu)) as idle,
     ):
-        time.sleep(0.2)  # the server has accepted all ten; none has sent a request
+        wait_until_read(*idle)  # the server has accepted all ten; none has sent a request
         assert post_check(emu) == 200
         assert read_until_closed(idle[0]) == b""  # the oldest was closed for it
         idle[-1].sendall(f"GET {CHECK_PATH} HTTP/1.1\r\nHost: emulator\r\n\r\n".encode())
@@ -134,8 +139,8 @@ def test_at_the_cap_the_oldest_idle_connection_makes_room_for_a_new_one() -> Non
 
 def test_one_peer_cannot_take_every_connection_from_the_others() -> None:
     limits = Limits(max_connections=100, max_connections_per_peer=4, body_timeout=HANG_BOUND)
-    with emulator(limits=limits) as emu, opened(4, lambda: stalled_upload(emu)):
-        time.sleep(0.2)  # four busy connections from 127.0.0.1, its share
+    with emulator(limits=limits) as emu, opened(4, lambda: stalled_upload(emu)) as busy:
+        wait_until_read(*busy)  # four busy connections from 127.0.0.1, its share
         with connect(emu) as fifth:
             fifth.sendall(f"POST {CHECK_PATH} HTTP/1.1\r\nHost: emulator\r\n\r\n".encode())
             assert read_until_closed(fifth).startswith(b"HTTP/1.1 429 ")

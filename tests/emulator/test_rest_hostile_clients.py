@@ -27,6 +27,8 @@ pytestmark = pytest.mark.timeout(60)
 STALLED_UPLOADS = 40
 HANG_BOUND = 10.0
 """Generous: only a hang takes this long."""
+ABANDON_BOUND = 2.0
+"""A stream the client never reads is let go this soon after the write timeout (0.5 s)."""
 
 
 def connect(emu: Emulator) -> socket.socket:
@@ -67,8 +69,8 @@ def read_until_closed(connection: socket.socket) -> bytes:
 
 
 def test_stalled_uploads_do_not_block_other_requests() -> None:
-    with emulator() as emu, opened(STALLED_UPLOADS, lambda: stalled_upload(emu)):
-        time.sleep(0.2)  # the server has read every head
+    with emulator() as emu, opened(STALLED_UPLOADS, lambda: stalled_upload(emu)) as stalled:
+        wait_until_read(*stalled)  # every head, and the body's start
         for _ in range(3):
             response = httpx.post(emu.http_url + CHECK_PATH, json=CHECK_BODY, timeout=HANG_BOUND)
             assert response.status_code == 200
@@ -96,8 +98,8 @@ def test_a_silent_connection_is_closed_after_the_header_timeout() -> None:
 def test_busy_connections_beyond_the_cap_are_refused_at_once_and_the_cap_frees_up() -> None:
     limits = Limits(max_connections=10, body_timeout=1.0)
     with emulator(limits=limits) as emu:
-        with opened(10, lambda: stalled_upload(emu)):
-            time.sleep(0.2)  # the server is reading all ten bodies: none is idle
+        with opened(10, lambda: stalled_upload(emu)) as stalled:
+            wait_until_read(*stalled)  # the server is reading all ten bodies: none is idle
             with connect(emu) as extra:
                 extra.sendall(f"POST {CHECK_PATH} HTTP/1.1\r\nHost: emulator\r\n\r\n".encode())
                 answer = read_until_closed(extra).decode()
@@ -177,9 +179,10 @@ def test_a_protocol_error_is_a_400_in_googles_shape_without_the_path(emu: Emulat
 def test_a_client_leaving_mid_body_logs_no_traceback(
     emu: Emulator, http: httpx.Client, caplog: pytest.LogCaptureFixture
 ) -> None:
-    with caplog.at_level(logging.DEBUG), stalled_upload(emu):
-        time.sleep(0.2)
-    time.sleep(0.3)  # the server has seen the connection close
+    with caplog.at_level(logging.DEBUG), stalled_upload(emu) as stalled:
+        wait_until_read(stalled)
+        client_port = stalled.getsockname()[1]
+    wait_until_let_go(emu, [client_port])  # the server has seen the connection close
     assert http.post(CHECK_PATH, json=CHECK_BODY).status_code == 200
     tracebacks = [r for r in caplog.records if r.exc_info or r.levelno >= logging.ERROR]
     assert [r.getMessage() for r in tracebacks] == []
@@ -207,7 +210,7 @@ def test_bodies_beyond_the_shared_buffer_are_refused_with_503_not_held() -> None
                 "Content-Type: application/json\r\nContent-Length: 1000\r\n\r\n".encode()
                 + b" " * 900
             )
-            time.sleep(0.2)
+            wait_until_read(connection)
         answer = read_until_closed(second).decode()
         assert answer.startswith("HTTP/1.1 503 "), answer
         assert '"status":"UNAVAILABLE"' in answer
@@ -224,20 +227,59 @@ def within(bound: float, condition: Callable[[], bool]) -> bool:
     return True
 
 
-def server_holds_socket(server_port: int, client_port: int) -> bool:
-    """Whether the server's end of a loopback connection is still an open socket (has an inode).
+def server_ends(server_port: int) -> dict[int, tuple[bool, int]]:
+    """The server's ends of loopback connections, by client port: (held, bytes it has not read).
 
+    An end is held once the server has accepted it, while it is an open socket (has an inode).
     A socket the process has closed lingers in /proc/net/tcp while the kernel flushes it, but
     with inode 0: it no longer belongs to anyone.
     """
+    ends = {}
     for line in Path("/proc/net/tcp").read_text().splitlines()[1:]:
         fields = line.split()
-        local, remote, inode = fields[1], fields[2], fields[9]
-        if int(local.split(":")[1], 16) == server_port and int(remote.split(":")[1], 16) == (
-            client_port
-        ):
-            return inode != "0"
-    return False
+        local, remote, queues, inode = fields[1], fields[2], fields[4], fields[9]
+        client_port = int(remote.split(":")[1], 16)
+        if int(local.split(":")[1], 16) == server_port and client_port:
+            ends[client_port] = (inode != "0", int(queues.split(":")[1], 16))
+    return ends
+
+
+def server_holds_socket(server_port: int, client_port: int) -> bool:
+    """Whether the server's end of a loopback connection is still an open socket."""
+    return server_ends(server_port).get(client_port, (False, 0))[0]
+
+
+def server_has_read(connections: list[socket.socket], or_closed: bool) -> bool:
+    """Whether the server has accepted each of `connections` and read all that each has sent.
+
+    With `or_closed`, a connection the server has closed counts as read.
+    """
+    ends = server_ends(connections[0].getpeername()[1])
+    for connection in connections:
+        held, unread = ends.get(connection.getsockname()[1], (False, 0))
+        if unread or not (held or or_closed):
+            return False
+    return True
+
+
+def wait_until_read(*connections: socket.socket, or_closed: bool = False) -> None:
+    """Returns once the server has accepted `connections` and read all they sent."""
+    assert within(HANG_BOUND, lambda: server_has_read(list(connections), or_closed)), "unread"
+
+
+def wait_until_let_go(emu: Emulator, client_ports: list[int]) -> None:
+    """Returns once the server has read and closed its end of each connection from `client_ports`.
+
+    (A connection still waiting to be accepted has bytes unread, or is not held: never both.)
+    """
+    port = urlsplit(emu.http_url).port
+    assert port is not None
+
+    def let_go() -> bool:
+        ends = server_ends(port)
+        return not any(any(ends.get(client, (False, 0))) for client in client_ports)
+
+    assert within(HANG_BOUND, let_go), "the server still holds a connection"
 
 
 def json_body(document: object) -> bytes:
@@ -275,8 +317,9 @@ def test_a_stream_the_client_never_reads_is_abandoned_after_the_write_timeout(
         )
         server_port, client_port = connection.getpeername()[1], connection.getsockname()[1]
         assert within(HANG_BOUND, lambda: server_holds_socket(server_port, client_port))
-        time.sleep(2)  # the server fills the socket's buffers, then gives up on the client
-        assert not server_holds_socket(server_port, client_port), "left to flush for ever"
+        assert within(  # the server fills the socket's buffers, then gives up on the client
+            ABANDON_BOUND, lambda: not server_holds_socket(server_port, client_port)
+        ), "left to flush for ever"
         assert connection.recv(16).startswith(b"HTTP/1.1 200 ")
         monkeypatch.undo()
         response = httpx.post(emu.http_url + CHECK_PATH, json=CHECK_BODY, timeout=HANG_BOUND)
@@ -289,7 +332,7 @@ def test_stopping_with_idle_connections_open_closes_them_and_logs_nothing(
     with caplog.at_level(logging.DEBUG), ExitStack() as stack:
         with emulator() as emu:
             sockets = [stack.enter_context(connect(emu)) for _ in range(20)]
-            time.sleep(0.2)  # the server has accepted them all
+            wait_until_read(*sockets)  # the server has accepted them all
         assert all(read_until_closed(connection) == b"" for connection in sockets)
     problems = [r for r in caplog.records if r.exc_info or r.levelno >= logging.ERROR]
     assert [r.getMessage() for r in problems] == []

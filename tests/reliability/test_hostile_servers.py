@@ -76,9 +76,7 @@ def flood(connection: socket.socket, stop: threading.Event) -> None:
             if stop.is_set():
                 return
             connection.sendall(piece)
-        connection.settimeout(0.1)
-        while not stop.is_set():
-            time.sleep(0.1)
+        stop.wait()
 
 
 def probe(url: str) -> dict[str, Any]:
