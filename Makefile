@@ -18,7 +18,7 @@ GEN_VENV := build/venv-generate
 LOWEST_VENV := build/venv-lowest
 BEAM_VENV := build/venv-beam
 
-.PHONY: install demo generate check-generated baseline breaking lint test test-lowest \
+.PHONY: install demo generate check-generated baseline breaking lint docs test test-lowest \
 	test-beam bench ci lock clean
 
 install: $(PY_STAMP) $(NODE_STAMP)
@@ -80,6 +80,11 @@ lint: generate $(NODE_STAMP) $(PY_STAMP)
 	$(BIN)/ruff check src tests tools bench
 	$(BIN)/mypy
 
+## docs: the docs site, docs/ into build/site, failing on any warning (a broken link, a
+## docstring mkdocstrings cannot read); offline: no web fonts, no plugin that downloads
+docs: $(PY_STAMP)
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --quiet
+
 ## test: the suite, every module's doctests, and a coverage report with a floor
 test: $(PY_STAMP)
 	$(BIN)/pytest -q --cov --cov-report=term:skip-covered
@@ -113,7 +118,7 @@ bench: $(PY_STAMP)
 	$(BIN)/python -m bench.run $(if $(SECTIONS),--only $(SECTIONS))
 
 ## ci: everything .ci/run checks
-ci: check-generated breaking lint test-lowest test-beam test
+ci: check-generated breaking lint docs test-lowest test-beam test
 
 ## lock: re-resolve the dev and Beam environments from pyproject.toml and rewrite their pins
 lock:

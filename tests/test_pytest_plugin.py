@@ -208,11 +208,13 @@ async def test_the_async_client_fixture_runs_in_the_suites_auto_mode(
     assert result.claims[0].supported
 
 
-def test_the_readme_example_passes_in_pytest_asyncios_default_strict_mode(
+def test_the_docs_example_passes_in_pytest_asyncios_default_strict_mode(
     pytester: pytest.Pytester,
 ) -> None:
-    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
-    section = readme[readme.index("### Testing with groundwire") :]
+    page = (Path(__file__).resolve().parents[1] / "docs" / "emulator.md").read_text(
+        encoding="utf-8"
+    )
+    section = page[page.index("## Testing with groundwire") :]
     example = section.split("```python\n", 1)[1].split("```", 1)[0]
     assert "async def test_async" in example
     result = _run(pytester, example, "-o", "asyncio_mode=strict")

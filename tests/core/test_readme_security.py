@@ -1,4 +1,4 @@
-"""The README's Security section says which credentials count as explicit, as the client does."""
+"""The docs' Security page says which credentials count as explicit, as the client does."""
 
 from __future__ import annotations
 
@@ -10,15 +10,14 @@ import pytest
 
 from groundwire import GroundingClient
 
-README = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+PAGE = (Path(__file__).resolve().parents[2] / "docs" / "security.md").read_text(encoding="utf-8")
 
 
 def security_section() -> str:
-    start = README.index("## Security\n")
-    return " ".join(README[start : README.index("\n## ", start + 1)].split())
+    return " ".join(PAGE[PAGE.index("# Security\n") :].split())
 
 
-def test_a_credentials_file_counts_as_explicit_and_the_readme_says_so(tmp_path: Path) -> None:
+def test_a_credentials_file_counts_as_explicit_and_the_docs_say_so(tmp_path: Path) -> None:
     path = tmp_path / "user.json"
     path.write_text(
         json.dumps(
