@@ -29,6 +29,7 @@ from groundwire._sources import (
 )
 from groundwire.core import calls
 from groundwire.core.addresses import check_universe_domain
+from groundwire.core.attempts import Attempts, Events, Unobserved
 from groundwire.core.bodies import MAX_RESPONSE_BYTES
 from groundwire.core.client_options import (
     ConfigurationError,
@@ -47,14 +48,14 @@ from groundwire.core.endpoints import (
     resolve_endpoints,
     user_agent,
 )
-from groundwire.core.errors import ClientClosed, ClientForked, GroundwireError
+from groundwire.core.errors import ClientForked, GroundwireError
 from groundwire.core.limits import PoolLimits
 from groundwire.core.metadata import MetadataLike, with_metadata
 from groundwire.core.offsets import OffsetUnit
-from groundwire.core.retry import Retrying, RetryPolicy
+from groundwire.core.retry import RetryPolicy
 from groundwire.core.scrubber import scrub_tokens_of
-from groundwire.interceptors import Interceptor, chain_of
-from groundwire.logs import call_logging
+from groundwire.interceptors import Chain, Interceptor
+from groundwire.logs import call_logging, log_retry
 
 if TYPE_CHECKING:
     from google.auth.credentials import Credentials
@@ -65,6 +66,7 @@ DEFAULT_TIMEOUT = 60.0
 DEFAULT_RETRY = RetryPolicy()
 _NO_OPTIONS = GoogleClientOptions()
 _DEFAULT_POOL = PoolLimits()
+_NO_ONE = Unobserved(())
 
 
 class RetryDefault(enum.Enum):
@@ -159,31 +161,28 @@ class _Settings:
         self,
         timeout: float | None,
         retry: RetryArgument = CLIENT_RETRY,
+        events: Events = _NO_ONE,
         *,
-        started: float | None = None,
-        attempts: int = 0,
-    ) -> Retrying:
-        """The retry state of one call, whose deadline is its own `timeout`, else the client's.
+        method: Any = None,
+        interactive: bool = False,
+    ) -> Attempts:
+        """The plan of one call, whose deadline is its own `timeout`, else the client's.
 
         `retry` is the call's policy (`CLIENT_RETRY`: the client's; None: no retries). The
-        policy's `timeout` is the deadline instead when it is smaller. A call whose first
-        attempt failed passes when it `started` and `attempts=1` (see `first_timeout`).
-        """
-        if self.closed:
-            raise ClientClosed("this client is closed; create a new one")
-        policy = self.retry if retry is CLIENT_RETRY else retry
-        budget = self.timeout if timeout is None else checked_timeout(timeout, "timeout")
-        return Retrying(policy, budget, self.random, started=started, attempts=attempts)
-
-    def first_timeout(self, timeout: float | None, retry: RetryArgument = CLIENT_RETRY) -> float:
-        """The first attempt's timeout: all of the call's deadline (see `retrying`).
-
-        Most calls succeed at once: they take this instead of a `Retrying`, which the plain
-        loop makes only after a failure, from the time the call started.
+        policy's `timeout` is the deadline instead when it is smaller. `events` hear of each
+        attempt (the call's interceptors); `interactive` marks a stream of live requests.
         """
         policy = self.retry if retry is CLIENT_RETRY else retry
         budget = self.timeout if timeout is None else checked_timeout(timeout, "timeout")
-        return policy.timeout if policy is not None and policy.timeout < budget else budget
+        return Attempts(
+            policy,
+            budget,
+            self.random,
+            events,
+            log_retry,
+            method=method,
+            interactive=interactive,
+        )
 
     def connection(self, api: str, location: str, quota_project: str | None) -> _Connection:
         """The endpoints of `api`, the credentials for those that carry any, the certificate.
@@ -421,7 +420,7 @@ class ClientBase:
         self._transports: dict[str, Any] = {}
         self._lock = self._new_lock()
         logging_interceptor = call_logging(log_bodies)
-        self._chain = chain_of(
+        self._chain = Chain(
             [*interceptors] if logging_interceptor is None else [*interceptors, logging_interceptor]
         )
 
@@ -433,6 +432,27 @@ class ClientBase:
     def api_version(self) -> str:
         """The Discovery Engine API version this client calls: v1, v1beta or v1alpha."""
         return self._config.api_version
+
+    def _attempts(
+        self,
+        method: Any,
+        request: Any,
+        metadata: tuple[tuple[str, str], ...],
+        timeout: float | None,
+        retry: RetryArgument,
+        *,
+        streaming: bool = False,
+        interactive: bool = False,
+    ) -> Attempts:
+        """The plan of one call, its interceptors started (and told if it cannot be planned)."""
+        events = self._chain.start(method, request, metadata, streaming=streaming)
+        try:
+            return self._settings.retrying(
+                timeout, retry, events, method=method, interactive=interactive
+            )
+        except BaseException as failure:
+            events.finish(None, failure)
+            raise
 
     def _explained(self, error: GroundwireError, request: Any) -> GroundwireError:
         """`error`, its message naming the right host if the server said the wrong was used."""

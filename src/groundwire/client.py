@@ -16,15 +16,13 @@ from groundwire.core.errors import ClientClosed, GroundwireError
 from groundwire.core.metadata import MetadataLike
 from groundwire.core.requests import FactLike, TurnLike
 from groundwire.core.results import CheckGroundingResult, CorroborationResult, GenerateResult
-from groundwire.interceptors import RunningCall, first_request
-from groundwire.logs import log_retry
+from groundwire.interceptors import first_request
 from groundwire.transports import lifetime
 
 ResultT = TypeVar("ResultT")
 
 if TYPE_CHECKING:
     from groundwire.batch import Batch
-    from groundwire.core.retry import Retrying
     from groundwire.transports.base import Transport
 
 
@@ -237,9 +235,30 @@ class GroundingClient(ClientBase):
         """
         plan = calls.stream_generate_grounded_content(self._config, prompt, **options)
         plan = with_call_metadata(plan, metadata)
+        attempts = self._attempts(
+            plan.method,
+            first_request(plan),
+            plan.metadata,
+            timeout,
+            retry,
+            streaming=True,
+            interactive=plan.interactive,
+        )
         try:
-            for response in self._stream(plan, timeout, retry):
-                yield plan.finish(response)
+            with attempts:
+                transport = self._transport(plan.method.api)
+                while True:
+                    try:
+                        for response in transport.stream(
+                            plan.method,
+                            plan.requests,
+                            timeout=attempts.start(transport),
+                            metadata=attempts.metadata,
+                        ):
+                            yield plan.finish(attempts.got(response))
+                        break
+                    except GroundwireError as error:
+                        time.sleep(attempts.wait_after(error))
         except GroundwireError as error:
             raise self._explained(error, None) from error.__cause__
 
@@ -379,174 +398,28 @@ class GroundingClient(ClientBase):
         metadata: MetadataLike | None,
         retry: RetryArgument,
     ) -> ResultT:
-        """One unary call with the user's per-call options; the result read from its answer.
-
-        The plain loop (no interceptors) is written out here rather than in a method of its
-        own: it is the hot path, and every call pays for each frame it goes through. The
-        first attempt takes the whole deadline; the retry state exists only after a failure.
-        """
+        """One unary call with the user's per-call options; the result read from its answer."""
         if metadata:
             call = with_call_metadata(call, metadata)
+        attempts = self._attempts(call.method, call.request, call.metadata, timeout, retry)
         try:
-            if self._chain is not None:
-                running = self._chain.start(
-                    call.method, call.request, call.metadata, streaming=False
-                )
-                response = self._intercepted_unary(running, call, timeout, retry)
-            else:
-                settings = self._settings
-                transport = self._transports.get(call.method.api)
-                if transport is None or settings.closed or self._forks != lifetime.forks:
-                    transport = self._transport(call.method.api)
-                started = time.monotonic()
-                try:
-                    response = transport.unary(
-                        call.method,
-                        call.request,
-                        timeout=settings.first_timeout(timeout, retry),
-                        metadata=call.metadata,
-                    )
-                except GroundwireError as error:
-                    retrying = settings.retrying(timeout, retry, started=started, attempts=1)
-                    response = self._retried(call, transport, retrying, error)
+            with attempts:
+                transport = self._transport(call.method.api)
+                while True:
+                    try:
+                        response = transport.unary(
+                            call.method,
+                            call.request,
+                            timeout=attempts.start(transport),
+                            metadata=attempts.metadata,
+                        )
+                        break
+                    except GroundwireError as error:
+                        time.sleep(attempts.wait_after(error))
+                attempts.got(response)
         except GroundwireError as error:
             raise self._explained(error, call.request) from error.__cause__
         return call.finish(response)
-
-    def _retried(
-        self,
-        call: calls.Call[Any],
-        transport: Transport,
-        retrying: Retrying,
-        error: GroundwireError,
-    ) -> message.Message:
-        """The attempts after one that failed with `error`, while the policy allows them."""
-        while True:
-            delay = retrying.after_failure(error)
-            if delay is None:
-                raise error
-            log_retry(call.method, retrying.attempts, error, delay)
-            time.sleep(delay)
-            try:
-                return transport.unary(
-                    call.method,
-                    call.request,
-                    timeout=retrying.attempt_timeout(),
-                    metadata=call.metadata,
-                )
-            except GroundwireError as failure:
-                error = failure
-
-    def _intercepted_unary(
-        self,
-        running: RunningCall,
-        call: calls.Call[Any],
-        timeout: float | None,
-        retry: RetryArgument,
-    ) -> message.Message:
-        """The plain loop of `_run`, each attempt and the outcome reported to the interceptors."""
-        try:
-            retrying = self._settings.retrying(timeout, retry)
-            transport = self._transport(call.method.api)
-            while True:
-                running.attempt_started(transport)
-                try:
-                    response = transport.unary(
-                        call.method,
-                        call.request,
-                        timeout=retrying.attempt_timeout(),
-                        metadata=running.metadata,
-                    )
-                except GroundwireError as error:
-                    running.attempt_ended(error)
-                    delay = retrying.after_failure(error)
-                    if delay is None:
-                        raise
-                    log_retry(call.method, retrying.attempts, error, delay)
-                    time.sleep(delay)
-                else:
-                    running.attempt_ended(None)
-                    break
-        except BaseException as failure:
-            running.finish(None, failure)
-            raise
-        running.finish(response)
-        return response
-
-    def _stream(
-        self, plan: calls.StreamCall, timeout: float | None, retry: RetryArgument = CLIENT_RETRY
-    ) -> Iterator[message.Message]:
-        if self._chain is not None:
-            running = self._chain.start(
-                plan.method, first_request(plan), plan.metadata, streaming=True
-            )
-            yield from self._intercepted_stream(running, plan, timeout, retry)
-            return
-        retrying = self._settings.retrying(timeout, retry)
-        transport = self._transport(plan.method.api)
-        while True:
-            received = False
-            try:
-                for response in transport.stream(
-                    plan.method,
-                    plan.requests,
-                    timeout=retrying.attempt_timeout(),
-                    metadata=plan.metadata,
-                ):
-                    received = True
-                    yield response
-                return
-            except GroundwireError as error:
-                delay = retrying.after_failure(
-                    error, response_received=received, requests_consumed=plan.interactive
-                )
-                if delay is None:
-                    raise
-                log_retry(plan.method, retrying.attempts, error, delay)
-                time.sleep(delay)
-
-    def _intercepted_stream(
-        self,
-        running: RunningCall,
-        plan: calls.StreamCall,
-        timeout: float | None,
-        retry: RetryArgument,
-    ) -> Iterator[message.Message]:
-        """`_stream` with each attempt and the outcome reported to the interceptors."""
-        last: message.Message | None = None
-        received = 0
-        try:
-            retrying = self._settings.retrying(timeout, retry)
-            transport = self._transport(plan.method.api)
-            while True:
-                received = 0
-                running.attempt_started(transport)
-                try:
-                    for response in transport.stream(
-                        plan.method,
-                        plan.requests,
-                        timeout=retrying.attempt_timeout(),
-                        metadata=running.metadata,
-                    ):
-                        received += 1
-                        last = response
-                        yield response
-                except GroundwireError as error:
-                    running.attempt_ended(error, received)
-                    delay = retrying.after_failure(
-                        error, response_received=received > 0, requests_consumed=plan.interactive
-                    )
-                    if delay is None:
-                        raise
-                    log_retry(plan.method, retrying.attempts, error, delay)
-                    time.sleep(delay)
-                else:
-                    running.attempt_ended(None, received)
-                    break
-        except BaseException as failure:
-            running.finish(last, failure, received)
-            raise
-        running.finish(last)
 
     def close(self) -> None:
         """Closes the connections; the client cannot be used afterwards."""
