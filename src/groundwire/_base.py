@@ -8,13 +8,14 @@ from __future__ import annotations
 
 import dataclasses
 import enum
+import functools
 import logging
 import math
 import os
 import random
 import ssl
 import urllib.parse
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
@@ -30,6 +31,7 @@ from groundwire._sources import (
 from groundwire.core import calls
 from groundwire.core.addresses import check_universe_domain
 from groundwire.core.attempts import Attempts, Events, Unobserved
+from groundwire.core.batch import BatchSettings, Planned, Rpc, plan_item
 from groundwire.core.bodies import MAX_RESPONSE_BYTES
 from groundwire.core.client_options import (
     ConfigurationError,
@@ -54,8 +56,11 @@ from groundwire.core.metadata import MetadataLike, with_metadata
 from groundwire.core.offsets import OffsetUnit
 from groundwire.core.retry import RetryPolicy
 from groundwire.core.scrubber import scrub_tokens_of
+from groundwire.core.unreachable import endpoint_of
 from groundwire.interceptors import Chain, Interceptor
 from groundwire.logs import call_logging, log_retry
+from groundwire.transports.lifetime import grpc_refusal
+from groundwire.transports.tls import client_ssl_context
 
 if TYPE_CHECKING:
     from google.auth.credentials import Credentials
@@ -238,8 +243,6 @@ class _Settings:
         self, api: str, location: str, quota_project: str | None, *, asynchronous: bool
     ) -> Any:
         """Builds the (sync or asyncio) transport for `api`: gRPC, REST, or auto over both."""
-        from groundwire.transports.tls import client_ssl_context
-
         connection = self.connection(api, location, quota_project)
         endpoints, credentials = connection.endpoints, connection.credentials
         if credentials is not None:
@@ -313,8 +316,6 @@ def _grpc_after_fork(
 
     Raises ClientForked when there is no REST to use instead.
     """
-    from groundwire.transports.lifetime import grpc_refusal
-
     refusal = grpc_refusal(asynchronous=asynchronous)
     if grpc_target is None or refusal is None:
         return grpc_target
@@ -453,6 +454,35 @@ class ClientBase:
         except BaseException as failure:
             events.finish(None, failure)
             raise
+
+    def _batch(
+        self,
+        rpc: Rpc,
+        defaults: Mapping[str, Any],
+        *,
+        concurrency: int,
+        rate: float | None,
+        timeout: float | None,
+        metadata: MetadataLike | None,
+        retry: RetryArgument,
+        max_connection_failures: int | None,
+    ) -> tuple[Callable[[object], Planned], BatchSettings, str]:
+        """A batch of `rpc`'s item reader, settings and endpoint (named when it cannot reach it).
+
+        The batch's arguments win over the client's; `defaults` are options for items that
+        give none.
+        """
+        config, settings = self._config, self._settings
+        batch_settings = BatchSettings(
+            concurrency=concurrency,
+            rate=rate,
+            retry=settings.retry if retry is CLIENT_RETRY else retry,
+            timeout=settings.timeout if timeout is None else timeout,
+            metadata=metadata,
+            max_connection_failures=max_connection_failures,
+        )
+        where = endpoint_of(settings.endpoint, settings.rest_endpoint, settings.transport)
+        return functools.partial(plan_item, config, rpc, defaults=defaults), batch_settings, where
 
     def _explained(self, error: GroundwireError, request: Any) -> GroundwireError:
         """`error`, its message naming the right host if the server said the wrong was used."""

@@ -15,8 +15,9 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from google.protobuf import message
 
 from groundwire._base import CLIENT_RETRY, ClientBase, RetryArgument, with_call_metadata
+from groundwire.aio_batch import AsyncBatch
 from groundwire.core import calls
-from groundwire.core.batch import DEFAULT_CONCURRENCY, DEFAULT_MAX_CONNECTION_FAILURES
+from groundwire.core.batch import DEFAULT_CONCURRENCY, DEFAULT_MAX_CONNECTION_FAILURES, Rpc
 from groundwire.core.errors import ClientClosed, GroundwireError, WrongEventLoop
 from groundwire.core.metadata import MetadataLike
 from groundwire.core.requests import FactLike, TurnLike
@@ -27,7 +28,6 @@ from groundwire.transports import lifetime
 ResultT = TypeVar("ResultT")
 
 if TYPE_CHECKING:
-    from groundwire.aio_batch import AsyncBatch
     from groundwire.transports.base import AsyncTransport
 
 
@@ -175,11 +175,13 @@ class AsyncGroundingClient(ClientBase):
         `requests` may also be an async iterable; the rest is as in the sync client's
         `check_grounding_many`. The items run as tasks, at most `concurrency` at once.
         """
-        from groundwire.aio_batch import run_many
-        from groundwire.batch import settings_for
-
-        settings = settings_for(
-            self,
+        return self._many(
+            "CheckGrounding",
+            requests,
+            {
+                "citation_threshold": citation_threshold,
+                "enable_claim_level_score": enable_claim_level_score,
+            },
             concurrency=concurrency,
             rate=rate,
             timeout=timeout,
@@ -187,11 +189,6 @@ class AsyncGroundingClient(ClientBase):
             retry=retry,
             max_connection_failures=max_connection_failures,
         )
-        defaults = {
-            "citation_threshold": citation_threshold,
-            "enable_claim_level_score": enable_claim_level_score,
-        }
-        return run_many(self, "CheckGrounding", requests, settings, defaults)
 
     def corroborate_content_many(
         self,
@@ -207,11 +204,10 @@ class AsyncGroundingClient(ClientBase):
         max_connection_failures: int | None = DEFAULT_MAX_CONNECTION_FAILURES,
     ) -> AsyncBatch[CorroborationResult]:
         """Corroborates many contents concurrently (see the sync client's method)."""
-        from groundwire.aio_batch import run_many
-        from groundwire.batch import settings_for
-
-        settings = settings_for(
-            self,
+        return self._many(
+            "CorroborateContent",
+            requests,
+            {"citation_threshold": citation_threshold},
             concurrency=concurrency,
             rate=rate,
             timeout=timeout,
@@ -219,8 +215,21 @@ class AsyncGroundingClient(ClientBase):
             retry=retry,
             max_connection_failures=max_connection_failures,
         )
-        defaults = {"citation_threshold": citation_threshold}
-        return run_many(self, "CorroborateContent", requests, settings, defaults)
+
+    def _many(
+        self,
+        rpc: Rpc,
+        requests: Iterable[object] | AsyncIterable[object],
+        defaults: Mapping[str, Any],
+        **options: Any,
+    ) -> AsyncBatch[Any]:
+        """An `AsyncBatch` of `rpc` calls, each attempt one call without retries."""
+
+        async def send(call: calls.Call[Any], timeout: float, metadata: MetadataLike | None) -> Any:
+            return await self._run(call, timeout, metadata, None)
+
+        plan, settings, where = self._batch(rpc, defaults, **options)
+        return AsyncBatch(requests, plan, send, settings, where)
 
     def _bound_transport(self, api: str) -> AsyncTransport | None:
         """The transport for `api` made in this loop and process, when there is one (no wait)."""

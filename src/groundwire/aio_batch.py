@@ -10,29 +10,24 @@ import asyncio
 import collections
 import random
 import time
-from collections.abc import AsyncIterable, AsyncIterator, Awaitable, Callable, Iterable, Mapping
-from typing import TYPE_CHECKING, Any, Generic, TypeVar
+from collections.abc import AsyncIterable, AsyncIterator, Awaitable, Callable, Iterable
+from typing import Any, Generic, TypeVar
 
-from groundwire.batch import dead_endpoint, where_of
 from groundwire.core import calls
 from groundwire.core.batch import (
     BatchOutcome,
     BatchSettings,
     BatchState,
     Planned,
-    Rpc,
     item_id,
-    plan_item,
 )
 from groundwire.core.errors import GroundwireError
 from groundwire.core.metadata import MetadataLike
 from groundwire.core.retry import Retrying
+from groundwire.core.unreachable import dead_endpoint
 from groundwire.transports.base import as_async_iterator
 
-if TYPE_CHECKING:
-    from groundwire.aio import AsyncGroundingClient
-
-__all__ = ["AsyncBatch", "BatchOutcome", "run_many"]
+__all__ = ["AsyncBatch", "BatchOutcome"]
 
 ResultT = TypeVar("ResultT")
 
@@ -202,22 +197,3 @@ class AsyncBatch(Generic[ResultT]):
         if seconds > 0:
             await asyncio.sleep(seconds)
         self._check_running()
-
-
-def run_many(
-    client: AsyncGroundingClient,
-    rpc: Rpc,
-    requests: Iterable[object] | AsyncIterable[object],
-    settings: BatchSettings,
-    defaults: Mapping[str, Any],
-) -> AsyncBatch[Any]:
-    """An `AsyncBatch` of `rpc` calls: what `AsyncGroundingClient`'s `*_many` methods return."""
-    config = client._config
-
-    def plan(item: object) -> Planned:
-        return plan_item(config, rpc, item, defaults)
-
-    async def send(call: calls.Call[Any], timeout: float, metadata: MetadataLike | None) -> Any:
-        return await client._run(call, timeout, metadata, None)
-
-    return AsyncBatch(requests, plan, send, settings, where_of(client))

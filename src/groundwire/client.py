@@ -10,8 +10,9 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from google.protobuf import message
 
 from groundwire._base import CLIENT_RETRY, ClientBase, RetryArgument, with_call_metadata
+from groundwire.batch import Batch
 from groundwire.core import calls
-from groundwire.core.batch import DEFAULT_CONCURRENCY, DEFAULT_MAX_CONNECTION_FAILURES
+from groundwire.core.batch import DEFAULT_CONCURRENCY, DEFAULT_MAX_CONNECTION_FAILURES, Rpc
 from groundwire.core.errors import ClientClosed, GroundwireError
 from groundwire.core.metadata import MetadataLike
 from groundwire.core.requests import FactLike, TurnLike
@@ -22,7 +23,6 @@ from groundwire.transports import lifetime
 ResultT = TypeVar("ResultT")
 
 if TYPE_CHECKING:
-    from groundwire.batch import Batch
     from groundwire.transports.base import Transport
 
 
@@ -306,10 +306,13 @@ class GroundingClient(ClientBase):
         `result`, `error`, `attempts`, `id`); its `concurrency` and `throttled_seconds`
         say how the server's throttling slowed it. Close it (or use `with`) to stop early.
         """
-        from groundwire.batch import run_many, settings_for
-
-        settings = settings_for(
-            self,
+        return self._many(
+            "CheckGrounding",
+            requests,
+            {
+                "citation_threshold": citation_threshold,
+                "enable_claim_level_score": enable_claim_level_score,
+            },
             concurrency=concurrency,
             rate=rate,
             timeout=timeout,
@@ -317,11 +320,6 @@ class GroundingClient(ClientBase):
             retry=retry,
             max_connection_failures=max_connection_failures,
         )
-        defaults = {
-            "citation_threshold": citation_threshold,
-            "enable_claim_level_score": enable_claim_level_score,
-        }
-        return run_many(self, "CheckGrounding", requests, settings, defaults)
 
     def corroborate_content_many(
         self,
@@ -342,10 +340,10 @@ class GroundingClient(ClientBase):
         `citation_threshold`) with an optional `id`; everything else is as in
         `check_grounding_many`.
         """
-        from groundwire.batch import run_many, settings_for
-
-        settings = settings_for(
-            self,
+        return self._many(
+            "CorroborateContent",
+            requests,
+            {"citation_threshold": citation_threshold},
             concurrency=concurrency,
             rate=rate,
             timeout=timeout,
@@ -353,10 +351,19 @@ class GroundingClient(ClientBase):
             retry=retry,
             max_connection_failures=max_connection_failures,
         )
-        defaults = {"citation_threshold": citation_threshold}
-        return run_many(self, "CorroborateContent", requests, settings, defaults)
 
     # -- plumbing ----------------------------------------------------------------------------
+
+    def _many(
+        self, rpc: Rpc, requests: Iterable[object], defaults: Mapping[str, Any], **options: Any
+    ) -> Batch[Any]:
+        """A `Batch` of `rpc` calls, each attempt one call without retries: the `*_many` body."""
+
+        def send(call: calls.Call[Any], timeout: float, metadata: MetadataLike | None) -> Any:
+            return self._run(call, timeout, metadata, None)
+
+        plan, settings, where = self._batch(rpc, defaults, **options)
+        return Batch(requests, plan, send, settings, where)
 
     def _transport(self, api: str) -> Transport:
         if self._forks != lifetime.forks:  # a forked child: the transports are the parent's
