@@ -118,49 +118,33 @@ def checked_timeout(timeout: object, name: str) -> float:
     raise ConfigurationError(f"{name} must be positive (a number of seconds), got {timeout!r}")
 
 
+@dataclass(frozen=True, kw_only=True)
 class _Settings:
     """What both clients keep besides the request-shaping config: how to connect and retry."""
 
-    def __init__(
-        self,
-        *,
-        transport: calls.TransportName,
-        endpoint: str | None,
-        rest_endpoint: str | None,
-        credentials: Credentials | None,
-        timeout: float,
-        retry: RetryPolicy | None,
-        fallback_cooldown: float,
-        allow_remote_emulator: bool = False,
-        root_certificates: bytes | None = None,
-        client_certificate: tuple[bytes, bytes] | None = None,
-        max_response_bytes: int = MAX_RESPONSE_BYTES,
-        universe_domain: str | None = None,
-        options: GoogleClientOptions = _NO_OPTIONS,
-        grpc_options: Sequence[tuple[str, Any]] = (),
-        ssl_context: ssl.SSLContext | None = None,
-        pool_limits: PoolLimits = _DEFAULT_POOL,
-    ) -> None:
-        if transport not in ("auto", "grpc", "rest"):
-            raise ValueError(f"transport must be 'auto', 'grpc' or 'rest', got {transport!r}")
-        self.transport = transport
-        self.endpoint = endpoint
-        self.rest_endpoint = rest_endpoint
-        self.credentials = credentials
-        self.timeout = checked_timeout(timeout, "the client's timeout")
-        self.retry = retry
-        self.fallback_cooldown = fallback_cooldown
-        self.allow_remote_emulator = allow_remote_emulator
-        self.root_certificates = root_certificates
-        self.client_certificate = client_certificate
-        self.random = random.Random()
-        self.closed = False
-        self.max_response_bytes = max_response_bytes
-        self.universe_domain = universe_domain
-        self.options = options
-        self.grpc_options = grpc_options
-        self.ssl_context = ssl_context
-        self.pool_limits = pool_limits
+    transport: calls.TransportName
+    endpoint: str | None
+    rest_endpoint: str | None
+    credentials: Credentials | None
+    timeout: float
+    retry: RetryPolicy | None
+    fallback_cooldown: float
+    allow_remote_emulator: bool = False
+    root_certificates: bytes | None = None
+    client_certificate: tuple[bytes, bytes] | None = None
+    max_response_bytes: int = MAX_RESPONSE_BYTES
+    universe_domain: str | None = None
+    options: GoogleClientOptions = _NO_OPTIONS
+    grpc_options: Sequence[tuple[str, Any]] = ()
+    ssl_context: ssl.SSLContext | None = None
+    pool_limits: PoolLimits = _DEFAULT_POOL
+    random: random.Random = dataclasses.field(default_factory=random.Random, compare=False)
+    """The retries' jitter, reseeded in a forked child."""
+
+    def __post_init__(self) -> None:
+        if self.transport not in ("auto", "grpc", "rest"):
+            raise ValueError(f"transport must be 'auto', 'grpc' or 'rest', got {self.transport!r}")
+        checked_timeout(self.timeout, "the client's timeout")
 
     def retrying(
         self,
@@ -419,6 +403,7 @@ class ClientBase:
             pool_limits=_checked_pool_limits(pool_limits),
         )
         self._transports: dict[str, Any] = {}
+        self._closed = False
         self._lock = self._new_lock()
         logging_interceptor = call_logging(log_bodies)
         self._chain = Chain(

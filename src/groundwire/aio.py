@@ -236,7 +236,7 @@ class AsyncGroundingClient(ClientBase):
         if (
             asyncio.get_running_loop() is self._loop
             and self._forks == lifetime.forks
-            and not self._settings.closed
+            and not self._closed
         ):
             return self._transports.get(api)
         return None
@@ -247,10 +247,10 @@ class AsyncGroundingClient(ClientBase):
             for stale in self._move_to(loop):
                 await stale.close()
         found = self._transports.get(api)
-        if found is not None and not self._settings.closed:
+        if found is not None and not self._closed:
             return found
         async with self._lock:
-            if self._settings.closed:
+            if self._closed:
                 raise ClientClosed("this client is closed; create a new one")
             found = self._transports.get(api)
             if found is None:
@@ -329,7 +329,7 @@ class AsyncGroundingClient(ClientBase):
     async def close(self) -> None:
         """Closes the connections; the client cannot be used afterwards."""
         async with self._lock:
-            self._settings.closed = True
+            self._closed = True
             transports, self._transports = list(self._transports.values()), {}
         for transport in transports:
             await transport.close()

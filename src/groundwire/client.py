@@ -369,10 +369,10 @@ class GroundingClient(ClientBase):
         if self._forks != lifetime.forks:  # a forked child: the transports are the parent's
             self._leave_parent()
         found = self._transports.get(api)
-        if found is not None and not self._settings.closed:
+        if found is not None and not self._closed:
             return found
         with self._lock:
-            if self._settings.closed:
+            if self._closed:
                 raise ClientClosed("this client is closed; create a new one")
             found = self._transports.get(api)
             if found is None:
@@ -431,7 +431,7 @@ class GroundingClient(ClientBase):
     def close(self) -> None:
         """Closes the connections; the client cannot be used afterwards."""
         with self._lock:
-            self._settings.closed = True
+            self._closed = True
             transports, self._transports = list(self._transports.values()), {}
         for transport in transports:
             transport.close()
