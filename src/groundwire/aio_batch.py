@@ -14,6 +14,7 @@ from collections.abc import AsyncIterable, AsyncIterator, Awaitable, Callable, I
 from typing import Any, Generic, TypeVar
 
 from groundwire.core import calls
+from groundwire.core.attempts import Attempts, Unobserved, unlogged
 from groundwire.core.batch import (
     BatchOutcome,
     BatchSettings,
@@ -23,7 +24,6 @@ from groundwire.core.batch import (
 )
 from groundwire.core.errors import GroundwireError
 from groundwire.core.metadata import MetadataLike
-from groundwire.core.retry import Retrying
 from groundwire.core.unreachable import dead_endpoint
 from groundwire.transports.base import as_async_iterator
 
@@ -154,24 +154,24 @@ class AsyncBatch(Generic[ResultT]):
 
     async def _attempts(self, index: int, planned: Planned) -> BatchOutcome[ResultT]:
         settings = self._settings
-        retrying = Retrying(settings.retry, settings.timeout, self._random)
+        attempts = Attempts(
+            settings.retry, settings.timeout, self._random, Unobserved(()), unlogged
+        )
         while True:
             started = time.monotonic()
             try:
-                result = await self._send(
-                    planned.call, retrying.attempt_timeout(), settings.metadata
-                )
+                result = await self._send(planned.call, attempts.start(None), settings.metadata)
             except GroundwireError as error:
                 await self._attempted(error, started)
-                delay = retrying.after_failure(error)
+                delay = attempts.retry_after(error)
                 if delay is None:
-                    return BatchOutcome(index, None, error, retrying.attempts, planned.id)
+                    return BatchOutcome(index, None, error, attempts.attempts, planned.id)
                 self._state.waited(error, delay)
                 await self._sleep(delay)
                 await self._sleep(self._state.pace(time.monotonic()))
             else:
                 await self._attempted(None, started)
-                return BatchOutcome(index, result, None, retrying.attempts, planned.id)
+                return BatchOutcome(index, result, None, attempts.attempts, planned.id)
 
     async def _attempted(self, error: GroundwireError | None, started: float) -> None:
         connected = error is None or error.connected

@@ -17,6 +17,7 @@ from concurrent import futures
 from typing import Any, Generic, TypeVar
 
 from groundwire.core import calls
+from groundwire.core.attempts import Attempts, Unobserved, unlogged
 from groundwire.core.batch import (
     BatchOutcome,
     BatchSettings,
@@ -26,7 +27,6 @@ from groundwire.core.batch import (
 )
 from groundwire.core.errors import GroundwireError
 from groundwire.core.metadata import MetadataLike
-from groundwire.core.retry import Retrying
 from groundwire.core.unreachable import cannot_reach, dead_endpoint, endpoint_of
 
 __all__ = ["Batch", "BatchOutcome", "cannot_reach", "dead_endpoint", "endpoint_of"]
@@ -160,16 +160,18 @@ class Batch(Generic[ResultT]):
 
     def _attempts(self, index: int, planned: Planned) -> BatchOutcome[ResultT]:
         settings = self._settings
-        retrying = Retrying(settings.retry, settings.timeout, self._random)
+        attempts = Attempts(
+            settings.retry, settings.timeout, self._random, Unobserved(()), unlogged
+        )
         while True:
             started = time.monotonic()
             try:
-                result = self._send(planned.call, retrying.attempt_timeout(), settings.metadata)
+                result = self._send(planned.call, attempts.start(None), settings.metadata)
             except GroundwireError as error:
                 self._attempted(error, started)
-                delay = retrying.after_failure(error)
+                delay = attempts.retry_after(error)
                 if delay is None:
-                    return BatchOutcome(index, None, error, retrying.attempts, planned.id)
+                    return BatchOutcome(index, None, error, attempts.attempts, planned.id)
                 with self._changed:
                     self._state.waited(error, delay)
                 self._sleep(delay)
@@ -178,7 +180,7 @@ class Batch(Generic[ResultT]):
                 self._sleep(pace)
             else:
                 self._attempted(None, started)
-                return BatchOutcome(index, result, None, retrying.attempts, planned.id)
+                return BatchOutcome(index, result, None, attempts.attempts, planned.id)
 
     def _attempted(self, error: GroundwireError | None, started: float) -> None:
         connected = error is None or error.connected

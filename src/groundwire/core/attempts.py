@@ -90,6 +90,10 @@ class Unobserved:
         """Nothing to tell."""
 
 
+def unlogged(method: Any, attempt: int, error: GroundwireError, delay: float) -> None:
+    """A retry log that logs nothing: a batch's own retries, which it counts instead."""
+
+
 class Attempts(Retrying):
     """The plan of one call: its attempts' timeouts, the waits between them, what is told.
 
@@ -140,15 +144,21 @@ class Attempts(Retrying):
         self.last = response
         return response
 
-    def wait_after(self, error: GroundwireError) -> float:
-        """The seconds to wait after an attempt failed with `error`; raises it when no retry."""
+    def retry_after(self, error: GroundwireError) -> float | None:
+        """The seconds to wait after an attempt failed with `error`; None: no retry."""
         self.events.attempt_ended(error, self.received)
         delay = self.after_failure(
             error, response_received=self.received > 0, requests_consumed=self.interactive
         )
+        if delay is not None:
+            self.log(self.method, self.attempts, error, delay)
+        return delay
+
+    def wait_after(self, error: GroundwireError) -> float:
+        """`retry_after`, raising `error` when there is no retry."""
+        delay = self.retry_after(error)
         if delay is None:
             raise error
-        self.log(self.method, self.attempts, error, delay)
         return delay
 
     def __enter__(self) -> Attempts:
