@@ -14,7 +14,7 @@ from collections.abc import AsyncIterable, AsyncIterator, Awaitable, Callable, I
 from typing import Any, Generic, TypeVar
 
 from groundwire.core import calls
-from groundwire.core.attempts import Attempts, Unobserved, unlogged
+from groundwire.core.attempts import Attempts
 from groundwire.core.batch import (
     BatchOutcome,
     BatchSettings,
@@ -154,9 +154,7 @@ class AsyncBatch(Generic[ResultT]):
 
     async def _attempts(self, index: int, planned: Planned) -> BatchOutcome[ResultT]:
         settings = self._settings
-        attempts = Attempts(
-            settings.retry, settings.timeout, self._random, Unobserved(()), unlogged
-        )
+        attempts = Attempts.unobserved(settings.retry, settings.timeout, self._random)
         while True:
             started = time.monotonic()
             try:

@@ -17,7 +17,7 @@ from concurrent import futures
 from typing import Any, Generic, TypeVar
 
 from groundwire.core import calls
-from groundwire.core.attempts import Attempts, Unobserved, unlogged
+from groundwire.core.attempts import Attempts
 from groundwire.core.batch import (
     BatchOutcome,
     BatchSettings,
@@ -160,9 +160,7 @@ class Batch(Generic[ResultT]):
 
     def _attempts(self, index: int, planned: Planned) -> BatchOutcome[ResultT]:
         settings = self._settings
-        attempts = Attempts(
-            settings.retry, settings.timeout, self._random, Unobserved(()), unlogged
-        )
+        attempts = Attempts.unobserved(settings.retry, settings.timeout, self._random)
         while True:
             started = time.monotonic()
             try:

@@ -90,10 +90,6 @@ class Unobserved:
         """Nothing to tell."""
 
 
-def unlogged(method: Any, attempt: int, error: GroundwireError, delay: float) -> None:
-    """A retry log that logs nothing: a batch's own retries, which it counts instead."""
-
-
 class Attempts(Retrying):
     """The plan of one call: its attempts' timeouts, the waits between them, what is told.
 
@@ -126,6 +122,14 @@ class Attempts(Retrying):
         self.interactive = interactive
         self.received = 0
         self.last: Any = None
+
+    @classmethod
+    def unobserved(cls, policy: RetryPolicy | None, timeout: float, rng: Jitter) -> Attempts:
+        """A plan no one is told of: a batch's own retries, which it counts.
+
+        Each of the batch's attempts is a call of its own, which its interceptors see.
+        """
+        return cls(policy, timeout, rng, Unobserved(()), _unlogged)
 
     @property
     def metadata(self) -> Metadata:
@@ -175,3 +179,7 @@ class Attempts(Retrying):
             self.events.finish(self.last)
         else:
             self.events.finish(self.last, failure, self.received)
+
+
+def _unlogged(method: Any, attempt: int, error: GroundwireError, delay: float) -> None:
+    """Logs nothing."""
