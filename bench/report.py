@@ -98,8 +98,8 @@ def _throughput(found: dict[str, Any]) -> list[str]:
         "",
         "### The cost of an interceptor (sync gRPC, score workload)",
         "",
-        "Every other groundwire row runs with no interceptors (the empty chain: one `None` "
-        "check per call). `groundwire-grpc-observed` has one interceptor that counts each "
+        "Every other groundwire row runs with no interceptors (the empty chain: hooks that do "
+        "nothing). `groundwire-grpc-observed` has one interceptor that counts each "
         "attempt and outcome.",
         "",
         _cost_table(found, ("score",), OBSERVED),

@@ -2,7 +2,7 @@
 
 Application Default Credentials, a (deprecated) `credentials_file`, scopes, and the mutual
 TLS certificate of `client_certificate=`, `client_options.client_cert_source` or
-google-auth's default source. Each is loaded only when `_base` has decided it is needed.
+google-auth's default source. Each is loaded only when `_connection` has decided it is needed.
 """
 
 from __future__ import annotations

@@ -3,9 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-import time
 from collections.abc import (
-    AsyncGenerator,
     AsyncIterable,
     AsyncIterator,
     Iterable,
@@ -17,21 +15,19 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from google.protobuf import message
 
 from groundwire._base import CLIENT_RETRY, ClientBase, RetryArgument, with_call_metadata
+from groundwire.aio_batch import AsyncBatch
 from groundwire.core import calls
-from groundwire.core.batch import DEFAULT_CONCURRENCY, DEFAULT_MAX_CONNECTION_FAILURES
+from groundwire.core.batch import DEFAULT_CONCURRENCY, DEFAULT_MAX_CONNECTION_FAILURES, Rpc
 from groundwire.core.errors import ClientClosed, GroundwireError, WrongEventLoop
 from groundwire.core.metadata import MetadataLike
 from groundwire.core.requests import FactLike, TurnLike
 from groundwire.core.results import CheckGroundingResult, CorroborationResult, GenerateResult
-from groundwire.interceptors import RunningCall, first_request
-from groundwire.logs import log_retry
+from groundwire.interceptors import first_request
 from groundwire.transports import lifetime
 
 ResultT = TypeVar("ResultT")
 
 if TYPE_CHECKING:
-    from groundwire.aio_batch import AsyncBatch
-    from groundwire.core.retry import Retrying
     from groundwire.transports.base import AsyncTransport
 
 
@@ -130,9 +126,30 @@ class AsyncGroundingClient(ClientBase):
         else:
             plan = calls.stream_generate_grounded_content(self._config, prompt, **options)
         plan = with_call_metadata(plan, metadata)
+        attempts = self._attempts(
+            plan.method,
+            first_request(plan),
+            plan.metadata,
+            timeout,
+            retry,
+            streaming=True,
+            interactive=plan.interactive,
+        )
         try:
-            async for response in self._stream(plan, timeout, retry):
-                yield plan.finish(response)
+            with attempts:
+                transport = await self._transport(plan.method.api)
+                while True:
+                    try:
+                        async for response in transport.stream(
+                            plan.method,
+                            plan.requests,
+                            timeout=attempts.start(transport),
+                            metadata=attempts.metadata,
+                        ):
+                            yield plan.finish(attempts.got(response))
+                        break
+                    except GroundwireError as error:
+                        await asyncio.sleep(attempts.wait_after(error))
         except GroundwireError as error:
             raise self._explained(error, None) from error.__cause__
 
@@ -158,11 +175,13 @@ class AsyncGroundingClient(ClientBase):
         `requests` may also be an async iterable; the rest is as in the sync client's
         `check_grounding_many`. The items run as tasks, at most `concurrency` at once.
         """
-        from groundwire.aio_batch import run_many
-        from groundwire.batch import settings_for
-
-        settings = settings_for(
-            self,
+        return self._many(
+            "CheckGrounding",
+            requests,
+            {
+                "citation_threshold": citation_threshold,
+                "enable_claim_level_score": enable_claim_level_score,
+            },
             concurrency=concurrency,
             rate=rate,
             timeout=timeout,
@@ -170,11 +189,6 @@ class AsyncGroundingClient(ClientBase):
             retry=retry,
             max_connection_failures=max_connection_failures,
         )
-        defaults = {
-            "citation_threshold": citation_threshold,
-            "enable_claim_level_score": enable_claim_level_score,
-        }
-        return run_many(self, "CheckGrounding", requests, settings, defaults)
 
     def corroborate_content_many(
         self,
@@ -190,11 +204,10 @@ class AsyncGroundingClient(ClientBase):
         max_connection_failures: int | None = DEFAULT_MAX_CONNECTION_FAILURES,
     ) -> AsyncBatch[CorroborationResult]:
         """Corroborates many contents concurrently (see the sync client's method)."""
-        from groundwire.aio_batch import run_many
-        from groundwire.batch import settings_for
-
-        settings = settings_for(
-            self,
+        return self._many(
+            "CorroborateContent",
+            requests,
+            {"citation_threshold": citation_threshold},
             concurrency=concurrency,
             rate=rate,
             timeout=timeout,
@@ -202,15 +215,28 @@ class AsyncGroundingClient(ClientBase):
             retry=retry,
             max_connection_failures=max_connection_failures,
         )
-        defaults = {"citation_threshold": citation_threshold}
-        return run_many(self, "CorroborateContent", requests, settings, defaults)
+
+    def _many(
+        self,
+        rpc: Rpc,
+        requests: Iterable[object] | AsyncIterable[object],
+        defaults: Mapping[str, Any],
+        **options: Any,
+    ) -> AsyncBatch[Any]:
+        """An `AsyncBatch` of `rpc` calls, each attempt one call without retries."""
+
+        async def send(call: calls.Call[Any], timeout: float, metadata: MetadataLike | None) -> Any:
+            return await self._run(call, timeout, metadata, None)
+
+        plan, settings, where = self._batch(rpc, defaults, **options)
+        return AsyncBatch(requests, plan, send, settings, where)
 
     def _bound_transport(self, api: str) -> AsyncTransport | None:
         """The transport for `api` made in this loop and process, when there is one (no wait)."""
         if (
             asyncio.get_running_loop() is self._loop
             and self._forks == lifetime.forks
-            and not self._settings.closed
+            and not self._closed
         ):
             return self._transports.get(api)
         return None
@@ -221,10 +247,10 @@ class AsyncGroundingClient(ClientBase):
             for stale in self._move_to(loop):
                 await stale.close()
         found = self._transports.get(api)
-        if found is not None and not self._settings.closed:
+        if found is not None and not self._closed:
             return found
         async with self._lock:
-            if self._settings.closed:
+            if self._closed:
                 raise ClientClosed("this client is closed; create a new one")
             found = self._transports.get(api)
             if found is None:
@@ -275,182 +301,35 @@ class AsyncGroundingClient(ClientBase):
     ) -> ResultT:
         """One unary call with the user's per-call options; the result read from its answer.
 
-        The plain loop is written out here, not in a coroutine of its own (see the sync
-        client's `_run`); a transport already bound to this loop is taken without awaiting,
-        and the retry state exists only after a failed first attempt.
+        A transport already bound to this loop is taken without awaiting.
         """
         if metadata:
             call = with_call_metadata(call, metadata)
+        api = call.method.api
+        attempts = self._attempts(call.method, call.request, call.metadata, timeout, retry)
         try:
-            if self._chain is not None:
-                running = self._chain.start(
-                    call.method, call.request, call.metadata, streaming=False
-                )
-                response = await self._intercepted_unary(running, call, timeout, retry)
-            else:
-                settings = self._settings
-                transport = self._bound_transport(call.method.api)
-                if transport is None:
-                    transport = await self._transport(call.method.api)
-                started = time.monotonic()
-                try:
-                    response = await transport.unary(
-                        call.method,
-                        call.request,
-                        timeout=settings.first_timeout(timeout, retry),
-                        metadata=call.metadata,
-                    )
-                except GroundwireError as error:
-                    retrying = settings.retrying(timeout, retry, started=started, attempts=1)
-                    response = await self._retried(call, transport, retrying, error)
+            with attempts:
+                transport = self._bound_transport(api) or await self._transport(api)
+                while True:
+                    try:
+                        response = await transport.unary(
+                            call.method,
+                            call.request,
+                            timeout=attempts.start(transport),
+                            metadata=attempts.metadata,
+                        )
+                        break
+                    except GroundwireError as error:
+                        await asyncio.sleep(attempts.wait_after(error))
+                attempts.got(response)
         except GroundwireError as error:
             raise self._explained(error, call.request) from error.__cause__
         return call.finish(response)
 
-    async def _retried(
-        self,
-        call: calls.Call[Any],
-        transport: AsyncTransport,
-        retrying: Retrying,
-        error: GroundwireError,
-    ) -> message.Message:
-        """The attempts after one that failed with `error`, while the policy allows them."""
-        while True:
-            delay = retrying.after_failure(error)
-            if delay is None:
-                raise error
-            log_retry(call.method, retrying.attempts, error, delay)
-            await asyncio.sleep(delay)
-            try:
-                return await transport.unary(
-                    call.method,
-                    call.request,
-                    timeout=retrying.attempt_timeout(),
-                    metadata=call.metadata,
-                )
-            except GroundwireError as failure:
-                error = failure
-
-    async def _intercepted_unary(
-        self,
-        running: RunningCall,
-        call: calls.Call[Any],
-        timeout: float | None,
-        retry: RetryArgument,
-    ) -> message.Message:
-        """The plain loop of `_run`, each attempt and the outcome reported to the interceptors."""
-        try:
-            retrying = self._settings.retrying(timeout, retry)
-            transport = await self._transport(call.method.api)
-            while True:
-                running.attempt_started(transport)
-                try:
-                    response = await transport.unary(
-                        call.method,
-                        call.request,
-                        timeout=retrying.attempt_timeout(),
-                        metadata=running.metadata,
-                    )
-                except GroundwireError as error:
-                    running.attempt_ended(error)
-                    delay = retrying.after_failure(error)
-                    if delay is None:
-                        raise
-                    log_retry(call.method, retrying.attempts, error, delay)
-                    await asyncio.sleep(delay)
-                else:
-                    running.attempt_ended(None)
-                    break
-        except BaseException as failure:
-            running.finish(None, failure)
-            raise
-        running.finish(response)
-        return response
-
-    async def _stream(
-        self, plan: calls.StreamCall, timeout: float | None, retry: RetryArgument = CLIENT_RETRY
-    ) -> AsyncIterator[message.Message]:
-        if self._chain is not None:
-            running = self._chain.start(
-                plan.method, first_request(plan), plan.metadata, streaming=True
-            )
-            responses = self._intercepted_stream(running, plan, timeout, retry)
-            try:
-                async for response in responses:
-                    yield response
-            finally:
-                await responses.aclose()
-            return
-        retrying = self._settings.retrying(timeout, retry)
-        transport = await self._transport(plan.method.api)
-        while True:
-            received = False
-            try:
-                async for response in transport.stream(
-                    plan.method,
-                    plan.requests,
-                    timeout=retrying.attempt_timeout(),
-                    metadata=plan.metadata,
-                ):
-                    received = True
-                    yield response
-                return
-            except GroundwireError as error:
-                delay = retrying.after_failure(
-                    error, response_received=received, requests_consumed=plan.interactive
-                )
-                if delay is None:
-                    raise
-                log_retry(plan.method, retrying.attempts, error, delay)
-                await asyncio.sleep(delay)
-
-    async def _intercepted_stream(
-        self,
-        running: RunningCall,
-        plan: calls.StreamCall,
-        timeout: float | None,
-        retry: RetryArgument,
-    ) -> AsyncGenerator[message.Message]:
-        """`_stream` with each attempt and the outcome reported to the interceptors."""
-        last: message.Message | None = None
-        received = 0
-        try:
-            retrying = self._settings.retrying(timeout, retry)
-            transport = await self._transport(plan.method.api)
-            while True:
-                received = 0
-                running.attempt_started(transport)
-                try:
-                    async for response in transport.stream(
-                        plan.method,
-                        plan.requests,
-                        timeout=retrying.attempt_timeout(),
-                        metadata=running.metadata,
-                    ):
-                        received += 1
-                        last = response
-                        yield response
-                except GroundwireError as error:
-                    running.attempt_ended(error, received)
-                    delay = retrying.after_failure(
-                        error, response_received=received > 0, requests_consumed=plan.interactive
-                    )
-                    if delay is None:
-                        raise
-                    log_retry(plan.method, retrying.attempts, error, delay)
-                    await asyncio.sleep(delay)
-                else:
-                    running.attempt_ended(None, received)
-                    break
-        except BaseException as failure:
-            running.finish(last, failure, received)
-            raise
-        running.finish(last)
-
     async def close(self) -> None:
         """Closes the connections; the client cannot be used afterwards."""
         async with self._lock:
-            self._settings.closed = True
+            self._closed = True
             transports, self._transports = list(self._transports.values()), {}
         for transport in transports:
             await transport.close()

@@ -10,29 +10,24 @@ import asyncio
 import collections
 import random
 import time
-from collections.abc import AsyncIterable, AsyncIterator, Awaitable, Callable, Iterable, Mapping
-from typing import TYPE_CHECKING, Any, Generic, TypeVar
+from collections.abc import AsyncIterable, AsyncIterator, Awaitable, Callable, Iterable
+from typing import Any, Generic, TypeVar
 
-from groundwire.batch import dead_endpoint, where_of
 from groundwire.core import calls
+from groundwire.core.attempts import Attempts
 from groundwire.core.batch import (
     BatchOutcome,
     BatchSettings,
     BatchState,
     Planned,
-    Rpc,
     item_id,
-    plan_item,
 )
 from groundwire.core.errors import GroundwireError
 from groundwire.core.metadata import MetadataLike
-from groundwire.core.retry import Retrying
+from groundwire.core.unreachable import dead_endpoint
 from groundwire.transports.base import as_async_iterator
 
-if TYPE_CHECKING:
-    from groundwire.aio import AsyncGroundingClient
-
-__all__ = ["AsyncBatch", "BatchOutcome", "run_many"]
+__all__ = ["AsyncBatch", "BatchOutcome"]
 
 ResultT = TypeVar("ResultT")
 
@@ -159,24 +154,22 @@ class AsyncBatch(Generic[ResultT]):
 
     async def _attempts(self, index: int, planned: Planned) -> BatchOutcome[ResultT]:
         settings = self._settings
-        retrying = Retrying(settings.retry, settings.timeout, self._random)
+        attempts = Attempts.unobserved(settings.retry, settings.timeout, self._random)
         while True:
             started = time.monotonic()
             try:
-                result = await self._send(
-                    planned.call, retrying.attempt_timeout(), settings.metadata
-                )
+                result = await self._send(planned.call, attempts.start(None), settings.metadata)
             except GroundwireError as error:
                 await self._attempted(error, started)
-                delay = retrying.after_failure(error)
+                delay = attempts.retry_after(error)
                 if delay is None:
-                    return BatchOutcome(index, None, error, retrying.attempts, planned.id)
+                    return BatchOutcome(index, None, error, attempts.attempts, planned.id)
                 self._state.waited(error, delay)
                 await self._sleep(delay)
                 await self._sleep(self._state.pace(time.monotonic()))
             else:
                 await self._attempted(None, started)
-                return BatchOutcome(index, result, None, retrying.attempts, planned.id)
+                return BatchOutcome(index, result, None, attempts.attempts, planned.id)
 
     async def _attempted(self, error: GroundwireError | None, started: float) -> None:
         connected = error is None or error.connected
@@ -202,22 +195,3 @@ class AsyncBatch(Generic[ResultT]):
         if seconds > 0:
             await asyncio.sleep(seconds)
         self._check_running()
-
-
-def run_many(
-    client: AsyncGroundingClient,
-    rpc: Rpc,
-    requests: Iterable[object] | AsyncIterable[object],
-    settings: BatchSettings,
-    defaults: Mapping[str, Any],
-) -> AsyncBatch[Any]:
-    """An `AsyncBatch` of `rpc` calls: what `AsyncGroundingClient`'s `*_many` methods return."""
-    config = client._config
-
-    def plan(item: object) -> Planned:
-        return plan_item(config, rpc, item, defaults)
-
-    async def send(call: calls.Call[Any], timeout: float, metadata: MetadataLike | None) -> Any:
-        return await client._run(call, timeout, metadata, None)
-
-    return AsyncBatch(requests, plan, send, settings, where_of(client))

@@ -9,95 +9,32 @@ its concurrency to them. Interceptors therefore see each attempt as a call of it
 from __future__ import annotations
 
 import collections
-import os
 import random
 import threading
 import time
-import urllib.parse
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable
 from concurrent import futures
-from typing import TYPE_CHECKING, Any, Generic, TypeVar
+from typing import Any, Generic, TypeVar
 
-from groundwire._base import CLIENT_RETRY, ClientBase, RetryArgument
 from groundwire.core import calls
+from groundwire.core.attempts import Attempts
 from groundwire.core.batch import (
     BatchOutcome,
     BatchSettings,
     BatchState,
     Planned,
-    Rpc,
     item_id,
-    plan_item,
 )
-from groundwire.core.endpoints import is_loopback, is_loopback_target
-from groundwire.core.errors import GroundwireError, Unavailable
+from groundwire.core.errors import GroundwireError
 from groundwire.core.metadata import MetadataLike
-from groundwire.core.retry import Retrying
+from groundwire.core.unreachable import cannot_reach, dead_endpoint, endpoint_of
 
-if TYPE_CHECKING:
-    from groundwire.client import GroundingClient
-
-__all__ = ["Batch", "BatchOutcome", "cannot_reach", "dead_endpoint", "run_many", "settings_for"]
+__all__ = ["Batch", "BatchOutcome", "cannot_reach", "dead_endpoint", "endpoint_of"]
 
 ResultT = TypeVar("ResultT")
 
 SendAttempt = Callable[[calls.Call[Any], float, "MetadataLike | None"], Any]
 """Sends one attempt of a planned call with a timeout and metadata; returns its result."""
-
-
-def dead_endpoint(where: str, failures: int, last: GroundwireError) -> Unavailable:
-    """The error a batch raises when its endpoint made no connection `failures` times in a row.
-
-    Example:
-        >>> from groundwire.core.errors import Unavailable
-        >>> str(dead_endpoint("127.0.0.1:1", 8, Unavailable("refused")))[:45]
-        'UNAVAILABLE: cannot reach 127.0.0.1:1; is `gr'
-    """
-    return cannot_reach(
-        where, f"{failures} attempts in a row made no connection; the last: {last.message}"
-    )
-
-
-def cannot_reach(where: str, detail: str) -> Unavailable:
-    """The error for an endpoint that takes no connection: it names it and what to check.
-
-    On loopback the hint is to start the emulator (or, for an https:// URL, to speak plain
-    HTTP to it, as the emulator does); elsewhere, to check the endpoint and the network.
-    The command line shows the same error when a single call cannot connect.
-
-    Example:
-        >>> str(cannot_reach("http://127.0.0.1:8080", "refused"))
-        'UNAVAILABLE: cannot reach http://127.0.0.1:8080; is `groundwire serve` running? (refused)'
-        >>> str(cannot_reach("https://127.0.0.1:8080", "wrong version number")).split("; ")[1]
-        '`groundwire serve` speaks plain HTTP: for the emulator use http://127.0.0.1:8080 (...)'
-    """
-    if _on_loopback(where) and where.lower().startswith("https://"):
-        plain = "http://" + where[len("https://") :]
-        hint = f"`groundwire serve` speaks plain HTTP: for the emulator use {plain}"
-    elif _on_loopback(where):
-        hint = "is `groundwire serve` running?"
-    else:
-        hint = "check the endpoint and the network"
-    return Unavailable(f"cannot reach {where}; {hint} ({detail})")
-
-
-def _on_loopback(where: str) -> bool:
-    if "://" in where:
-        return is_loopback(urllib.parse.urlsplit(where).hostname or "")
-    return is_loopback_target(where)
-
-
-def endpoint_of(endpoint: str | None, rest_endpoint: str | None, transport: str = "auto") -> str:
-    """The endpoint a batch names when it cannot reach it: the one it uses, else the service.
-
-    Example:
-        >>> endpoint_of("127.0.0.1:50051", "http://127.0.0.1:8080", "rest")
-        'http://127.0.0.1:8080'
-    """
-    grpc_target = endpoint or os.environ.get("GROUNDWIRE_EMULATOR_HOST")
-    rest_url = rest_endpoint or os.environ.get("GROUNDWIRE_EMULATOR_REST")
-    first, second = (rest_url, grpc_target) if transport == "rest" else (grpc_target, rest_url)
-    return first or second or "the service"
 
 
 class _Stopped(Exception):
@@ -223,16 +160,16 @@ class Batch(Generic[ResultT]):
 
     def _attempts(self, index: int, planned: Planned) -> BatchOutcome[ResultT]:
         settings = self._settings
-        retrying = Retrying(settings.retry, settings.timeout, self._random)
+        attempts = Attempts.unobserved(settings.retry, settings.timeout, self._random)
         while True:
             started = time.monotonic()
             try:
-                result = self._send(planned.call, retrying.attempt_timeout(), settings.metadata)
+                result = self._send(planned.call, attempts.start(None), settings.metadata)
             except GroundwireError as error:
                 self._attempted(error, started)
-                delay = retrying.after_failure(error)
+                delay = attempts.retry_after(error)
                 if delay is None:
-                    return BatchOutcome(index, None, error, retrying.attempts, planned.id)
+                    return BatchOutcome(index, None, error, attempts.attempts, planned.id)
                 with self._changed:
                     self._state.waited(error, delay)
                 self._sleep(delay)
@@ -241,7 +178,7 @@ class Batch(Generic[ResultT]):
                 self._sleep(pace)
             else:
                 self._attempted(None, started)
-                return BatchOutcome(index, result, None, retrying.attempts, planned.id)
+                return BatchOutcome(index, result, None, attempts.attempts, planned.id)
 
     def _attempted(self, error: GroundwireError | None, started: float) -> None:
         connected = error is None or error.connected
@@ -264,49 +201,3 @@ class Batch(Generic[ResultT]):
     def _sleep(self, seconds: float) -> None:
         if seconds > 0 and self._stopped.wait(seconds):
             raise _Stopped
-
-
-def settings_for(
-    client: ClientBase,
-    *,
-    concurrency: int,
-    rate: float | None,
-    timeout: float | None,
-    metadata: MetadataLike | None,
-    retry: RetryArgument,
-    max_connection_failures: int | None,
-) -> BatchSettings:
-    """The settings of a batch on `client`: its arguments, the client's where they are left out."""
-    return BatchSettings(
-        concurrency=concurrency,
-        rate=rate,
-        retry=client._settings.retry if retry is CLIENT_RETRY else retry,
-        timeout=client._settings.timeout if timeout is None else timeout,
-        metadata=metadata,
-        max_connection_failures=max_connection_failures,
-    )
-
-
-def where_of(client: ClientBase) -> str:
-    """The endpoint a batch on `client` names when it cannot reach it."""
-    settings = client._settings
-    return endpoint_of(settings.endpoint, settings.rest_endpoint, settings.transport)
-
-
-def run_many(
-    client: GroundingClient,
-    rpc: Rpc,
-    requests: Iterable[object],
-    settings: BatchSettings,
-    defaults: Mapping[str, Any],
-) -> Batch[Any]:
-    """A `Batch` of `rpc` calls on a `GroundingClient`: what its `*_many` methods return."""
-    config = client._config
-
-    def plan(item: object) -> Planned:
-        return plan_item(config, rpc, item, defaults)
-
-    def send(call: calls.Call[Any], timeout: float, metadata: MetadataLike | None) -> Any:
-        return client._run(call, timeout, metadata, None)
-
-    return Batch(requests, plan, send, settings, where_of(client))

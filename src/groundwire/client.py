@@ -10,21 +10,19 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from google.protobuf import message
 
 from groundwire._base import CLIENT_RETRY, ClientBase, RetryArgument, with_call_metadata
+from groundwire.batch import Batch
 from groundwire.core import calls
-from groundwire.core.batch import DEFAULT_CONCURRENCY, DEFAULT_MAX_CONNECTION_FAILURES
+from groundwire.core.batch import DEFAULT_CONCURRENCY, DEFAULT_MAX_CONNECTION_FAILURES, Rpc
 from groundwire.core.errors import ClientClosed, GroundwireError
 from groundwire.core.metadata import MetadataLike
 from groundwire.core.requests import FactLike, TurnLike
 from groundwire.core.results import CheckGroundingResult, CorroborationResult, GenerateResult
-from groundwire.interceptors import RunningCall, first_request
-from groundwire.logs import log_retry
+from groundwire.interceptors import first_request
 from groundwire.transports import lifetime
 
 ResultT = TypeVar("ResultT")
 
 if TYPE_CHECKING:
-    from groundwire.batch import Batch
-    from groundwire.core.retry import Retrying
     from groundwire.transports.base import Transport
 
 
@@ -237,9 +235,30 @@ class GroundingClient(ClientBase):
         """
         plan = calls.stream_generate_grounded_content(self._config, prompt, **options)
         plan = with_call_metadata(plan, metadata)
+        attempts = self._attempts(
+            plan.method,
+            first_request(plan),
+            plan.metadata,
+            timeout,
+            retry,
+            streaming=True,
+            interactive=plan.interactive,
+        )
         try:
-            for response in self._stream(plan, timeout, retry):
-                yield plan.finish(response)
+            with attempts:
+                transport = self._transport(plan.method.api)
+                while True:
+                    try:
+                        for response in transport.stream(
+                            plan.method,
+                            plan.requests,
+                            timeout=attempts.start(transport),
+                            metadata=attempts.metadata,
+                        ):
+                            yield plan.finish(attempts.got(response))
+                        break
+                    except GroundwireError as error:
+                        time.sleep(attempts.wait_after(error))
         except GroundwireError as error:
             raise self._explained(error, None) from error.__cause__
 
@@ -287,10 +306,13 @@ class GroundingClient(ClientBase):
         `result`, `error`, `attempts`, `id`); its `concurrency` and `throttled_seconds`
         say how the server's throttling slowed it. Close it (or use `with`) to stop early.
         """
-        from groundwire.batch import run_many, settings_for
-
-        settings = settings_for(
-            self,
+        return self._many(
+            "CheckGrounding",
+            requests,
+            {
+                "citation_threshold": citation_threshold,
+                "enable_claim_level_score": enable_claim_level_score,
+            },
             concurrency=concurrency,
             rate=rate,
             timeout=timeout,
@@ -298,11 +320,6 @@ class GroundingClient(ClientBase):
             retry=retry,
             max_connection_failures=max_connection_failures,
         )
-        defaults = {
-            "citation_threshold": citation_threshold,
-            "enable_claim_level_score": enable_claim_level_score,
-        }
-        return run_many(self, "CheckGrounding", requests, settings, defaults)
 
     def corroborate_content_many(
         self,
@@ -323,10 +340,10 @@ class GroundingClient(ClientBase):
         `citation_threshold`) with an optional `id`; everything else is as in
         `check_grounding_many`.
         """
-        from groundwire.batch import run_many, settings_for
-
-        settings = settings_for(
-            self,
+        return self._many(
+            "CorroborateContent",
+            requests,
+            {"citation_threshold": citation_threshold},
             concurrency=concurrency,
             rate=rate,
             timeout=timeout,
@@ -334,19 +351,28 @@ class GroundingClient(ClientBase):
             retry=retry,
             max_connection_failures=max_connection_failures,
         )
-        defaults = {"citation_threshold": citation_threshold}
-        return run_many(self, "CorroborateContent", requests, settings, defaults)
 
     # -- plumbing ----------------------------------------------------------------------------
+
+    def _many(
+        self, rpc: Rpc, requests: Iterable[object], defaults: Mapping[str, Any], **options: Any
+    ) -> Batch[Any]:
+        """A `Batch` of `rpc` calls, each attempt one call without retries: the `*_many` body."""
+
+        def send(call: calls.Call[Any], timeout: float, metadata: MetadataLike | None) -> Any:
+            return self._run(call, timeout, metadata, None)
+
+        plan, settings, where = self._batch(rpc, defaults, **options)
+        return Batch(requests, plan, send, settings, where)
 
     def _transport(self, api: str) -> Transport:
         if self._forks != lifetime.forks:  # a forked child: the transports are the parent's
             self._leave_parent()
         found = self._transports.get(api)
-        if found is not None and not self._settings.closed:
+        if found is not None and not self._closed:
             return found
         with self._lock:
-            if self._settings.closed:
+            if self._closed:
                 raise ClientClosed("this client is closed; create a new one")
             found = self._transports.get(api)
             if found is None:
@@ -379,179 +405,33 @@ class GroundingClient(ClientBase):
         metadata: MetadataLike | None,
         retry: RetryArgument,
     ) -> ResultT:
-        """One unary call with the user's per-call options; the result read from its answer.
-
-        The plain loop (no interceptors) is written out here rather than in a method of its
-        own: it is the hot path, and every call pays for each frame it goes through. The
-        first attempt takes the whole deadline; the retry state exists only after a failure.
-        """
+        """One unary call with the user's per-call options; the result read from its answer."""
         if metadata:
             call = with_call_metadata(call, metadata)
+        attempts = self._attempts(call.method, call.request, call.metadata, timeout, retry)
         try:
-            if self._chain is not None:
-                running = self._chain.start(
-                    call.method, call.request, call.metadata, streaming=False
-                )
-                response = self._intercepted_unary(running, call, timeout, retry)
-            else:
-                settings = self._settings
-                transport = self._transports.get(call.method.api)
-                if transport is None or settings.closed or self._forks != lifetime.forks:
-                    transport = self._transport(call.method.api)
-                started = time.monotonic()
-                try:
-                    response = transport.unary(
-                        call.method,
-                        call.request,
-                        timeout=settings.first_timeout(timeout, retry),
-                        metadata=call.metadata,
-                    )
-                except GroundwireError as error:
-                    retrying = settings.retrying(timeout, retry, started=started, attempts=1)
-                    response = self._retried(call, transport, retrying, error)
+            with attempts:
+                transport = self._transport(call.method.api)
+                while True:
+                    try:
+                        response = transport.unary(
+                            call.method,
+                            call.request,
+                            timeout=attempts.start(transport),
+                            metadata=attempts.metadata,
+                        )
+                        break
+                    except GroundwireError as error:
+                        time.sleep(attempts.wait_after(error))
+                attempts.got(response)
         except GroundwireError as error:
             raise self._explained(error, call.request) from error.__cause__
         return call.finish(response)
 
-    def _retried(
-        self,
-        call: calls.Call[Any],
-        transport: Transport,
-        retrying: Retrying,
-        error: GroundwireError,
-    ) -> message.Message:
-        """The attempts after one that failed with `error`, while the policy allows them."""
-        while True:
-            delay = retrying.after_failure(error)
-            if delay is None:
-                raise error
-            log_retry(call.method, retrying.attempts, error, delay)
-            time.sleep(delay)
-            try:
-                return transport.unary(
-                    call.method,
-                    call.request,
-                    timeout=retrying.attempt_timeout(),
-                    metadata=call.metadata,
-                )
-            except GroundwireError as failure:
-                error = failure
-
-    def _intercepted_unary(
-        self,
-        running: RunningCall,
-        call: calls.Call[Any],
-        timeout: float | None,
-        retry: RetryArgument,
-    ) -> message.Message:
-        """The plain loop of `_run`, each attempt and the outcome reported to the interceptors."""
-        try:
-            retrying = self._settings.retrying(timeout, retry)
-            transport = self._transport(call.method.api)
-            while True:
-                running.attempt_started(transport)
-                try:
-                    response = transport.unary(
-                        call.method,
-                        call.request,
-                        timeout=retrying.attempt_timeout(),
-                        metadata=running.metadata,
-                    )
-                except GroundwireError as error:
-                    running.attempt_ended(error)
-                    delay = retrying.after_failure(error)
-                    if delay is None:
-                        raise
-                    log_retry(call.method, retrying.attempts, error, delay)
-                    time.sleep(delay)
-                else:
-                    running.attempt_ended(None)
-                    break
-        except BaseException as failure:
-            running.finish(None, failure)
-            raise
-        running.finish(response)
-        return response
-
-    def _stream(
-        self, plan: calls.StreamCall, timeout: float | None, retry: RetryArgument = CLIENT_RETRY
-    ) -> Iterator[message.Message]:
-        if self._chain is not None:
-            running = self._chain.start(
-                plan.method, first_request(plan), plan.metadata, streaming=True
-            )
-            yield from self._intercepted_stream(running, plan, timeout, retry)
-            return
-        retrying = self._settings.retrying(timeout, retry)
-        transport = self._transport(plan.method.api)
-        while True:
-            received = False
-            try:
-                for response in transport.stream(
-                    plan.method,
-                    plan.requests,
-                    timeout=retrying.attempt_timeout(),
-                    metadata=plan.metadata,
-                ):
-                    received = True
-                    yield response
-                return
-            except GroundwireError as error:
-                delay = retrying.after_failure(
-                    error, response_received=received, requests_consumed=plan.interactive
-                )
-                if delay is None:
-                    raise
-                log_retry(plan.method, retrying.attempts, error, delay)
-                time.sleep(delay)
-
-    def _intercepted_stream(
-        self,
-        running: RunningCall,
-        plan: calls.StreamCall,
-        timeout: float | None,
-        retry: RetryArgument,
-    ) -> Iterator[message.Message]:
-        """`_stream` with each attempt and the outcome reported to the interceptors."""
-        last: message.Message | None = None
-        received = 0
-        try:
-            retrying = self._settings.retrying(timeout, retry)
-            transport = self._transport(plan.method.api)
-            while True:
-                received = 0
-                running.attempt_started(transport)
-                try:
-                    for response in transport.stream(
-                        plan.method,
-                        plan.requests,
-                        timeout=retrying.attempt_timeout(),
-                        metadata=running.metadata,
-                    ):
-                        received += 1
-                        last = response
-                        yield response
-                except GroundwireError as error:
-                    running.attempt_ended(error, received)
-                    delay = retrying.after_failure(
-                        error, response_received=received > 0, requests_consumed=plan.interactive
-                    )
-                    if delay is None:
-                        raise
-                    log_retry(plan.method, retrying.attempts, error, delay)
-                    time.sleep(delay)
-                else:
-                    running.attempt_ended(None, received)
-                    break
-        except BaseException as failure:
-            running.finish(last, failure, received)
-            raise
-        running.finish(last)
-
     def close(self) -> None:
         """Closes the connections; the client cannot be used afterwards."""
         with self._lock:
-            self._settings.closed = True
+            self._closed = True
             transports, self._transports = list(self._transports.values()), {}
         for transport in transports:
             transport.close()

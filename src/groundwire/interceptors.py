@@ -20,8 +20,8 @@ Both protocols give every hook a default, so a subclass writes only the hooks it
 ...     def start(self, call: CallInfo) -> CallObserver:
 ...         return StaticMetadata((("x-tenant", "blue"),))
 
-Like connect-go's interceptors, the chain is built once, when the client is; a client without
-interceptors runs the call loop it had before they existed.
+Like connect-go's interceptors, the chain is built once, when the client is. Every call goes
+through it; an empty chain tells no one (`groundwire.core.attempts.Unobserved`).
 """
 
 from __future__ import annotations
@@ -34,6 +34,7 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol
 from google.protobuf.message import Message
 
 from groundwire.core.apis import Method
+from groundwire.core.attempts import Events, Unobserved
 from groundwire.core.errors import Cancelled, GroundwireError, Unknown
 from groundwire.transports.base import over_rest
 
@@ -163,8 +164,10 @@ class Chain:
 
     def start(
         self, method: Method, request: Message | None, metadata: Metadata, *, streaming: bool
-    ) -> RunningCall:
+    ) -> Events:
         """Starts a call: each interceptor sees it, with what the previous ones added."""
+        if not self._interceptors:
+            return Unobserved(metadata)
         call = CallInfo(method, request, metadata, streaming)
         observers: list[CallObserver] = []
         try:
@@ -304,11 +307,6 @@ def carrier(transport: Any) -> tuple[TransportKind, bool, str]:
     if target is not None:
         return "grpc", False, str(target)
     return "rest", False, str(getattr(transport, "base_url", ""))
-
-
-def chain_of(interceptors: Sequence[Interceptor]) -> Chain | None:
-    """The composed chain of `interceptors`, or None when there are none (the plain loop)."""
-    return Chain(interceptors) if interceptors else None
 
 
 def first_request(plan: StreamCall) -> Message | None:

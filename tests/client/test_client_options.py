@@ -20,7 +20,7 @@ import pytest
 from google.oauth2.credentials import Credentials
 
 from groundwire import ConfigurationError, EndpointError, GroundingClient
-from groundwire import _base as base_module
+from groundwire import _factory as base_module
 from groundwire.core import apis
 from tests.support.canned import CannedServers
 

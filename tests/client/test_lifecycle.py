@@ -58,11 +58,19 @@ def test_the_client_timeout_is_the_deadline_unless_the_retry_policy_sets_a_small
     assert settings(300.0, RetryPolicy()).retrying(None).deadline.remaining() > 299
     assert settings(300.0, RetryPolicy(timeout=5.0)).retrying(None).deadline.remaining() <= 5
     assert settings(300.0, None).retrying(2.0).deadline.remaining() <= 2
-    # The first attempt, made before any retry state, takes the same deadline whole.
-    assert settings(300.0, RetryPolicy()).first_timeout(None) == 300.0
-    assert settings(300.0, RetryPolicy(timeout=5.0)).first_timeout(None) == 5.0
-    assert settings(300.0, RetryPolicy(timeout=5.0)).first_timeout(2.0) == 2.0
-    assert settings(300.0, RetryPolicy()).first_timeout(None, None) == 300.0
+    # The first attempt takes the same deadline whole.
+    assert settings(300.0, RetryPolicy()).retrying(None).attempt_timeout() == pytest.approx(
+        300.0, abs=1
+    )
+    assert settings(300.0, RetryPolicy(timeout=5.0)).retrying(
+        None
+    ).attempt_timeout() == pytest.approx(5.0, abs=1)
+    assert settings(300.0, RetryPolicy(timeout=5.0)).retrying(
+        2.0
+    ).attempt_timeout() == pytest.approx(2.0, abs=1)
+    assert settings(300.0, RetryPolicy()).retrying(None, None).attempt_timeout() == pytest.approx(
+        300.0, abs=1
+    )
 
 
 def test_concurrent_first_async_calls_share_one_transport(servers: CannedServers) -> None:

@@ -1,0 +1,112 @@
+"""Builds a client's transport for one API: gRPC, REST, or auto over both, sync or asyncio."""
+
+from __future__ import annotations
+
+import importlib
+import logging
+from typing import TYPE_CHECKING, Any
+
+from groundwire._connection import connection
+from groundwire.core.endpoints import EndpointError, user_agent
+from groundwire.core.errors import ClientForked
+from groundwire.core.scrubber import scrub_tokens_of
+from groundwire.transports.lifetime import grpc_refusal
+from groundwire.transports.tls import client_ssl_context
+
+if TYPE_CHECKING:
+    from groundwire._base import _Settings
+
+logger = logging.getLogger("groundwire")
+
+
+def make_transport(
+    settings: _Settings, api: str, location: str, quota_project: str | None, *, asynchronous: bool
+) -> Any:
+    """Builds the (sync or asyncio) transport for `api`: gRPC, REST, or auto over both."""
+    found = connection(settings, api, location, quota_project)
+    endpoints, credentials = found.endpoints, found.credentials
+    if credentials is not None:
+        scrub_tokens_of(credentials)  # a server that echoes the token back shows it to no one
+    certificate = found.client_certificate
+    grpc_target = endpoints.grpc_target if settings.transport in ("auto", "grpc") else None
+    rest_base_url = endpoints.rest_base_url if settings.transport in ("auto", "rest") else None
+    if grpc_target is None and rest_base_url is None:
+        missing, given = ("endpoint", "rest_endpoint")
+        if settings.transport == "rest":
+            missing, given = given, missing
+        raise EndpointError(
+            f"transport={settings.transport!r} needs {missing}=: only {given} is configured "
+            "(by argument or emulator variable), and the other protocol is derived only "
+            "from a Google host"
+        )
+    grpc_target = _grpc_after_fork(grpc_target, rest_base_url, asynchronous)
+    grpc_transport = rest_transport = None
+    if grpc_target is not None:
+        grpc_class = _transport_class(
+            "grpc_aio.AsyncGrpcTransport" if asynchronous else "grpc.GrpcTransport"
+        )
+        grpc_transport = grpc_class(
+            grpc_target,
+            credentials=credentials if endpoints.grpc_credentials else None,
+            secure=not endpoints.plaintext,
+            root_certificates=settings.root_certificates,
+            user_agent=user_agent(),
+            allow_remote_plaintext=endpoints.remote_emulator,
+            client_certificate=certificate,
+            options=[
+                ("grpc.max_receive_message_length", settings.max_response_bytes),
+                *settings.grpc_options,
+            ],
+        )
+    if rest_base_url is not None:
+        rest_class = _transport_class(
+            "rest_aio.AsyncRestTransport" if asynchronous else "rest.RestTransport"
+        )
+        tls = None
+        if not endpoints.plaintext:
+            tls = settings.ssl_context or client_ssl_context(
+                settings.root_certificates, certificate
+            )
+        rest_transport = rest_class(
+            rest_base_url,
+            credentials=credentials if endpoints.rest_credentials else None,
+            ssl_context=tls,
+            allow_remote_plaintext=endpoints.remote_emulator,
+            max_response_bytes=settings.max_response_bytes,
+            max_connections=settings.pool_limits.max_connections,
+            max_idle_connections=settings.pool_limits.max_idle,
+        )
+    if grpc_transport is not None and rest_transport is not None:
+        auto_class = _transport_class(
+            "auto.AsyncAutoTransport" if asynchronous else "auto.AutoTransport"
+        )
+        return auto_class(grpc_transport, rest_transport, cooldown=settings.fallback_cooldown)
+    return grpc_transport or rest_transport
+
+
+def _grpc_after_fork(
+    grpc_target: str | None, rest_base_url: str | None, asynchronous: bool
+) -> str | None:
+    """The gRPC target, unless gRPC is unsafe in this forked process: then REST alone.
+
+    Raises ClientForked when there is no REST to use instead.
+    """
+    refusal = grpc_refusal(asynchronous=asynchronous)
+    if grpc_target is None or refusal is None:
+        return grpc_target
+    if rest_base_url is None:
+        raise ClientForked(
+            f"{refusal}; use transport='rest' (or 'auto') in this process, or fork while "
+            "no gRPC call is in flight (and no async client is open)"
+        )
+    logger.warning("%s; using REST in this process", refusal)
+    return None
+
+
+def _transport_class(name: str) -> Any:
+    """A transport class by `module.Class` under groundwire.transports, imported on first use.
+
+    Importing late means a sync gRPC client never loads the HTTP or asyncio stacks.
+    """
+    module_name, class_name = name.split(".")
+    return getattr(importlib.import_module(f"groundwire.transports.{module_name}"), class_name)

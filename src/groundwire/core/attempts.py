@@ -1,0 +1,185 @@
+"""The attempts of one call, decided once: every client and batch only drives this plan.
+
+A call's loop has a few lines that wait (send an attempt, sleep) and many decisions: each
+attempt's timeout cut from the deadline, retry or not, how long to wait, what interceptors
+are told, when a stream may no longer be retried. The decisions are `Attempts`'; the sync
+and asyncio drivers hold only the waiting, in the shape of this example:
+
+>>> import random
+>>> from groundwire.core.errors import error_from_status
+>>> from groundwire.core.retry import RetryPolicy
+>>> attempts = Attempts(RetryPolicy(initial=0.5, maximum=0.5), 30.0, random.Random(1),
+...                     Unobserved(()), lambda *logged: None, clock=lambda: 0.0)
+>>> answers = iter([error_from_status(14, "busy"), "the answer"])
+>>> with attempts:
+...     while True:
+...         timeout = attempts.start("a transport")
+...         try:
+...             answer = next(answers)
+...             if isinstance(answer, Exception):
+...                 raise answer
+...             response = attempts.got(answer)
+...             break
+...         except GroundwireError as error:
+...             waited = attempts.wait_after(error)  # a driver sleeps this long
+>>> response, attempts.attempts, timeout, 0.0 <= waited <= 0.5
+('the answer', 2, 30.0, True)
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from types import TracebackType
+from typing import Any, Protocol, TypeVar
+
+from groundwire.core.errors import GroundwireError
+from groundwire.core.retry import Jitter, Retrying, RetryPolicy
+
+ResponseT = TypeVar("ResponseT")
+Metadata = tuple[tuple[str, str], ...]
+RetryLog = Callable[[Any, int, GroundwireError, float], None]
+"""Told of each retry: (the method, the attempt that failed, its error, the wait)."""
+
+
+class Events(Protocol):
+    """What is told of a call's attempts: the client's interceptors (`RunningCall`), or no one."""
+
+    @property
+    def metadata(self) -> Metadata:
+        """The metadata every attempt sends (the call's, and what interceptors added)."""
+        ...
+
+    def attempt_started(self, transport: Any) -> None:
+        """An attempt starts over `transport`."""
+        ...
+
+    def attempt_ended(self, error: GroundwireError | None, responses: int | None = None) -> None:
+        """The attempt ended with `error` (None: success), having delivered `responses`."""
+        ...
+
+    def finish(
+        self, response: Any, failure: BaseException | None = None, received: int = 0
+    ) -> None:
+        """The call ended, with its (last) response or the failure the caller gets."""
+        ...
+
+
+class Unobserved:
+    """The events of a call no interceptor sees: its metadata, and hooks that do nothing.
+
+    Example:
+        >>> Unobserved((("x-a", "1"),)).metadata
+        (('x-a', '1'),)
+    """
+
+    __slots__ = ("metadata",)
+
+    def __init__(self, metadata: Metadata) -> None:
+        self.metadata = metadata
+
+    def attempt_started(self, transport: Any) -> None:
+        """Nothing to tell."""
+
+    def attempt_ended(self, error: GroundwireError | None, responses: int | None = None) -> None:
+        """Nothing to tell."""
+
+    def finish(
+        self, response: Any, failure: BaseException | None = None, received: int = 0
+    ) -> None:
+        """Nothing to tell."""
+
+
+class Attempts(Retrying):
+    """The plan of one call: its attempts' timeouts, the waits between them, what is told.
+
+    Use it as a context manager around the whole call, so that the events hear how it
+    ended. Per attempt: `start` (its timeout), then `got` for each response (once for a
+    unary call), or `wait_after` with the attempt's error, which returns the wait before
+    the next attempt, or raises the error when there is none. A stream is not retried once
+    it delivered a response, nor when its requests are a live iterator (`interactive`).
+    """
+
+    __slots__ = ("events", "interactive", "last", "log", "method", "received")
+
+    def __init__(
+        self,
+        policy: RetryPolicy | None,
+        timeout: float,
+        rng: Jitter,
+        events: Events,
+        log: RetryLog,
+        *,
+        method: Any = None,
+        interactive: bool = False,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        """A call's plan: its deadline `timeout` from now, `events` told of each attempt."""
+        Retrying.__init__(self, policy, timeout, rng, clock)
+        self.events = events
+        self.log = log
+        self.method = method
+        self.interactive = interactive
+        self.received = 0
+        self.last: Any = None
+
+    @classmethod
+    def unobserved(cls, policy: RetryPolicy | None, timeout: float, rng: Jitter) -> Attempts:
+        """A plan no one is told of: a batch's own retries, which it counts.
+
+        Each of the batch's attempts is a call of its own, which its interceptors see.
+        """
+        return cls(policy, timeout, rng, Unobserved(()), _unlogged)
+
+    @property
+    def metadata(self) -> Metadata:
+        """The metadata each attempt sends."""
+        return self.events.metadata
+
+    def start(self, transport: Any) -> float:
+        """Starts an attempt over `transport`; returns its timeout, cut from the deadline."""
+        self.received = 0
+        self.events.attempt_started(transport)
+        return self.attempt_timeout()
+
+    def got(self, response: ResponseT) -> ResponseT:
+        """Notes a response of the current attempt; returns it."""
+        self.received += 1
+        self.last = response
+        return response
+
+    def retry_after(self, error: GroundwireError) -> float | None:
+        """The seconds to wait after an attempt failed with `error`; None: no retry."""
+        self.events.attempt_ended(error, self.received)
+        delay = self.after_failure(
+            error, response_received=self.received > 0, requests_consumed=self.interactive
+        )
+        if delay is not None:
+            self.log(self.method, self.attempts, error, delay)
+        return delay
+
+    def wait_after(self, error: GroundwireError) -> float:
+        """`retry_after`, raising `error` when there is no retry."""
+        delay = self.retry_after(error)
+        if delay is None:
+            raise error
+        return delay
+
+    def __enter__(self) -> Attempts:
+        return self
+
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        failure: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        if failure is None:
+            self.events.attempt_ended(None, self.received)
+            self.events.finish(self.last)
+        else:
+            self.events.finish(self.last, failure, self.received)
+
+
+def _unlogged(method: Any, attempt: int, error: GroundwireError, delay: float) -> None:
+    """Logs nothing."""
