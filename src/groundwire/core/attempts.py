@@ -6,7 +6,7 @@ are told, when a stream may no longer be retried. The decisions are `Attempts`';
 and asyncio drivers hold only the waiting, in the shape of this example:
 
 >>> import random
->>> from groundwire.core.errors import error_from_status
+>>> from groundwire.core.error_codecs import error_from_status
 >>> from groundwire.core.retry import RetryPolicy
 >>> attempts = Attempts(RetryPolicy(initial=0.5, maximum=0.5), 30.0, random.Random(1),
 ...                     Unobserved(()), lambda *logged: None, clock=lambda: 0.0)
