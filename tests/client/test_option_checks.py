@@ -32,6 +32,18 @@ def servers() -> Any:
         yield running
 
 
+def blamed(caplog: pytest.LogCaptureFixture) -> list[logging.LogRecord]:
+    """groundwire's warnings and worse: a refused timeout must blame no server.
+
+    grpc's own asyncio poller may log a BlockingIOError on some versions; it is not ours.
+    """
+    return [
+        record
+        for record in caplog.records
+        if record.levelno >= logging.WARNING and record.name.startswith("groundwire")
+    ]
+
+
 def connected(client_class: Any, servers: CannedServers, **options: Any) -> Any:
     return client_class(
         "p", endpoint=servers.grpc_address, rest_endpoint=servers.http_url, **options
@@ -84,7 +96,7 @@ def test_a_call_timeout_of_zero_or_less_is_refused_at_the_call_and_blames_no_ser
             list(client.stream_generate_grounded_content("a", timeout=timeout))
         result = client.check_grounding("a", ["b"])  # and the client still calls over gRPC
 
-    assert not [record for record in caplog.records if record.levelno >= logging.WARNING]
+    assert not blamed(caplog)
     assert result.claims[0].text == "x"
     if transport != "rest":
         assert (servers.recorder.grpc_calls, servers.recorder.rest_calls) == (1, 0)
@@ -100,7 +112,7 @@ async def test_an_async_call_timeout_of_zero_or_less_is_refused_at_the_call(
             [piece async for piece in client.stream_generate_grounded_content("a", timeout=-1)]
         await asyncio.wait_for(client.check_grounding("a", ["b"]), 10)
 
-    assert not [record for record in caplog.records if record.levelno >= logging.WARNING]
+    assert not blamed(caplog)
     assert (servers.recorder.grpc_calls, servers.recorder.rest_calls) == (1, 0)
 
 
