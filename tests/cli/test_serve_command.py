@@ -16,6 +16,7 @@ import httpx
 import pytest
 
 from groundwire.cli import main
+from groundwire.emulator.serving import StopSignal
 from tests.cli.running import cli_command, cli_env, run_cli
 
 pytestmark = pytest.mark.timeout(20)
@@ -253,3 +254,16 @@ def test_a_worker_stopped_by_sigterm_did_not_die(whom: str) -> None:
     assert "died" not in stderr
     if whom == "one-worker":
         assert f"(pid {workers[0]}) stopped on a signal" in stderr
+
+
+def test_a_signal_landing_while_serve_waits_stops_it_and_a_quiet_wait_times_out() -> None:
+    stop = StopSignal()
+    previous = signal.signal(signal.SIGALRM, lambda *_: stop.set())
+    try:
+        signal.setitimer(signal.ITIMER_REAL, 0.05)
+        assert stop.wait(30.0)  # set by the handler, in this (the main) thread
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+    assert stop.is_set()
+    assert not StopSignal().wait(0.01)

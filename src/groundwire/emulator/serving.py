@@ -15,7 +15,7 @@ import shlex
 import signal
 import socket
 import sys
-import threading
+import time
 from collections.abc import Callable, Iterator
 
 ReadyCallback = Callable[[str, str], None]
@@ -100,20 +100,42 @@ def configure_logging(level: int | None) -> None:
     )
 
 
-class _Stop(threading.Event):
+class StopSignal:
+    """A stop flag that a signal handler may set: it takes no lock.
+
+    A `threading.Event` would deadlock here: its `set` takes the lock that the main thread
+    holds for a moment inside every `wait`, and a handler runs in the main thread, so a
+    signal landing in that moment hung `serve` for good (seen after SIGTERM to its group).
+    """
+
+    __slots__ = ("_set",)
+
+    def __init__(self) -> None:
+        self._set = False
+
+    def set(self) -> None:
+        """Asks whoever waits to stop."""
+        self._set = True
+
+    def is_set(self) -> bool:
+        """Whether a stop was asked for."""
+        return self._set
+
     def wait(self, timeout: float | None = None) -> bool:
-        """Waits in short slices, so signal handlers run promptly in the main thread."""
-        if timeout is not None:
-            return super().wait(timeout)
-        while not super().wait(POLL_SECONDS):
-            pass
+        """Waits (in short sleeps, which a signal cuts short) until set or `timeout` passes."""
+        deadline = None if timeout is None else time.monotonic() + timeout
+        while not self._set:
+            left = POLL_SECONDS if deadline is None else deadline - time.monotonic()
+            if left <= 0:
+                return False
+            time.sleep(min(left, POLL_SECONDS))
         return True
 
 
 @contextlib.contextmanager
-def stop_on_signals() -> Iterator[_Stop]:
+def stop_on_signals() -> Iterator[StopSignal]:
     """An event that SIGINT and SIGTERM set while the block runs (main thread only)."""
-    stop = _Stop()
+    stop = StopSignal()
     signals = (signal.SIGINT, signal.SIGTERM)
     previous = {number: signal.signal(number, lambda *_: stop.set()) for number in signals}
     try:

@@ -6,7 +6,6 @@ import contextlib
 import multiprocessing
 import signal
 import sys
-import threading
 from dataclasses import dataclass
 from typing import Any
 
@@ -19,6 +18,7 @@ from groundwire.emulator.serving import (
     STARTUP_TIMEOUT_SECONDS,
     ReadyCallback,
     ServeError,
+    StopSignal,
     announce,
     check_free,
     configure_logging,
@@ -45,7 +45,7 @@ def serve_workers(
     workers: int,
     options: WorkerOptions,
     ready: ReadyCallback | None,
-    stop: threading.Event,
+    stop: StopSignal,
 ) -> None:
     """Runs `workers` processes on the same two ports until `stop` is set or one dies.
 
@@ -138,7 +138,7 @@ def _drain(reports: Any, errors: dict[int, str]) -> None:
 
 
 def _wait_until_ready(
-    processes: list[Any], reports: Any, errors: dict[int, str], stop: threading.Event
+    processes: list[Any], reports: Any, errors: dict[int, str], stop: StopSignal
 ) -> None:
     import queue
 
