@@ -14,12 +14,13 @@ PIP_VERSION := 26.3
 BUF := node_modules/.bin/buf
 PY_STAMP := $(VENV)/.installed
 NODE_STAMP := node_modules/.installed
+TS_STAMP := typescript/node_modules/.installed
 GEN_VENV := build/venv-generate
 LOWEST_VENV := build/venv-lowest
 BEAM_VENV := build/venv-beam
 
-.PHONY: install demo generate check-generated baseline breaking lint docs test test-lowest \
-	test-beam bench ci lock clean
+.PHONY: install demo generate check-generated proto-deps polyglot test-polyglot baseline breaking \
+	lint docs test test-lowest test-beam bench ci lock clean
 
 install: $(PY_STAMP) $(NODE_STAMP)
 
@@ -57,6 +58,12 @@ $(NODE_STAMP): package.json package-lock.json
 	npm ci --no-audit --no-fund --loglevel=error
 	touch $@
 
+# The TypeScript client's and the offsets package's own packages (connect-es, Google's
+# official Node clients, tsc), apart from the build tools: only `make test-polyglot` needs them.
+$(TS_STAMP): typescript/package.json typescript/package-lock.json
+	cd typescript && npm ci --no-audit --no-fund --loglevel=error
+	touch $@
+
 ## generate: compile protos/ into generated/ (commit the result)
 generate: $(GEN_VENV)/.installed
 	$(GEN_VENV)/bin/python tools/generate.py
@@ -64,6 +71,38 @@ generate: $(GEN_VENV)/.installed
 ## check-generated: fail when generated/ has drifted from protos/
 check-generated: generate
 	@git status --porcelain -- generated | grep . && { echo "generated/ is stale: run 'make generate' and commit"; exit 1; } || echo "generated/ matches protos/"
+
+## proto-deps: the google/api, google/rpc and google/type protos that protos/ (and the other
+## languages' clients) import, from the pinned npm package google-proto-files into the
+## git-ignored build/proto-deps (no Python venv needed), so that a fresh `buf build` works
+PROTO_DEPS := $(addprefix google/api/,annotations client field_behavior http launch_stage resource) \
+	$(addprefix google/rpc/,code error_details status) google/type/date
+proto-deps: $(NODE_STAMP)
+	for name in $(PROTO_DEPS); do \
+	  install -D -m 644 node_modules/google-proto-files/$$name.proto build/proto-deps/$$name.proto || exit 1; \
+	done
+
+## polyglot: generate every language's code from protos/ into build/polyglot/<language>/
+## (buf.gen.yaml; TypeScript also gets google.rpc's error details, which no npm package serves,
+## and a package.json that makes its files ES modules)
+polyglot: proto-deps
+	$(BUF) generate
+	$(BUF) generate build/proto-deps --path build/proto-deps/google/rpc --template typescript/buf.gen.rpc.yaml
+	echo '{"type": "module"}' > build/polyglot/ts/package.json
+
+## test-polyglot: generate and compile each language, then run its client against a fresh
+## `groundwire serve` (conformance/run_polyglot.py); installs npm and Debian packages itself.
+## POLYGLOT_PYTHON: the Python that runs the driver and the emulator (default .venv's)
+POLYGLOT_PYTHON ?= $(BIN)/python
+POLYGLOT_SCRIPTS := $(wildcard typescript/test.sh typescript/official.sh go/test.sh java/test.sh)
+APT_PACKAGES = $(sort $(shell cat $(wildcard go/apt-packages.txt java/apt-packages.txt) /dev/null))
+test-polyglot: $(if $(filter $(BIN)/python,$(POLYGLOT_PYTHON)),$(PY_STAMP)) polyglot $(TS_STAMP)
+	@missing=$$(for package in $(APT_PACKAGES); do dpkg -s $$package >/dev/null 2>&1 || echo $$package; done); \
+	if [ -n "$$missing" ]; then \
+	  echo "apt-get install" $$missing; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $$missing; \
+	fi
+	PYTHONPATH=$(CURDIR)/src:$(CURDIR)/generated $(POLYGLOT_PYTHON) conformance/run_polyglot.py $(POLYGLOT_SCRIPTS)
 
 ## baseline: record the current protos as the release that `breaking` compares with
 baseline: generate $(NODE_STAMP)
@@ -118,7 +157,7 @@ bench: $(PY_STAMP)
 	$(BIN)/python -m bench.run $(if $(SECTIONS),--only $(SECTIONS))
 
 ## ci: everything .ci/run checks
-ci: check-generated breaking lint docs test-lowest test-beam test
+ci: check-generated breaking lint docs test-polyglot test-lowest test-beam test
 
 ## lock: re-resolve the dev and Beam environments from pyproject.toml and rewrite their pins
 lock:

@@ -64,3 +64,13 @@ def test_the_shared_cases_cover_every_rule_of_the_policy() -> None:
         "not_found",
     ):
         assert any(rule in name for name in names), rule
+
+
+def test_the_polyglot_case_is_written_in_consistent_units() -> None:
+    case = json.loads((CASES_FILE.parent / "grounding_case.json").read_text(encoding="utf-8"))
+    answer = case["check"]["request"]["answerCandidate"]
+    for claim in case["check"]["expected"]:
+        start, end = claim["codePoints"]
+        assert answer[start:end] == claim["text"]
+        assert claim["utf16"] == [utf16_index(answer, start), utf16_index(answer, end)]
+        assert claim["bytes"] == [utf8_index(answer, start), utf8_index(answer, end)]

@@ -1,0 +1,150 @@
+"""`make test-polyglot`'s driver: every language's client against one fresh `groundwire serve`.
+
+It starts the emulator on free loopback ports, checks the shared case
+(conformance/grounding_case.json) with groundwire's own Python client, then runs each
+language's script (given as arguments, e.g. typescript/test.sh) with the emulator's addresses
+in its environment. A script compiles and runs its clients, which assert and exit non-zero on
+a mismatch, and prints one JSON line last: `{"language": ..., "check": {...}}`. The driver
+requires that check (support score, byte offsets, citations) to equal Python's.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import struct
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from google.protobuf import json_format
+
+from groundwire import GroundingClient
+from groundwire.core.apis import method
+
+ROOT = Path(__file__).resolve().parent.parent
+CASE = ROOT / "conformance" / "grounding_case.json"
+OFFSETS = ROOT / "conformance" / "offsets.json"
+SCRIPT_TIMEOUT_S = 900.0
+START_TIMEOUT_S = 60.0
+BUILD_FOLDERS = {"typescript": "ts"}  # a language's folder -> its generated code's, if not the same
+ADDRESSES = re.compile(r"GROUNDWIRE_EMULATOR_HOST=(\S+) GROUNDWIRE_EMULATOR_REST=(\S+)")
+
+
+def start_emulator() -> tuple[subprocess.Popen[str], str, str]:
+    """Starts `groundwire serve` on free loopback ports: the process, its gRPC and REST address."""
+    command = [sys.executable, "-m", "groundwire.cli", "serve", "--grpc-port", "0"]
+    server = subprocess.Popen(
+        [*command, "--http-port", "0"], stdout=subprocess.PIPE, text=True, cwd=ROOT
+    )
+    assert server.stdout is not None
+    deadline = time.monotonic() + START_TIMEOUT_S
+    while time.monotonic() < deadline:
+        line = server.stdout.readline()
+        if not line:
+            break
+        found = ADDRESSES.search(line)
+        if found:
+            return server, found.group(1), found.group(2)
+    server.kill()
+    raise SystemExit("test-polyglot: groundwire serve did not say where it listens")
+
+
+def python_check(grpc_address: str, case: dict[str, Any]) -> dict[str, Any]:
+    """Checks the case with groundwire's Python client; asserts its claims; the summary."""
+    request = json_format.ParseDict(
+        case["check"]["request"], method("discoveryengine", "v1", "CheckGrounding").request_class()
+    )
+    with GroundingClient("groundwire-polyglot", endpoint=grpc_address, transport="grpc") as client:
+        result = client.check_grounding(request)
+    answer = case["check"]["request"]["answerCandidate"]
+    for claim, expected in zip(result.claims, case["check"]["expected"], strict=True):
+        assert [claim.start_byte, claim.end_byte] == expected["bytes"], claim
+        assert [claim.start, claim.end] == expected["codePoints"], claim
+        assert [claim.start_utf16, claim.end_utf16] == expected["utf16"], claim
+        assert answer[claim.start : claim.end] == expected["text"], claim
+        assert list(claim.citation_indices) == expected["citationIndices"], claim
+    return summary(result.raw)
+
+
+def summary(response: Any) -> dict[str, Any]:
+    """The part of a CheckGroundingResponse that every language must agree on."""
+    return {
+        "supportScore": response.support_score,
+        "claims": [
+            {
+                "start": claim.start_pos,
+                "end": claim.end_pos,
+                "citationIndices": list(claim.citation_indices),
+            }
+            for claim in response.claims
+        ],
+    }
+
+
+def as_float32(check: dict[str, Any]) -> dict[str, Any]:
+    """The check with its score rounded to the proto's float, as every language decodes it."""
+    score = struct.unpack("<f", struct.pack("<f", check["supportScore"]))[0]
+    return {**check, "supportScore": score}
+
+
+def run_script(script: str, environment: dict[str, str]) -> dict[str, Any]:
+    """Runs one language's script; its final JSON line (a failed script raises SystemExit)."""
+    started = time.monotonic()
+    finished = subprocess.run(
+        ["bash", str(ROOT / script)],
+        stdout=subprocess.PIPE,
+        text=True,
+        env=environment,
+        timeout=SCRIPT_TIMEOUT_S,
+        check=False,
+    )
+    lines = finished.stdout.strip().splitlines()
+    print(f"== {script}: exit {finished.returncode}, {time.monotonic() - started:.0f} s")
+    if finished.returncode != 0 or not lines:
+        print(finished.stdout, end="")
+        raise SystemExit(f"test-polyglot: {script} failed (exit {finished.returncode})")
+    final: dict[str, Any] = json.loads(lines[-1])
+    return final
+
+
+def main(scripts: list[str]) -> int:
+    """Runs every script against one emulator; 0 when all agree with Python, else 1."""
+    if not scripts:
+        raise SystemExit("usage: run_polyglot.py LANGUAGE/test.sh ...")
+    sys.stdout.reconfigure(line_buffering=True)  # type: ignore[union-attr]  # in order with the scripts' output
+    case = json.loads(CASE.read_text(encoding="utf-8"))
+    server, grpc_address, rest_url = start_emulator()
+    try:
+        expected = as_float32(python_check(grpc_address, case))
+        print(f"== python: {json.dumps(expected)}")
+        environment = {
+            **os.environ,
+            "GROUNDWIRE_GRPC": grpc_address,
+            "GROUNDWIRE_REST": rest_url,
+            "GROUNDWIRE_CASE": str(CASE),
+            "GROUNDWIRE_OFFSETS": str(OFFSETS),
+        }
+        failed = []
+        for script in scripts:
+            folder = script.split("/")[0]
+            build = BUILD_FOLDERS.get(folder, folder)
+            environment["POLYGLOT_BUILD"] = str(ROOT / "build" / "polyglot" / build)
+            final = run_script(script, environment)
+            check = as_float32(final["check"])
+            agrees = check == expected
+            print(f"== {final['language']}: {'same check as Python' if agrees else check}")
+            if not agrees:
+                failed.append(final["language"])
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+    print(f"polyglot: {len(scripts) - len(failed)} passed, {len(failed)} failed")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
