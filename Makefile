@@ -94,7 +94,7 @@ polyglot: proto-deps
 ## `groundwire serve` (conformance/run_polyglot.py); installs npm and Debian packages itself.
 ## POLYGLOT_PYTHON: the Python that runs the driver and the emulator (default .venv's)
 POLYGLOT_PYTHON ?= $(BIN)/python
-POLYGLOT_SCRIPTS := $(wildcard typescript/test.sh typescript/official.sh go/test.sh java/test.sh)
+POLYGLOT_SCRIPTS := $(wildcard typescript/test.sh go/test.sh java/test.sh)
 APT_PACKAGES = $(sort $(shell cat $(wildcard go/apt-packages.txt java/apt-packages.txt) /dev/null))
 test-polyglot: $(if $(filter $(BIN)/python,$(POLYGLOT_PYTHON)),$(PY_STAMP)) polyglot $(TS_STAMP)
 	@missing=$$(for package in $(APT_PACKAGES); do dpkg -s $$package >/dev/null 2>&1 || echo $$package; done); \

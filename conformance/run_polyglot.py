@@ -4,8 +4,9 @@ It starts the emulator on free loopback ports, checks the shared case
 (conformance/grounding_case.json) with groundwire's own Python client, then runs each
 language's script (given as arguments, e.g. typescript/test.sh) with the emulator's addresses
 in its environment. A script compiles and runs its clients, which assert and exit non-zero on
-a mismatch, and prints one JSON line last: `{"language": ..., "check": {...}}`. The driver
-requires that check (support score, byte offsets, citations) to equal Python's.
+a mismatch; each client prints one report line on stdout: `{"language": ..., "check": {...}}`.
+The driver requires every report's check (support score, byte offsets, citations) to equal
+Python's.
 """
 
 from __future__ import annotations
@@ -91,8 +92,8 @@ def as_float32(check: dict[str, Any]) -> dict[str, Any]:
     return {**check, "supportScore": score}
 
 
-def run_script(script: str, environment: dict[str, str]) -> dict[str, Any]:
-    """Runs one language's script; its final JSON line (a failed script raises SystemExit)."""
+def run_script(script: str, environment: dict[str, str]) -> list[dict[str, Any]]:
+    """Runs one language's script; its clients' reports (a failed script raises SystemExit)."""
     started = time.monotonic()
     finished = subprocess.run(
         ["bash", str(ROOT / script)],
@@ -102,13 +103,14 @@ def run_script(script: str, environment: dict[str, str]) -> dict[str, Any]:
         timeout=SCRIPT_TIMEOUT_S,
         check=False,
     )
-    lines = finished.stdout.strip().splitlines()
     print(f"== {script}: exit {finished.returncode}, {time.monotonic() - started:.0f} s")
-    if finished.returncode != 0 or not lines:
+    reports = [
+        json.loads(line) for line in finished.stdout.splitlines() if line.startswith('{"language"')
+    ]
+    if finished.returncode != 0 or not reports:
         print(finished.stdout, end="")
         raise SystemExit(f"test-polyglot: {script} failed (exit {finished.returncode})")
-    final: dict[str, Any] = json.loads(lines[-1])
-    return final
+    return reports
 
 
 def main(scripts: list[str]) -> int:
@@ -128,21 +130,21 @@ def main(scripts: list[str]) -> int:
             "GROUNDWIRE_CASE": str(CASE),
             "GROUNDWIRE_OFFSETS": str(OFFSETS),
         }
-        failed = []
+        agreed: list[str] = []
+        failed: list[str] = []
         for script in scripts:
             folder = script.split("/")[0]
             build = BUILD_FOLDERS.get(folder, folder)
             environment["POLYGLOT_BUILD"] = str(ROOT / "build" / "polyglot" / build)
-            final = run_script(script, environment)
-            check = as_float32(final["check"])
-            agrees = check == expected
-            print(f"== {final['language']}: {'same check as Python' if agrees else check}")
-            if not agrees:
-                failed.append(final["language"])
+            for report in run_script(script, environment):
+                check = as_float32(report["check"])
+                agrees = check == expected
+                print(f"== {report['language']}: {'same check as Python' if agrees else check}")
+                (agreed if agrees else failed).append(report["language"])
     finally:
         server.terminate()
         server.wait(timeout=30)
-    print(f"polyglot: {len(scripts) - len(failed)} passed, {len(failed)} failed")
+    print(f"polyglot: {len(agreed)} passed, {len(failed)} failed")
     return 1 if failed else 0
 
 
