@@ -19,8 +19,8 @@ GEN_VENV := build/venv-generate
 LOWEST_VENV := build/venv-lowest
 BEAM_VENV := build/venv-beam
 
-.PHONY: install demo generate check-generated proto-deps polyglot test-polyglot baseline breaking \
-	lint docs test test-lowest test-beam bench ci lock clean
+.PHONY: install demo generate check-generated proto-deps polyglot-tools polyglot test-polyglot \
+	baseline breaking lint docs test test-lowest test-beam bench ci lock clean
 
 install: $(PY_STAMP) $(NODE_STAMP)
 
@@ -82,10 +82,20 @@ proto-deps: $(NODE_STAMP)
 	  install -D -m 644 node_modules/google-proto-files/$$name.proto build/proto-deps/$$name.proto || exit 1; \
 	done
 
+## polyglot-tools: the Debian packages that Go's and Java's generation and builds need
+## (go/apt-packages.txt, java/apt-packages.txt), installed when one is missing (apt-get update first)
+APT_PACKAGES = $(sort $(shell cat $(wildcard go/apt-packages.txt java/apt-packages.txt) /dev/null))
+polyglot-tools:
+	@missing=$$(for package in $(APT_PACKAGES); do dpkg -s $$package >/dev/null 2>&1 || echo $$package; done); \
+	if [ -n "$$missing" ]; then \
+	  echo "apt-get install" $$missing; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $$missing; \
+	fi
+
 ## polyglot: generate every language's code from protos/ into build/polyglot/<language>/
 ## (buf.gen.yaml; TypeScript also gets google.rpc's error details, which no npm package serves,
 ## and a package.json that makes its files ES modules)
-polyglot: proto-deps
+polyglot: proto-deps polyglot-tools
 	$(BUF) generate
 	$(BUF) generate build/proto-deps --path build/proto-deps/google/rpc --template typescript/buf.gen.rpc.yaml
 	echo '{"type": "module"}' > build/polyglot/ts/package.json
@@ -95,13 +105,7 @@ polyglot: proto-deps
 ## POLYGLOT_PYTHON: the Python that runs the driver and the emulator (default .venv's)
 POLYGLOT_PYTHON ?= $(BIN)/python
 POLYGLOT_SCRIPTS := $(wildcard typescript/test.sh go/test.sh java/test.sh)
-APT_PACKAGES = $(sort $(shell cat $(wildcard go/apt-packages.txt java/apt-packages.txt) /dev/null))
 test-polyglot: $(if $(filter $(BIN)/python,$(POLYGLOT_PYTHON)),$(PY_STAMP)) polyglot $(TS_STAMP)
-	@missing=$$(for package in $(APT_PACKAGES); do dpkg -s $$package >/dev/null 2>&1 || echo $$package; done); \
-	if [ -n "$$missing" ]; then \
-	  echo "apt-get install" $$missing; \
-	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $$missing; \
-	fi
 	PYTHONPATH=$(CURDIR)/src:$(CURDIR)/generated $(POLYGLOT_PYTHON) conformance/run_polyglot.py $(POLYGLOT_SCRIPTS)
 
 ## baseline: record the current protos as the release that `breaking` compares with
