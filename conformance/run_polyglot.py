@@ -54,6 +54,16 @@ def start_emulator() -> tuple[subprocess.Popen[str], str, str]:
     raise SystemExit("test-polyglot: groundwire serve did not say where it listens")
 
 
+def stop(server: subprocess.Popen[str]) -> None:
+    """Stops the emulator: SIGTERM lets it finish in-flight calls; SIGKILL if it hangs."""
+    server.terminate()
+    try:
+        server.wait(timeout=30)
+    except subprocess.TimeoutExpired:
+        server.kill()
+        server.wait()
+
+
 def python_check(grpc_address: str, case: dict[str, Any]) -> dict[str, Any]:
     """Checks the case with groundwire's Python client; asserts its claims; the summary."""
     request = json_format.ParseDict(
@@ -95,14 +105,17 @@ def as_float32(check: dict[str, Any]) -> dict[str, Any]:
 def run_script(script: str, environment: dict[str, str]) -> list[dict[str, Any]]:
     """Runs one language's script; its clients' reports (a failed script raises SystemExit)."""
     started = time.monotonic()
-    finished = subprocess.run(
-        ["bash", str(ROOT / script)],
-        stdout=subprocess.PIPE,
-        text=True,
-        env=environment,
-        timeout=SCRIPT_TIMEOUT_S,
-        check=False,
-    )
+    try:
+        finished = subprocess.run(
+            ["bash", str(ROOT / script)],
+            stdout=subprocess.PIPE,
+            text=True,
+            env=environment,
+            timeout=SCRIPT_TIMEOUT_S,
+            check=False,
+        )
+    except subprocess.TimeoutExpired:
+        raise SystemExit(f"test-polyglot: {script} ran past {SCRIPT_TIMEOUT_S:.0f} s") from None
     print(f"== {script}: exit {finished.returncode}, {time.monotonic() - started:.0f} s")
     reports = [
         json.loads(line) for line in finished.stdout.splitlines() if line.startswith('{"language"')
@@ -142,8 +155,7 @@ def main(scripts: list[str]) -> int:
                 print(f"== {report['language']}: {'same check as Python' if agrees else check}")
                 (agreed if agrees else failed).append(report["language"])
     finally:
-        server.terminate()
-        server.wait(timeout=30)
+        stop(server)
     print(f"polyglot: {len(agreed)} passed, {len(failed)} failed")
     return 1 if failed else 0
 
