@@ -18,7 +18,7 @@ GEN_VENV := build/venv-generate
 LOWEST_VENV := build/venv-lowest
 BEAM_VENV := build/venv-beam
 
-.PHONY: install demo generate check-generated baseline breaking lint docs test test-lowest \
+.PHONY: install demo generate check-generated polyglot baseline breaking lint docs test test-lowest \
 	test-beam bench ci lock clean
 
 install: $(PY_STAMP) $(NODE_STAMP)
@@ -64,6 +64,12 @@ generate: $(GEN_VENV)/.installed
 ## check-generated: fail when generated/ has drifted from protos/
 check-generated: generate
 	@git status --porcelain -- generated | grep . && { echo "generated/ is stale: run 'make generate' and commit"; exit 1; } || echo "generated/ matches protos/"
+
+## polyglot: generate the other languages' code from protos/ into build/polyglot/<language>/
+## (buf.gen.yaml); build/polyglot/go becomes the Go module a team points its `replace` at
+polyglot: generate $(NODE_STAMP)
+	$(BUF) generate
+	cp go/genproto.go.mod build/polyglot/go/go.mod
 
 ## baseline: record the current protos as the release that `breaking` compares with
 baseline: generate $(NODE_STAMP)
