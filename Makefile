@@ -70,6 +70,7 @@ check-generated: generate
 polyglot: generate $(NODE_STAMP)
 	$(BUF) generate
 	cp go/genproto.go.mod build/polyglot/go/go.mod
+	$(BUF) generate build/proto-deps --path build/proto-deps/google/rpc --template java/buf.gen.rpc.yaml
 
 ## baseline: record the current protos as the release that `breaking` compares with
 baseline: generate $(NODE_STAMP)
