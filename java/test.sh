@@ -12,13 +12,15 @@ jars=(protobuf protobuf-util grpc-api grpc-context grpc-core grpc-netty grpc-pro
 	netty-buffer netty-codec netty-codec-http netty-codec-http2 netty-common netty-handler
 	netty-resolver netty-transport)
 classpath=$(printf '/usr/share/java/%s.jar:' "${jars[@]}")
+# Short-lived JVMs: the quick JIT alone halves javac's CPU time on every generated file.
+quick=(-J-XX:TieredStopAtLevel=1 -J-XX:+UseSerialGC)
 rm -rf "$classes"
 
-javac -d "$classes/offsets" -cp "$classpath" \
+javac "${quick[@]}" -d "$classes/offsets" -cp "$classpath" \
 	"$here/src/dev/groundwire/offsets/GroundingOffsets.java" \
 	"$here/test/dev/groundwire/offsets/OffsetsConformance.java"
-java -cp "$classes/offsets:$classpath" dev.groundwire.offsets.OffsetsConformance "$GROUNDWIRE_OFFSETS"
+java -XX:TieredStopAtLevel=1 -cp "$classes/offsets:$classpath" dev.groundwire.offsets.OffsetsConformance "$GROUNDWIRE_OFFSETS"
 
 find "$generated" "$here/src" "$here/client" -name '*.java' >"$generated-sources.txt"
-javac -nowarn -d "$classes/client" -cp "$classpath" "@$generated-sources.txt"
+javac "${quick[@]}" -nowarn -d "$classes/client" -cp "$classpath" "@$generated-sources.txt"
 java -cp "$classes/client:$classpath" dev.groundwire.polyglot.PolyglotClient
