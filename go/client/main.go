@@ -1,9 +1,9 @@
 // Command client calls the groundwire emulator with Go code generated from groundwire's protos
 // and exits non-zero unless every answer is what the contract says (make test-polyglot).
 //
-// It reads GROUNDWIRE_GRPC (host:port, plaintext) and GROUNDWIRE_CASE (the shared
-// CheckGrounding case) and prints one JSON line: the case's score and claims, for the driver
-// to compare with every other language's.
+// It reads GROUNDWIRE_GRPC (host:port, plaintext) and GROUNDWIRE_CASE (the shared requests and
+// what each must give) and prints one JSON line: the CheckGrounding score and claims, for the
+// driver to compare with every other language's.
 package main
 
 import (
