@@ -93,12 +93,15 @@ polyglot-tools:
 	fi
 
 ## polyglot: generate every language's code from protos/ into build/polyglot/<language>/
-## (buf.gen.yaml; TypeScript also gets google.rpc's error details, which no npm package serves,
-## and a package.json that makes its files ES modules)
+## (buf.gen.yaml; TypeScript and Java also get google.rpc's error details, which no package they
+## can install serves; TypeScript a package.json that makes its files ES modules; Go a go.mod that
+## makes build/polyglot/go the module a team points its `replace` at)
 polyglot: proto-deps polyglot-tools
 	$(BUF) generate
 	$(BUF) generate build/proto-deps --path build/proto-deps/google/rpc --template typescript/buf.gen.rpc.yaml
 	echo '{"type": "module"}' > build/polyglot/ts/package.json
+	cp go/genproto.go.mod build/polyglot/go/go.mod
+	$(BUF) generate build/proto-deps --path build/proto-deps/google/rpc --template java/buf.gen.rpc.yaml
 
 ## test-polyglot: generate and compile each language, then run its client against a fresh
 ## `groundwire serve` (conformance/run_polyglot.py); installs npm and Debian packages itself.

@@ -234,6 +234,8 @@ def test_other_language_options_name_groundwire_packages() -> None:
         for module_name in package.our_modules:
             module = importlib.import_module(f"groundwire_protos.google.cloud.{module_name}")
             options = module.DESCRIPTOR.GetOptions()
-            assert options.go_package.startswith("groundwire.dev/"), module_name
+            assert options.go_package.startswith("github.com/groundwire/groundwire/genproto/"), (
+                module_name
+            )
             assert options.java_package.startswith("dev.groundwire."), module_name
             assert options.csharp_namespace.startswith("Groundwire."), module_name

@@ -26,14 +26,14 @@ from google.api import field_behavior_pb2 as google_dot_api_dot_field__behavior_
 
 
 from groundwire_protos._pool import POOL as _groundwire_pool
-DESCRIPTOR = _groundwire_pool.AddSerializedFile(b'\n(google/cloud/aiplatform/v1/content.proto\x12\x1agoogle.cloud.aiplatform.v1\x1a\x1fgoogle/api/field_behavior.proto\"T\n\x07\x43ontent\x12\x12\n\x04role\x18\x01 \x01(\tB\x04\xe2\x41\x01\x01\x12\x35\n\x05parts\x18\x02 \x03(\x0b\x32 .google.cloud.aiplatform.v1.PartB\x04\xe2\x41\x01\x02\"$\n\x04Part\x12\x14\n\x04text\x18\x01 \x01(\tB\x04\xe2\x41\x01\x01H\x00\x42\x06\n\x04\x64\x61taB\xbc\x01\n\x1c\x64\x65v.groundwire.aiplatform.v1B\x0c\x43ontentProtoP\x01Z2groundwire.dev/genproto/aiplatform/v1;aiplatformpb\xa2\x02\x04GWAI\xaa\x02\x18Groundwire.AIPlatform.V1\xca\x02\x18Groundwire\\AIPlatform\\V1\xea\x02\x1aGroundwire::AIPlatform::V1b\x06proto3')
+DESCRIPTOR = _groundwire_pool.AddSerializedFile(b'\n(google/cloud/aiplatform/v1/content.proto\x12\x1agoogle.cloud.aiplatform.v1\x1a\x1fgoogle/api/field_behavior.proto\"T\n\x07\x43ontent\x12\x12\n\x04role\x18\x01 \x01(\tB\x04\xe2\x41\x01\x01\x12\x35\n\x05parts\x18\x02 \x03(\x0b\x32 .google.cloud.aiplatform.v1.PartB\x04\xe2\x41\x01\x02\"$\n\x04Part\x12\x14\n\x04text\x18\x01 \x01(\tB\x04\xe2\x41\x01\x01H\x00\x42\x06\n\x04\x64\x61taB\xce\x01\n\x1c\x64\x65v.groundwire.aiplatform.v1B\x0c\x43ontentProtoP\x01ZDgithub.com/groundwire/groundwire/genproto/aiplatform/v1;aiplatformpb\xa2\x02\x04GWAI\xaa\x02\x18Groundwire.AIPlatform.V1\xca\x02\x18Groundwire\\AIPlatform\\V1\xea\x02\x1aGroundwire::AIPlatform::V1b\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'groundwire_protos.google.cloud.aiplatform.v1.content_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
   _globals['DESCRIPTOR']._loaded_options = None
-  _globals['DESCRIPTOR']._serialized_options = b'\n\034dev.groundwire.aiplatform.v1B\014ContentProtoP\001Z2groundwire.dev/genproto/aiplatform/v1;aiplatformpb\242\002\004GWAI\252\002\030Groundwire.AIPlatform.V1\312\002\030Groundwire\\AIPlatform\\V1\352\002\032Groundwire::AIPlatform::V1'
+  _globals['DESCRIPTOR']._serialized_options = b'\n\034dev.groundwire.aiplatform.v1B\014ContentProtoP\001ZDgithub.com/groundwire/groundwire/genproto/aiplatform/v1;aiplatformpb\242\002\004GWAI\252\002\030Groundwire.AIPlatform.V1\312\002\030Groundwire\\AIPlatform\\V1\352\002\032Groundwire::AIPlatform::V1'
   _globals['_CONTENT'].fields_by_name['role']._loaded_options = None
   _globals['_CONTENT'].fields_by_name['role']._serialized_options = b'\342A\001\001'
   _globals['_CONTENT'].fields_by_name['parts']._loaded_options = None

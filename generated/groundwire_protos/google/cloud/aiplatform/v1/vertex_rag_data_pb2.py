@@ -25,14 +25,14 @@ _sym_db = _symbol_database.Default()
 
 
 from groundwire_protos._pool import POOL as _groundwire_pool
-DESCRIPTOR = _groundwire_pool.AddSerializedFile(b'\n0google/cloud/aiplatform/v1/vertex_rag_data.proto\x12\x1agoogle.cloud.aiplatform.v1\"\xa0\x01\n\x08RagChunk\x12\x0c\n\x04text\x18\x01 \x01(\t\x12\x45\n\tpage_span\x18\x02 \x01(\x0b\x32-.google.cloud.aiplatform.v1.RagChunk.PageSpanH\x00\x88\x01\x01\x1a\x31\n\x08PageSpan\x12\x12\n\nfirst_page\x18\x01 \x01(\x05\x12\x11\n\tlast_page\x18\x02 \x01(\x05\x42\x0c\n\n_page_spanB\xc2\x01\n\x1c\x64\x65v.groundwire.aiplatform.v1B\x12VertexRagDataProtoP\x01Z2groundwire.dev/genproto/aiplatform/v1;aiplatformpb\xa2\x02\x04GWAI\xaa\x02\x18Groundwire.AIPlatform.V1\xca\x02\x18Groundwire\\AIPlatform\\V1\xea\x02\x1aGroundwire::AIPlatform::V1b\x06proto3')
+DESCRIPTOR = _groundwire_pool.AddSerializedFile(b'\n0google/cloud/aiplatform/v1/vertex_rag_data.proto\x12\x1agoogle.cloud.aiplatform.v1\"\xa0\x01\n\x08RagChunk\x12\x0c\n\x04text\x18\x01 \x01(\t\x12\x45\n\tpage_span\x18\x02 \x01(\x0b\x32-.google.cloud.aiplatform.v1.RagChunk.PageSpanH\x00\x88\x01\x01\x1a\x31\n\x08PageSpan\x12\x12\n\nfirst_page\x18\x01 \x01(\x05\x12\x11\n\tlast_page\x18\x02 \x01(\x05\x42\x0c\n\n_page_spanB\xd4\x01\n\x1c\x64\x65v.groundwire.aiplatform.v1B\x12VertexRagDataProtoP\x01ZDgithub.com/groundwire/groundwire/genproto/aiplatform/v1;aiplatformpb\xa2\x02\x04GWAI\xaa\x02\x18Groundwire.AIPlatform.V1\xca\x02\x18Groundwire\\AIPlatform\\V1\xea\x02\x1aGroundwire::AIPlatform::V1b\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'groundwire_protos.google.cloud.aiplatform.v1.vertex_rag_data_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
   _globals['DESCRIPTOR']._loaded_options = None
-  _globals['DESCRIPTOR']._serialized_options = b'\n\034dev.groundwire.aiplatform.v1B\022VertexRagDataProtoP\001Z2groundwire.dev/genproto/aiplatform/v1;aiplatformpb\242\002\004GWAI\252\002\030Groundwire.AIPlatform.V1\312\002\030Groundwire\\AIPlatform\\V1\352\002\032Groundwire::AIPlatform::V1'
+  _globals['DESCRIPTOR']._serialized_options = b'\n\034dev.groundwire.aiplatform.v1B\022VertexRagDataProtoP\001ZDgithub.com/groundwire/groundwire/genproto/aiplatform/v1;aiplatformpb\242\002\004GWAI\252\002\030Groundwire.AIPlatform.V1\312\002\030Groundwire\\AIPlatform\\V1\352\002\032Groundwire::AIPlatform::V1'
   _globals['_RAGCHUNK']._serialized_start=81
   _globals['_RAGCHUNK']._serialized_end=241
   _globals['_RAGCHUNK_PAGESPAN']._serialized_start=178

@@ -1,0 +1,3 @@
+module github.com/groundwire/groundwire/genproto
+
+go 1.19

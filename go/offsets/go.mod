@@ -1,0 +1,3 @@
+module github.com/groundwire/groundwire/go/offsets
+
+go 1.19
