@@ -20,6 +20,7 @@ import zlib
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from http import HTTPStatus
+from typing import NoReturn
 from urllib.parse import unquote
 
 import h11
@@ -104,6 +105,11 @@ class Reply:
     async def end(self) -> None:
         """Ends the response."""
         await self._send(h11.EndOfMessage())
+
+    def abort(self) -> NoReturn:
+        """Closes the connection at once, mid-response, as a network failure would."""
+        self._writer.transport.abort()
+        raise ClientGone("the response's outcome closed the connection")
 
     async def _send(self, event: h11.Event) -> None:
         data = self._connection.send(event)
