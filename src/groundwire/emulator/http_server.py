@@ -82,6 +82,8 @@ class Reply:
         self.status = 0
         self.sent_bytes = 0
         self.closing = False
+        self.extra_headers: list[tuple[str, str]] = []
+        """Headers a wrapping handler adds to whatever the response is (CORS)."""
 
     async def send(self, status: int, headers: list[tuple[str, str]], body: bytes) -> None:
         """Sends a whole response with its Content-Length."""
@@ -92,6 +94,7 @@ class Reply:
     async def start(self, status: int, headers: list[tuple[str, str]]) -> None:
         """Sends the status line and headers; the body follows with `write` (chunked if needed)."""
         self.status = status
+        headers = [*headers, *self.extra_headers]
         if self.closing:
             headers = [*headers, ("Connection", "close")]
         await self._send(h11.Response(status_code=status, headers=headers))
