@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import http.client
 import json
+import socket
 import time
 from collections.abc import Iterator
 from typing import Any
@@ -390,6 +392,19 @@ def test_cors_answers_preflights_for_allowed_origins_only() -> None:
             emu.http_url + CHECK_PATH, json=CHECK_BODY, headers={"Origin": "http://evil.example"}
         )
         assert "access-control-allow-origin" not in plain.headers
+
+
+def test_the_admin_api_is_not_served_on_the_grpc_port(clean: Emulator) -> None:
+    host, _, port = clean.grpc_address.rpartition(":")
+    with socket.create_connection((host, int(port)), timeout=10) as raw:
+        raw.sendall(b"GET /groundwire/v1/stubs HTTP/1.1\r\nHost: x\r\n\r\n")
+        raw.settimeout(2)
+        answer = b""
+        with contextlib.suppress(TimeoutError, ConnectionError):
+            while chunk := raw.recv(4096):
+                answer += chunk
+    assert b"200 OK" not in answer
+    assert b"stubs" not in answer
 
 
 def test_without_cors_origins_no_cors_headers_are_sent(emu: Emulator) -> None:

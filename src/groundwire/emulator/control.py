@@ -1,15 +1,16 @@
 """What a test can steer in a running emulator: its stubs, its journal, CORS and stream pacing.
 
 `ControlOptions` says what to offer; `local_state` holds the stubs and the journal in this
-process, `shared_state` in a manager process that every worker of `serve --workers N` talks
-to, so a stub registered through any worker answers in all of them, and `times` and
-`sequence` count each call once, whichever worker took it. `switchboard_for` seats the stubs
-at the switchboard; `http_handler` puts the admin API and CORS around the REST gateway.
+process. `shared_state` also serves them (a multiprocessing manager, on a thread of `serve`'s
+own process) to every worker of `serve --workers N`: a stub registered through any worker
+answers in all of them, and `times` and `sequence` count each call once, whichever worker
+took it. `switchboard_for` seats the stubs at the switchboard.
 """
 
 from __future__ import annotations
 
 import multiprocessing
+import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -68,32 +69,35 @@ def local_state(options: ControlOptions | None = None) -> ControlState:
     return ControlState(options, StubBook(), journal)
 
 
-class _Manager(BaseManager):
-    """Holds the one stub book and journal of a `serve --workers N`."""
-
-
-_Manager.register("StubBook", StubBook)
-_Manager.register("Journal", Journal)
-
-
 @contextmanager
 def shared_state(options: ControlOptions) -> Iterator[ControlState]:
-    """The stubs and the journal in a manager process, for workers; stopped on exit.
+    """The stubs and the journal served to worker processes from a thread of this one.
 
-    The state's proxies can be handed to worker processes as they start.
+    The state's proxies can be handed to workers as they start; each call on them is a
+    round trip to this process, where one lock orders every worker's calls. Stopped on exit.
     """
-    manager = _Manager(ctx=multiprocessing.get_context("spawn"))
-    manager.start()
+    book = StubBook()
+    journal = (
+        Journal(options.journal_requests, options.journal_bytes)
+        if options.journal_requests
+        else None
+    )
+
+    class Shared(BaseManager):
+        """Serves this `serve`'s one stub book and journal."""
+
+    Shared.register("book", callable=lambda: book)
+    Shared.register("journal", callable=lambda: journal)
+    server = Shared(authkey=multiprocessing.current_process().authkey).get_server()
+    threading.Thread(target=server.serve_forever, name="groundwire-shared", daemon=True).start()
+    client = Shared(address=server.address, authkey=multiprocessing.current_process().authkey)
+    client.connect()
     try:
-        book: Any = manager.StubBook()  # type: ignore[attr-defined]  # registered above
-        journal: Any = (
-            manager.Journal(options.journal_requests, options.journal_bytes)  # type: ignore[attr-defined]
-            if options.journal_requests
-            else None
-        )
-        yield ControlState(options, book, journal)
+        shared_book: Any = client.book()  # type: ignore[attr-defined]  # registered above
+        shared_journal: Any = client.journal() if journal is not None else None  # type: ignore[attr-defined]
+        yield ControlState(options, shared_book, shared_journal)
     finally:
-        manager.shutdown()
+        server.stop_event.set()  # type: ignore[attr-defined]  # made by serve_forever
 
 
 class _JournalOf:
