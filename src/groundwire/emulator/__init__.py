@@ -107,6 +107,11 @@ class Emulator:
         answer: list[dict[str, Any]] = self._admin("GET", f"requests?{query}")["requests"]
         return answer
 
+    def last_request_number(self) -> int:
+        """The journal number of the last call received so far (0 before any): see `requests`."""
+        last: int = self._admin("GET", "requests?after=0&method=-")["last"]
+        return last
+
     def reset(self) -> None:
         """Removes every stub and clears the journal."""
         self._admin("DELETE", "stubs")

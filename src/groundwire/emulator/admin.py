@@ -6,7 +6,8 @@ Served under `/groundwire/v1/`, a prefix no Google path uses, and never on the g
   back with its `id`; `GET` lists the stubs in the order they are tried (each with
   `answered`, the calls it took); `DELETE` removes them all, `DELETE .../stubs/{id}` one.
 * `GET /groundwire/v1/requests` lists the journal, oldest first (`?method=CheckGrounding`
-  or a full gRPC name filters, `?after=N` keeps entries numbered above N); `DELETE` clears it.
+  or a full gRPC name filters, `?after=N` keeps entries numbered above N), with `last`, the
+  number of the last call received; `DELETE` clears it.
 
 Answers are JSON; a malformed stub gets Google's JSON error body (400) naming the bad field.
 """
@@ -81,7 +82,8 @@ class AdminApi:
                 raise FailedPrecondition("the journal is off: serve without --journal 0")
             if verb == "GET":
                 method, after = _journal_query(request.query)
-                return 200, {"requests": await _off_loop(self.journal.to_json, method, after)}
+                entries = await _off_loop(self.journal.to_json, method, after)
+                return 200, {"requests": entries, "last": await _off_loop(self.journal.last_number)}
             if verb == "DELETE":
                 await _off_loop(self.journal.clear)
                 return 200, {}
