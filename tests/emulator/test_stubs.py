@@ -8,6 +8,7 @@ import json
 import socket
 import time
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -430,3 +431,21 @@ def test_unavailable_stubs_fail_without_retries(clean: Emulator) -> None:
         with pytest.raises(Unavailable):
             client.check_grounding("A.", facts=["A."])
         assert client.check_grounding("A.", facts=["A."]).claims  # then the engine answers
+
+
+def test_the_openapi_document_describes_the_stub_fields_and_paths_served(clean: Emulator) -> None:
+    from groundwire.emulator.stubs import parse_stub
+
+    document = json.loads(
+        (Path(__file__).parents[2] / "docs" / "admin-api.openapi.json").read_text()
+    )
+    described = set(document["components"]["schemas"]["Stub"]["properties"])
+    registered = clean.stub("CheckGrounding", response={}, times=1)
+    assert set(clean.stubs()[0]) <= described
+    assert set(parse_stub({**registered, "match": {}})) <= described
+    for path, verbs in document["paths"].items():
+        for verb in verbs:
+            clean.stub("CheckGrounding", response={}, id="described")
+            body = {"method": "CheckGrounding", "response": {}} if verb == "post" else None
+            where = path.removeprefix("/groundwire/v1/").replace("{id}", "described")
+            assert _admin(clean, verb.upper(), where, body)[0] == 200, (verb, path)
