@@ -18,6 +18,7 @@ import pytest
 
 from groundwire.core.errors import (
     DeadlineExceeded,
+    Internal,
     InvalidArgument,
     NotFound,
     ResourceExhausted,
@@ -237,6 +238,19 @@ def test_a_stream_stub_closes_the_rest_connection_mid_stream(clean: Emulator) ->
         read_all()
     assert b'"second"' in body
     assert not body.rstrip().endswith(b"]")
+
+
+def test_a_stream_stub_can_end_with_an_error_over_grpc(clean: Emulator) -> None:
+    clean.stub(
+        "StreamGenerateGroundedContent",
+        stream=[*STREAMED, {"error": {"code": "INTERNAL", "message": "broke"}}],
+    )
+    with clean.client(retry=None) as client:
+        stream = client.stream_generate_grounded_content("Where is Paris?")
+        texts = [next(stream).text for _ in range(2)]
+        with pytest.raises(Internal, match="broke"):
+            next(stream)
+    assert texts == ["first ", "second"]
 
 
 def test_a_stream_stub_can_end_with_an_error_over_rest(clean: Emulator) -> None:
