@@ -103,7 +103,7 @@ class RestGateway:
         except GroundwireError as error:
             await _send_error(reply, error)
         except ClientGone:
-            raise
+            raise  # an outcome closed the connection: the HTTP server drops it
         except Exception:  # an emulator bug must not take the server down
             if reply.status:
                 raise  # the reply has started: the HTTP server ends the connection
