@@ -7,8 +7,10 @@ The servers only play the steps (`outcomes.Piece` and `outcomes.Ending`): wait, 
 
 An answerer is any callable `Call -> Outcome | None` (`Answerer`), asked in a worker thread,
 so it may block (read a file, call upstream). Stubs (`stubs.StubAnswerer`) come first; a
-record or replay answerer goes beside them in the list given to `Switchboard`. Answerers
-see the request as a message; `call.request_json()` gives Google's JSON of it.
+record or replay answerer goes beside them in the list that `control.switchboard_for`
+gives the `Switchboard`. Answerers see the request as a message; `call.request_json()`
+gives Google's JSON of it. `outcomes.outcome_to_json` and `outcome_from_json` write and
+read an outcome as JSON, e.g. for a file of recorded exchanges.
 
 Engine streams are cut into pieces of `Pacing.piece_chars` characters, sent
 `Pacing.piece_delay_seconds` apart, when pacing is asked for (`serve --stream-piece-*`).
