@@ -463,3 +463,15 @@ def test_the_openapi_document_describes_the_stub_fields_and_paths_served(clean: 
             body = {"method": "CheckGrounding", "response": {}} if verb == "post" else None
             where = path.removeprefix("/groundwire/v1/").replace("{id}", "described")
             assert _admin(clean, verb.upper(), where, body)[0] == 200, (verb, path)
+
+
+def test_the_journal_is_bounded_by_bytes_too() -> None:
+    from groundwire.emulator.journal import Entry, Journal
+
+    journal = Journal(max_requests=100, max_bytes=1000)
+    for _ in range(5):
+        journal.add(Entry(V1_CHECK, "grpc", 0.0, (), b"x" * 300))
+    assert [entry.number for entry in journal.entries()] == [3, 4, 5]
+    journal.add(Entry(V1_CHECK, "grpc", 0.0, (), b"x" * 2000))
+    assert journal.entries() == []  # one request past the bound is not kept either
+    assert journal.last_number() == 6
