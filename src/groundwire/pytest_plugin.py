@@ -16,14 +16,21 @@ for one of these fixtures.
 - ``official_grounding_client`` (function) and `official_grounding_client_for`: Google's
   ``GroundedGenerationServiceClient`` (``groundwire[official]``) connected to the emulator,
   for tests moving from it.
+- ``grounding_stubs`` (function): `GroundingStubs`, this test's stubs and requests on
+  ``grounding_test_emulator``: its stubs are removed after the test, and its `requests`
+  are only those made during the test. ``@pytest.mark.grounding_stub(method, **fields)``
+  (repeatable) registers a stub for the test the same way.
 
 Example:
     >>> @pytest.mark.grounding_faults(rate=1.0, codes=["UNAVAILABLE"])
     ... def test_the_service_copes(grounding_client): ...
+    >>> @pytest.mark.grounding_stub("CheckGrounding", response={"supportScore": 0.25})
+    ... def test_a_low_score_is_flagged(grounding_client, grounding_stubs): ...
 """
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 from collections.abc import AsyncIterator, Iterator, Sequence
 from typing import TYPE_CHECKING, Any, Literal
@@ -36,7 +43,7 @@ if TYPE_CHECKING:
     from groundwire.emulator import Emulator
     from groundwire.emulator.faults import FaultPolicy
 
-__all__ = ["fault_policy", "official_grounding_client_for"]
+__all__ = ["GroundingStubs", "fault_policy", "official_grounding_client_for"]
 
 FAULTS_MARKER = "grounding_faults"
 _MARKER_HELP = (
@@ -45,9 +52,18 @@ _MARKER_HELP = (
 )
 
 
+STUB_MARKER = "grounding_stub"
+_STUB_MARKER_HELP = (
+    f"{STUB_MARKER}(method, match=..., response=... | error=... | stream=... | sequence=..., "
+    "times=..., priority=..., delay_ms=...): a stub on this test's emulator, removed after it "
+    "(groundwire's pytest plugin)"
+)
+
+
 def pytest_configure(config: pytest.Config) -> None:
-    """Register the plugin's marker (``--strict-markers`` accepts it) and its async fixture."""
+    """Register the plugin's markers (``--strict-markers`` accepts them) and its async fixture."""
     config.addinivalue_line("markers", _MARKER_HELP)
+    config.addinivalue_line("markers", _STUB_MARKER_HELP)
     config.pluginmanager.register(_async_fixtures(config), "groundwire-async-fixtures")
 
 
@@ -98,16 +114,80 @@ def grounding_emulator() -> Iterator[Emulator]:
 
 @pytest.fixture
 def grounding_test_emulator(request: pytest.FixtureRequest) -> Iterator[Emulator]:
-    """The emulator this test talks to: the session's, or its own if it asks for faults."""
+    """The emulator this test talks to: the session's, or its own if it asks for faults.
+
+    Stubs from the test's ``grounding_stub`` markers are on it during the test.
+    """
     marker = request.node.get_closest_marker(FAULTS_MARKER)
     if marker is None:
-        yield request.getfixturevalue("grounding_emulator")
+        with _marked_stubs(request, request.getfixturevalue("grounding_emulator")) as running:
+            yield running
         return
     policy = _marker_policy(marker)
     from groundwire.emulator import emulator
 
-    with emulator(faults=policy) as running:
+    with emulator(faults=policy) as own, _marked_stubs(request, own) as running:
         yield running
+
+
+class GroundingStubs:
+    """One test's stubs and requests on its emulator; the stubs are removed after the test.
+
+    Example:
+        >>> def test_retries(grounding_client, grounding_stubs):  # doctest: +SKIP
+        ...     grounding_stubs.stub("CheckGrounding", times=1, error={"code": "UNAVAILABLE"})
+        ...     grounding_client.check_grounding("Paris is in France.", facts=["..."])
+        ...     assert len(grounding_stubs.requests("CheckGrounding")) == 2
+    """
+
+    def __init__(self, emulator: Emulator) -> None:
+        self.emulator = emulator
+        self._stub_ids: list[str] = []
+        self._after = emulator.last_request_number()
+
+    def stub(self, method: str, **fields: Any) -> dict[str, Any]:
+        """Registers a stub for this test (see `Emulator.stub`); returns it with its `id`."""
+        stub = self.emulator.stub(method, **fields)
+        self._stub_ids.append(stub["id"])
+        return stub
+
+    def requests(self, method: str | None = None) -> list[dict[str, Any]]:
+        """The requests received during this test, oldest first (see `Emulator.requests`)."""
+        return self.emulator.requests(method, after=self._after)
+
+    def remove(self) -> None:
+        """Removes the stubs this test registered (those already removed are skipped)."""
+        from groundwire.core.errors import NotFound
+
+        for stub_id in self._stub_ids:
+            with contextlib.suppress(NotFound):
+                self.emulator.remove_stub(stub_id)
+        self._stub_ids.clear()
+
+
+@contextlib.contextmanager
+def _marked_stubs(request: pytest.FixtureRequest, emulator: Emulator) -> Iterator[Emulator]:
+    markers = list(request.node.iter_markers(STUB_MARKER))
+    if not markers:
+        yield emulator
+        return
+    scope = GroundingStubs(emulator)
+    try:
+        for marker in reversed(markers):  # the closest marker last: the newest stub wins
+            scope.stub(*marker.args, **marker.kwargs)
+        yield emulator
+    finally:
+        scope.remove()
+
+
+@pytest.fixture
+def grounding_stubs(grounding_test_emulator: Emulator) -> Iterator[GroundingStubs]:
+    """This test's `GroundingStubs`: stubs removed after it, its own requests only."""
+    scope = GroundingStubs(grounding_test_emulator)
+    try:
+        yield scope
+    finally:
+        scope.remove()
 
 
 def _marker_policy(marker: pytest.Mark) -> FaultPolicy:

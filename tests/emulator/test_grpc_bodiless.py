@@ -16,7 +16,6 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
 
 from groundwire.emulator import Emulator, emulator
-from groundwire.emulator.faults import FaultPolicy
 from groundwire.emulator.limits import Limits
 from tests.emulator.support import CHECK, check_request, unary_call
 
@@ -110,6 +109,14 @@ def bodiless_calls(emu: Emulator, calls: int, connections: int, path: str) -> It
         yield
 
 
+def wait_for_requests(emu: Emulator, count: int) -> None:
+    """Waits (bounded) until the emulator's journal has `count` requests: they are being served."""
+    deadline = time.monotonic() + HANG_BOUND
+    while len(emu.requests()) < count:
+        assert time.monotonic() < deadline, f"{count} requests did not arrive"
+        time.sleep(0.01)
+
+
 def health(channel: grpc.Channel) -> Any:
     return health_pb2_grpc.HealthStub(channel).Check(
         health_pb2.HealthCheckRequest(), timeout=HANG_BOUND
@@ -177,9 +184,10 @@ def test_past_the_waiting_cap_a_bodiless_call_is_refused_and_a_whole_one_served(
 def test_health_checks_have_room_when_every_serving_slot_is_taken() -> None:
     limits = Limits(max_streams=1, max_rpcs=2)
     with (
-        emulator(limits=limits, faults=FaultPolicy(latency_ms=3000)) as emu,
+        emulator(limits=limits) as emu,
         grpc.insecure_channel(emu.grpc_address) as channel,
     ):
+        emu.stub("CheckGrounding", response={"supportScore": 0.5}, delay_ms=3000)
         call = channel.unary_unary(
             CHECK.grpc_path,
             request_serializer=bytes,
@@ -188,7 +196,7 @@ def test_health_checks_have_room_when_every_serving_slot_is_taken() -> None:
         slow = [
             call.future(check_request().SerializeToString(), timeout=HANG_BOUND) for _ in range(2)
         ]
-        time.sleep(0.5)  # both are being served
+        wait_for_requests(emu, 2)  # both are being served: their requests are in the journal
         with pytest.raises(grpc.RpcError) as raised:
             unary_call(channel, CHECK, check_request(), timeout=HANG_BOUND)
         assert raised.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED

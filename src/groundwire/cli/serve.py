@@ -4,17 +4,22 @@ from __future__ import annotations
 
 import argparse
 import logging
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
 
 from groundwire.cli.errors import CliError, InputError
 from groundwire.core.errors import StatusCode
+
+if TYPE_CHECKING:
+    from groundwire.emulator.control import ControlOptions
 
 DESCRIPTION = """\
 Serve the grounding APIs offline, over gRPC and REST, until Ctrl-C or SIGTERM. The second line
 it prints is an `export GROUNDWIRE_EMULATOR_HOST=… GROUNDWIRE_EMULATOR_REST=…` for a shell;
 clients also take --endpoint/--rest-endpoint. Faults (--fault-rate, --fault-codes, --latency)
 show how your code copes with a failing API. Every client is held to the limits below, so a
-stalled upload or an idle stream cannot stop the emulator answering the others."""
+stalled upload or an idle stream cannot stop the emulator answering the others. On loopback the
+REST port also serves the admin API (/groundwire/v1/stubs and /groundwire/v1/requests) for
+stubs and the request journal; see docs/testing.md."""
 
 LOG_LEVELS = ("debug", "info", "warning", "error")
 
@@ -71,6 +76,41 @@ def configure(parser: argparse.ArgumentParser) -> None:
     faults.add_argument(
         "--fault-seed", type=int, metavar="N", help="makes the sequence of faults repeatable"
     )
+    steering = parser.add_argument_group("stubs and journal")
+    steering.add_argument(
+        "--admin",
+        action="store_true",
+        help="serve the admin API (stubs, journal) on a non-loopback --host too; "
+        "on loopback it is always served",
+    )
+    steering.add_argument(
+        "--journal",
+        type=int,
+        default=1000,
+        metavar="N",
+        help="requests the journal keeps in memory, bodies included (0: off; default: 1000)",
+    )
+    steering.add_argument(
+        "--cors-origin",
+        action="append",
+        default=[],
+        metavar="ORIGIN",
+        help="let a web page from ORIGIN call the REST and admin paths (repeatable; * for any)",
+    )
+    steering.add_argument(
+        "--stream-piece-chars",
+        type=int,
+        default=0,
+        metavar="N",
+        help="cut the engine's streamed answers into pieces of N characters (default: its own)",
+    )
+    steering.add_argument(
+        "--stream-piece-delay-ms",
+        type=int,
+        default=0,
+        metavar="D",
+        help="wait D milliseconds between the pieces of the engine's streams (default: 0)",
+    )
 
 
 def _limit(
@@ -79,6 +119,38 @@ def _limit(
     group.add_argument(
         flag, type=kind, default=default, metavar=metavar, help=f"{what} (default: {default:g})"
     )
+
+
+def _control_options(args: argparse.Namespace) -> ControlOptions:
+    """The stubs-and-journal options; the admin API is on for loopback or with --admin."""
+    from groundwire.emulator.answering import Pacing
+    from groundwire.emulator.control import ControlOptions
+
+    for flag in ("journal", "stream_piece_chars", "stream_piece_delay_ms"):
+        if getattr(args, flag) < 0:
+            raise InputError(f"--{flag.replace('_', '-')} cannot be negative")
+    return ControlOptions(
+        admin=args.admin or is_loopback(args.host),
+        journal_requests=args.journal,
+        cors_origins=tuple(args.cors_origin),
+        pacing=Pacing(args.stream_piece_chars, args.stream_piece_delay_ms / 1000),
+    )
+
+
+def is_loopback(host: str) -> bool:
+    """Whether `host` is a loopback address (or `localhost`), where the admin API is on.
+
+    >>> is_loopback("127.0.0.1"), is_loopback("::1"), is_loopback("0.0.0.0")
+    (True, True, False)
+    """
+    import ipaddress
+
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
 
 
 def parse_codes(text: str) -> tuple[StatusCode, ...]:
@@ -136,6 +208,7 @@ def run(args: argparse.Namespace, stdin: IO[Any] | None, stdout: IO[str]) -> int
         )
     except ValueError as error:
         raise InputError(f"serve: {error}") from None
+    control = _control_options(args)
     try:
         serve(
             host=args.host,
@@ -145,6 +218,7 @@ def run(args: argparse.Namespace, stdin: IO[Any] | None, stdout: IO[str]) -> int
             faults=faults,
             limits=limits,
             log_level=getattr(logging, args.log_level.upper()),
+            control=control,
         )
     except ServeError as error:
         raise CliError(str(error)) from None

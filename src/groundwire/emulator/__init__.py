@@ -3,7 +3,8 @@
 `with emulator() as emu:` starts the gRPC server and the REST gateway on free loopback ports
 and stops them on exit. Importing this package is cheap: gRPC and the HTTP server load only
 when an emulator starts. `Limits` bounds what one client may hold (timeouts, connections,
-streams). For a standalone server, see `groundwire.emulator.server.serve`.
+streams). `Emulator.stub`, `reset` and `requests` steer it through its admin API. For a
+standalone server, see `groundwire.emulator.server.serve`.
 """
 
 from __future__ import annotations
@@ -16,9 +17,11 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from groundwire.aio import AsyncGroundingClient
     from groundwire.client import GroundingClient
+    from groundwire.emulator.control import ControlOptions
     from groundwire.emulator.faults import FaultPolicy
     from groundwire.emulator.limits import Limits
 
+_ADMIN_TIMEOUT_SECONDS = 30.0
 EMULATOR_PROJECT = "emulator-project"
 """The project the clients from `Emulator.client` use; the emulator accepts any project."""
 
@@ -59,6 +62,83 @@ class Emulator:
             "GROUNDWIRE_EMULATOR_REST": self.http_url,
         }
 
+    def stub(self, method: str, **fields: Any) -> dict[str, Any]:
+        """Registers a stub (the admin API's JSON, with Python keyword names); returns it.
+
+        `fields` are the stub's other fields: `match`, `response`, `error`, `stream`,
+        `sequence`, `times`, `priority`, and `delay_ms` for `delayMs`. A malformed stub raises
+        `InvalidArgument` naming the bad field.
+
+        Example:
+            >>> with emulator() as emu:
+            ...     stub = emu.stub("CheckGrounding", response={"supportScore": 0.25})
+            ...     emu.client().check_grounding("Paris is in France.", facts=[]).support_score
+            0.25
+        """
+        if "delay_ms" in fields:
+            fields["delayMs"] = fields.pop("delay_ms")
+        answer: dict[str, Any] = self._admin("POST", "stubs", {"method": method, **fields})
+        return answer
+
+    def remove_stub(self, stub_id: str) -> None:
+        """Removes one stub by its `id`; `NotFound` when there is none."""
+        self._admin("DELETE", f"stubs/{stub_id}")
+
+    def stubs(self) -> list[dict[str, Any]]:
+        """The registered stubs, in the order they are tried, each with `answered`."""
+        answer: list[dict[str, Any]] = self._admin("GET", "stubs")["stubs"]
+        return answer
+
+    def requests(self, method: str | None = None, *, after: int = 0) -> list[dict[str, Any]]:
+        """The journal's requests, oldest first: of `method` if given, numbered past `after`.
+
+        Each is a dict: `number`, `method`, `grpcMethod`, `api`, `version`, `transport`,
+        `time`, `metadata` (secrets removed) and `request` (Google's JSON).
+
+        Example:
+            >>> with emulator() as emu:
+            ...     _ = emu.client().check_grounding("Rome is old.", facts=["Rome is old."])
+            ...     [entry["request"]["answerCandidate"] for entry in emu.requests()]
+            ['Rome is old.']
+        """
+        from urllib.parse import urlencode
+
+        query = urlencode({"after": after, **({"method": method} if method else {})})
+        answer: list[dict[str, Any]] = self._admin("GET", f"requests?{query}")["requests"]
+        return answer
+
+    def last_request_number(self) -> int:
+        """The journal number of the last call received so far (0 before any): see `requests`."""
+        last: int = self._admin("GET", "requests?after=0&method=-")["last"]
+        return last
+
+    def reset(self) -> None:
+        """Removes every stub and clears the journal."""
+        self._admin("DELETE", "stubs")
+        self._admin("DELETE", "requests")
+
+    def _admin(self, verb: str, path: str, body: Any = None) -> Any:
+        """One call to the admin API on loopback; its error as a `GroundwireError`."""
+        import json
+        import urllib.error
+        import urllib.request
+
+        from groundwire.core.error_codecs import error_from_http
+
+        data = None if body is None else json.dumps(body).encode()
+        request = urllib.request.Request(
+            f"{self.http_url}/groundwire/v1/{path}",
+            data=data,
+            method=verb,
+            headers={"Content-Type": "application/json"},
+        )
+        opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+        try:
+            with opener.open(request, timeout=_ADMIN_TIMEOUT_SECONDS) as answer:
+                return json.loads(answer.read())
+        except urllib.error.HTTPError as error:
+            raise error_from_http(error.code, error.read(), dict(error.headers)) from None
+
     def _client_arguments(self, overrides: dict[str, Any]) -> dict[str, Any]:
         return {
             "project": EMULATOR_PROJECT,
@@ -71,18 +151,26 @@ class Emulator:
 
 @contextmanager
 def emulator(
-    *, faults: FaultPolicy | None = None, limits: Limits | None = None
+    *,
+    faults: FaultPolicy | None = None,
+    limits: Limits | None = None,
+    control: ControlOptions | None = None,
 ) -> Iterator[Emulator]:
     """Runs both servers on free loopback ports for the duration of the `with` block.
+
+    `control` sets the journal's bounds, CORS origins and stream pacing (the admin API is on:
+    the emulator listens on loopback).
 
     Example:
         >>> with emulator() as emu:
         ...     emu.grpc_address.startswith("127.0.0.1:")
         True
     """
+    from groundwire.emulator.control import local_state
     from groundwire.emulator.in_process import start_servers
 
-    servers = start_servers("127.0.0.1", 0, 0, faults=faults, limits=limits)
+    state = local_state(control)
+    servers = start_servers("127.0.0.1", 0, 0, faults=faults, limits=limits, control=state)
     try:
         yield Emulator(servers.grpc_address, servers.http_url)
     finally:

@@ -18,8 +18,10 @@ from __future__ import annotations
 import asyncio
 import inspect
 import logging
+import os
+import socket
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from concurrent import futures
 from functools import cache
 from typing import Any, NoReturn, TypeVar
@@ -39,9 +41,11 @@ from groundwire.core.errors import (
     ResourceExhausted,
 )
 from groundwire.core.validation import raise_if_any
-from groundwire.emulator import prescan, service
+from groundwire.emulator import prescan
+from groundwire.emulator.answering import Call, Switchboard, received_now, unary_piece
 from groundwire.emulator.faults import FaultInjector, FaultPolicy
 from groundwire.emulator.limits import MAX_BODY_BYTES, Limits
+from groundwire.emulator.outcomes import Ending, Step
 from groundwire.emulator.serving import PortInUse
 
 MAX_REQUEST_BYTES = MAX_BODY_BYTES
@@ -82,11 +86,13 @@ async def create_server(
     limits: Limits | None = None,
     reuse_port: bool = False,
     threads: int = DEFAULT_THREADS,
+    switchboard: Switchboard | None = None,
 ) -> GrpcServer:
     """A started gRPC server on `host:port` (`port=0` picks a free one), on the running loop.
 
     `reuse_port` lets several processes serve one port (SO_REUSEPORT); it is off otherwise,
-    so a second emulator on a taken port fails instead of silently sharing it.
+    so a second emulator on a taken port fails instead of silently sharing it. `switchboard`
+    decides who answers each call (the engine alone by default).
 
     Example:
         >>> server = await create_server(port=0)  # doctest: +SKIP
@@ -106,7 +112,8 @@ async def create_server(
         interceptors=[_CallCaps(limits)],
     )
     injector = FaultInjector(faults) if faults is not None else None
-    server.add_generic_rpc_handlers(tuple(generic_handlers(injector, executor, limits)))
+    calls = _Calls(injector, executor, limits, switchboard or Switchboard())
+    server.add_generic_rpc_handlers(tuple(generic_handlers(calls)))
     await _add_health(server)
     _add_reflection(server)
     try:
@@ -120,14 +127,12 @@ async def create_server(
     return GrpcServer(server, bound, executor)
 
 
-def generic_handlers(
-    injector: FaultInjector | None, executor: futures.Executor, limits: Limits
-) -> list[grpc.GenericRpcHandler[bytes, Message]]:
+def generic_handlers(calls: _Calls) -> list[grpc.GenericRpcHandler[bytes, Message]]:
     """One generic handler per service, serving every method of `apis.all_methods()`."""
     by_service: dict[str, dict[str, grpc.RpcMethodHandler[bytes, Message]]] = {}
     for method in all_methods():
         service_name = method.grpc_path.split("/")[1]
-        handler = _method_handler(method, _Calls(injector, executor, limits))
+        handler = _method_handler(method, calls)
         by_service.setdefault(service_name, {})[method.name] = handler
     return [
         grpc.method_handlers_generic_handler(name, handlers)
@@ -146,14 +151,19 @@ def service_names() -> list[str]:
 
 
 class _Calls:
-    """What every handler shares: faults, the engine's thread pool and the limits."""
+    """What every handler shares: faults, the thread pool, the limits and the switchboard."""
 
     def __init__(
-        self, injector: FaultInjector | None, executor: futures.Executor, limits: Limits
+        self,
+        injector: FaultInjector | None,
+        executor: futures.Executor,
+        limits: Limits,
+        switchboard: Switchboard,
     ) -> None:
         self.injector = injector
         self.executor = executor
         self.limits = limits
+        self.switchboard = switchboard
 
     async def run(self, function: Callable[..., _T], *args: Any) -> _T:
         return await asyncio.get_running_loop().run_in_executor(self.executor, function, *args)
@@ -179,6 +189,8 @@ def _method_handler(method: Method, calls: _Calls) -> grpc.RpcMethodHandler[byte
                 await calls.inject()
                 await _answer_stream(method, calls, context, sent)
                 _log_call(context, method, "OK", started, sent.bytes)
+            except _ConnectionDropped:
+                _log_call(context, method, "ABORTED_CONNECTION", started, sent.bytes)
             except Exception as error:  # every failure becomes a status
                 if context.done() or context.cancelled():
                     _log.debug("the client left a %s stream: %r", method.name, error)
@@ -191,14 +203,15 @@ def _method_handler(method: Method, calls: _Calls) -> grpc.RpcMethodHandler[byte
         started = time.perf_counter()
         try:
             await calls.inject()
-            answered = await calls.run(_handle_unary, method, raw)
+            first = await calls.run(_first_step, calls.switchboard, method, raw, context)
+            piece = await unary_piece(first)
         except Exception as error:  # every failure becomes a status
             _end_failed(context, method, error, started)
             return None
-        if metadata := answered.metadata():
-            context.set_trailing_metadata(metadata)
-        _log_call(context, method, "OK", started, answered.response.ByteSize())
-        return answered.response
+        if piece.metadata:
+            context.set_trailing_metadata(piece.metadata)
+        _log_call(context, method, "OK", started, piece.response.ByteSize())
+        return piece.response
 
     return grpc.unary_unary_rpc_method_handler(unary, response_serializer=_serialize)
 
@@ -224,12 +237,16 @@ async def _answer_stream(method: Method, calls: _Calls, context: _Context, sent:
             ) from None
         if not isinstance(raw, bytes):  # grpc.aio.EOF: the client has sent its last request
             return
-        responses = service.handle_stream(method, [await calls.run(_parse, method, raw)])
-        while (response := await calls.run(next, responses, None)) is not None:
+        steps = await calls.run(_steps, calls.switchboard, method, raw, context)
+        while (step := await calls.run(next, steps, None)) is not None:
+            if step.delay_seconds:
+                await asyncio.sleep(step.delay_seconds)
+            if isinstance(step, Ending):
+                await _end_stream(context, step)
             try:
                 async with asyncio.timeout(limits.write_timeout):
-                    await context.write(response)
-                sent.bytes += response.ByteSize()
+                    await context.write(step.response)
+                sent.bytes += step.response.ByteSize()
             except TimeoutError:
                 raise DeadlineExceeded(
                     f"the client read no response for {limits.write_timeout:g} s; "
@@ -366,8 +383,55 @@ def _full(capacity: int, what: str) -> ResourceExhausted:
     return ResourceExhausted(f"the emulator has {capacity:,} {what}, its limit; retry shortly")
 
 
-def _handle_unary(method: Method, raw: bytes) -> service.Answered:
-    return service.answer_unary(method, _parse(method, raw))
+def _first_step(switchboard: Switchboard, method: Method, raw: bytes, context: _Context) -> Step:
+    """A unary call's one step, in one trip to the thread pool."""
+    return next(_steps(switchboard, method, raw, context))
+
+
+def _steps(
+    switchboard: Switchboard, method: Method, raw: bytes, context: _Context
+) -> Iterator[Step]:
+    """What the switchboard plays for the request in `raw` (parsed and checked first)."""
+    metadata = tuple(
+        (key, value) for key, value in context.invocation_metadata() or () if isinstance(value, str)
+    )
+    call = Call(method, _parse(method, raw), "grpc", metadata, received_now())
+    return switchboard.steps(call)
+
+
+async def _end_stream(context: _Context, ending: Ending) -> NoReturn:
+    """Ends a stream with the ending's error, or closes its connection as a lost one would."""
+    if ending.abort:
+        _drop_connection(context.peer())
+        raise _ConnectionDropped
+    raise ending.error or Internal("a stream ending needs an error or an abort")
+
+
+class _ConnectionDropped(Exception):
+    """A stream's outcome closed its connection: the call has no status to send."""
+
+
+def _drop_connection(peer: str) -> None:
+    """Shuts down the socket of the connection from `peer` (`ipv4:127.0.0.1:5123`).
+
+    gRPC has no call to close one connection, so the socket is found among the process's
+    descriptors by its peer address; shutting it down ends every call on it, as a network
+    failure would (the client sees UNAVAILABLE).
+    """
+    host, _, port = peer.partition(":")[2].rpartition(":")
+    wanted = (host.strip("[]"), int(port)) if port.isdigit() else None
+    for name in os.listdir("/dev/fd"):
+        try:
+            found = socket.socket(fileno=os.dup(int(name)))
+        except (OSError, ValueError):
+            continue
+        with found:
+            try:
+                address = found.getpeername()
+                if (address[0].removeprefix("::ffff:"), address[1]) == wanted:
+                    found.shutdown(socket.SHUT_RDWR)
+            except (OSError, IndexError, TypeError):
+                continue
 
 
 def _serialize(response: Message) -> bytes:

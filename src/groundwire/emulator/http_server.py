@@ -20,6 +20,7 @@ import zlib
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from http import HTTPStatus
+from typing import NoReturn
 from urllib.parse import unquote
 
 import h11
@@ -81,6 +82,8 @@ class Reply:
         self.status = 0
         self.sent_bytes = 0
         self.closing = False
+        self.extra_headers: list[tuple[str, str]] = []
+        """Headers a wrapping handler adds to whatever the response is (CORS)."""
 
     async def send(self, status: int, headers: list[tuple[str, str]], body: bytes) -> None:
         """Sends a whole response with its Content-Length."""
@@ -91,6 +94,7 @@ class Reply:
     async def start(self, status: int, headers: list[tuple[str, str]]) -> None:
         """Sends the status line and headers; the body follows with `write` (chunked if needed)."""
         self.status = status
+        headers = [*headers, *self.extra_headers]
         if self.closing:
             headers = [*headers, ("Connection", "close")]
         await self._send(h11.Response(status_code=status, headers=headers))
@@ -104,6 +108,11 @@ class Reply:
     async def end(self) -> None:
         """Ends the response."""
         await self._send(h11.EndOfMessage())
+
+    def abort(self) -> NoReturn:
+        """Closes the connection at once, mid-response, as a network failure would."""
+        self._writer.transport.abort()
+        raise ClientGone("the response's outcome closed the connection")
 
     async def _send(self, event: h11.Event) -> None:
         data = self._connection.send(event)

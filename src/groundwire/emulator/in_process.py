@@ -2,7 +2,8 @@
 
 `start_servers` starts the gRPC server and the REST gateway on the process's emulator loop and
 returns a handle that stops them; `groundwire.emulator.emulator()`, the `serve` command and
-each of its workers use it.
+each of its workers use it. Both servers share one switchboard (stubs, then the engine); the
+REST port also serves the admin API and CORS (`groundwire.emulator.control`).
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ import threading
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from groundwire.emulator.control import ControlState, local_state
 from groundwire.emulator.faults import FaultPolicy
 from groundwire.emulator.limits import Limits
 from groundwire.emulator.serving import (
@@ -63,10 +65,12 @@ def start_servers(
     faults: FaultPolicy | None = None,
     limits: Limits | None = None,
     reuse_port: bool = False,
+    control: ControlState | None = None,
 ) -> Servers:
     """Starts both servers in the background; port 0 picks a free port.
 
-    A port that is taken raises `PortInUse`, naming it.
+    `control` holds the stubs and the journal (by default this process's own, with the
+    admin API on). A port that is taken raises `PortInUse`, naming it.
 
     Example:
         >>> servers = start_servers()
@@ -79,7 +83,16 @@ def start_servers(
             check_free(protocol, host, port)
     loop = _event_loop()
     starting = asyncio.run_coroutine_threadsafe(
-        _start(host, grpc_port, http_port, faults, limits or Limits(), reuse_port), loop
+        _start(
+            host,
+            grpc_port,
+            http_port,
+            faults,
+            limits or Limits(),
+            reuse_port,
+            control or local_state(),
+        ),
+        loop,
     )
     servers = starting.result(timeout=STARTUP_TIMEOUT_SECONDS)
     lifetime.grpc_servers.add(id(servers))  # gRPC is not safe in a child forked while it runs
@@ -105,16 +118,28 @@ async def _start(
     faults: FaultPolicy | None,
     limits: Limits,
     reuse_port: bool,
+    control: ControlState,
 ) -> Servers:
+    from groundwire.emulator.admin import AdminApi, with_admin
+    from groundwire.emulator.control import switchboard_for
+    from groundwire.emulator.cors import with_cors
     from groundwire.emulator.grpc_server import create_server
     from groundwire.emulator.http_server import HttpServer
     from groundwire.emulator.rest_gateway import RestGateway
 
+    switchboard = switchboard_for(control)
     grpc_server = await create_server(
-        host, grpc_port, faults=faults, limits=limits, reuse_port=reuse_port
+        host,
+        grpc_port,
+        faults=faults,
+        limits=limits,
+        reuse_port=reuse_port,
+        switchboard=switchboard,
     )
-    gateway = RestGateway(faults=faults)
-    http = HttpServer(gateway, limits)
+    gateway = RestGateway(faults=faults, switchboard=switchboard)
+    admin = AdminApi(control.book, control.journal) if control.options.admin else None
+    handler = with_cors(with_admin(gateway, admin), control.options.cors_origins)
+    http = HttpServer(handler, limits)
     try:
         sock = listening_socket(host, http_port, reuse_port)
         await http.start(sock, backlog=BACKLOG)

@@ -20,7 +20,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Generator, Mapping
 from concurrent import futures
 from typing import Any, TypeVar
 
@@ -47,10 +47,11 @@ from groundwire.core.transcoding import (
     system_parameters,
 )
 from groundwire.core.validation import raise_if_any
-from groundwire.emulator import prescan, service
+from groundwire.emulator import prescan
+from groundwire.emulator.answering import Call, Switchboard, received_now, unary_piece
 from groundwire.emulator.faults import FaultInjector, FaultPolicy
-from groundwire.emulator.http_server import HttpRequest, Reply
-from groundwire.emulator.service import Responses
+from groundwire.emulator.http_server import ClientGone, HttpRequest, Reply
+from groundwire.emulator.outcomes import Ending, Step
 
 DEFAULT_THREADS = 8
 _JSON = "application/json"
@@ -68,11 +69,16 @@ class RestGateway:
     """
 
     def __init__(
-        self, *, faults: FaultPolicy | None = None, threads: int = DEFAULT_THREADS
+        self,
+        *,
+        faults: FaultPolicy | None = None,
+        threads: int = DEFAULT_THREADS,
+        switchboard: Switchboard | None = None,
     ) -> None:
         self._methods = all_methods()
         self._executor = futures.ThreadPoolExecutor(threads, thread_name_prefix="groundwire-rest")
         self._injector = FaultInjector(faults) if faults is not None else None
+        self._switchboard = switchboard or Switchboard()
 
     def close(self) -> None:
         """Waits for the service calls still running in the thread pool, then frees it."""
@@ -86,15 +92,18 @@ class RestGateway:
             _check_content_type(request)
             await _inject(self._injector)
             if route.method.server_streaming:
-                await self._stream(reply, route, request.body, parameters)
+                requests = await self._run(_requests, route, request.body)
+                await self._stream(
+                    reply, self._steps(route.method, requests, request.headers), parameters
+                )
                 return
-            answered = await self._run(_unary, route, request.body)
-            body = response_to_json(
-                answered.response, enum_encoding_int=parameters.enum_encoding_int
-            )
-            await reply.send(200, [*_JSON_REPLY, *answered.metadata()], body)
+            piece = await unary_piece(await self._run(self._first_step, route, request))
+            body = response_to_json(piece.response, enum_encoding_int=parameters.enum_encoding_int)
+            await reply.send(200, [*_JSON_REPLY, *piece.metadata], body)
         except GroundwireError as error:
             await _send_error(reply, error)
+        except ClientGone:
+            raise  # an outcome closed the connection: the HTTP server drops it
         except Exception:  # an emulator bug must not take the server down
             if reply.status:
                 raise  # the reply has started: the HTTP server ends the connection
@@ -104,47 +113,73 @@ class RestGateway:
     async def _run(self, function: Callable[..., _T], *args: Any) -> _T:
         return await asyncio.get_running_loop().run_in_executor(self._executor, function, *args)
 
+    def _first_step(self, route: Route, request: HttpRequest) -> Step:
+        """A unary call's one step, in one trip to the thread pool."""
+        requests = _requests(route, request.body)
+        return next(self._steps(route.method, requests, request.headers))
+
+    def _steps(
+        self, method: Method, requests: list[Message], headers: Mapping[str, str]
+    ) -> Generator[Step, None, None]:
+        """The switchboard's steps for each request in turn, made as they are consumed."""
+        metadata = tuple(headers.items())
+        for request in requests:
+            call = Call(method, request, "rest", metadata, received_now())
+            yield from self._switchboard.steps(call)
+
     async def _stream(
-        self, reply: Reply, route: Route, body: bytes, parameters: SystemParameters
+        self, reply: Reply, steps: Generator[Step, None, None], parameters: SystemParameters
     ) -> None:
         """Streams responses as they are made; an error after the first one ends the stream.
 
-        The first response is made before the reply starts, so an error in the first request
-        is an ordinary error response with its own HTTP status.
+        The first step is made before the reply starts, so an error in the first request is
+        an ordinary error response with its own HTTP status.
         """
-        requests = await self._run(_requests, route, body)
-        responses = service.handle_stream(route.method, iter(requests))
         try:
-            made = await self._run(_next, responses)
+            first = await self._run(_next, steps)
+            if isinstance(first, Ending):
+                await _end_early(reply, first)
             content_type = "text/event-stream" if parameters.alt == "sse" else _JSON
             await reply.start(200, [("Content-Type", f"{content_type}; charset=utf-8")])
-            await self._write_stream(reply, responses, made, parameters)
+            await self._write_stream(reply, steps, first, parameters)
         finally:
             with contextlib.suppress(ValueError):  # still running in a thread after a disconnect
-                responses.close()
+                steps.close()
 
     async def _write_stream(
-        self, reply: Reply, responses: Responses, made: Message | None, parameters: SystemParameters
+        self,
+        reply: Reply,
+        steps: Generator[Step, None, None],
+        step: Step | None,
+        parameters: SystemParameters,
     ) -> None:
         sse = parameters.alt == "sse"
         sent = 0
         if not sse:
             await reply.write(STREAM_OPEN)
         try:
-            while made is not None:
-                data = response_to_json(made, enum_encoding_int=parameters.enum_encoding_int)
+            while step is not None:
+                if step.delay_seconds:
+                    await asyncio.sleep(step.delay_seconds)
+                if isinstance(step, Ending):
+                    if step.abort:
+                        reply.abort()
+                    raise _StreamFailed(step.error or Internal("a stream ends without an error"))
+                data = response_to_json(
+                    step.response, enum_encoding_int=parameters.enum_encoding_int
+                )
                 await reply.write(stream_frame(sent, data, sse=sse))
                 sent += 1
-                made = await self._next_or_error(responses)
+                step = await self._next_or_error(steps)
         except _StreamFailed as failure:
             await reply.write(stream_frame(sent, error_to_json(failure.error), sse=sse))
         if not sse:
             await reply.write(STREAM_CLOSE)
         await reply.end()
 
-    async def _next_or_error(self, responses: Responses) -> Message | None:
+    async def _next_or_error(self, steps: Generator[Step, None, None]) -> Step | None:
         try:
-            return await self._run(_next, responses)
+            return await self._run(_next, steps)
         except GroundwireError as error:
             raise _StreamFailed(error) from None
         except Exception as error:  # reported in the stream; the server goes on
@@ -193,9 +228,13 @@ async def _inject(injector: FaultInjector | None) -> None:
         raise fault.error
 
 
-def _unary(route: Route, body: bytes) -> service.Answered:
-    (request,) = _requests(route, body)
-    return service.answer_unary(route.method, request)
+async def _end_early(reply: Reply, ending: Ending) -> None:
+    """A stream whose outcome ends before its first piece: its error, or a closed connection."""
+    if ending.delay_seconds:
+        await asyncio.sleep(ending.delay_seconds)
+    if ending.abort:
+        reply.abort()
+    raise ending.error or Internal("a stream ends without an error")
 
 
 def _requests(route: Route, body: bytes) -> list[Message]:
@@ -213,8 +252,8 @@ class _StreamFailed(Exception):
         self.error = error
 
 
-def _next(responses: Responses) -> Message | None:
-    return next(responses, None)
+def _next(steps: Generator[Step, None, None]) -> Step | None:
+    return next(steps, None)
 
 
 async def _send_error(reply: Reply, error: GroundwireError) -> None:

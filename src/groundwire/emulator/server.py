@@ -11,6 +11,7 @@ process, see `groundwire.emulator.in_process.start_servers`.
 
 from __future__ import annotations
 
+from groundwire.emulator.control import ControlOptions, local_state, shared_state
 from groundwire.emulator.faults import FaultPolicy
 from groundwire.emulator.in_process import start_servers
 from groundwire.emulator.limits import Limits
@@ -35,14 +36,17 @@ def serve(
     *,
     limits: Limits | None = None,
     log_level: int | None = None,
+    control: ControlOptions | None = None,
 ) -> None:
     """Serves both protocols until SIGINT or SIGTERM; call it from the main thread.
 
     Prints one line naming both addresses once they listen, and one `export` line for a
     shell, then calls `ready(grpc_address, http_url)` if given. With `workers > 1`, port 0
     picks a free port before the workers start, and they all share it. `log_level` (e.g.
-    `logging.INFO`: one line per request) also applies in the workers. A taken port raises
-    `PortInUse`; a worker that dies raises `ServeError` naming it.
+    `logging.INFO`: one line per request) also applies in the workers. `control` offers the
+    admin API, the journal, CORS and stream pacing; with workers, their stubs and journal live
+    in a manager process that every worker shares. A taken port raises `PortInUse`; a worker
+    that dies raises `ServeError` naming it.
 
     Example:
         >>> serve(grpc_port=50051, http_port=8080)  # doctest: +SKIP
@@ -53,21 +57,30 @@ def serve(
         raise ValueError(f"workers must be at least 1, not {workers}")
     configure_logging(log_level)
     hand_back_large_blocks()
+    control = control or ControlOptions()
     with stop_on_signals() as stop:
         if workers == 1:
-            servers = start_servers(host, grpc_port, http_port, faults=faults, limits=limits)
+            servers = start_servers(
+                host,
+                grpc_port,
+                http_port,
+                faults=faults,
+                limits=limits,
+                control=local_state(control),
+            )
             try:
                 announce(servers.grpc_address, servers.http_url, workers, ready)
                 stop.wait()
             finally:
                 servers.stop()
             return
-        serve_workers(
-            host,
-            grpc_port,
-            http_port,
-            workers,
-            WorkerOptions(faults, limits, log_level),
-            ready,
-            stop,
-        )
+        with shared_state(control) as state:
+            serve_workers(
+                host,
+                grpc_port,
+                http_port,
+                workers,
+                WorkerOptions(faults, limits, log_level, state),
+                ready,
+                stop,
+            )

@@ -9,6 +9,7 @@ import sys
 from dataclasses import dataclass
 from typing import Any
 
+from groundwire.emulator.control import ControlState
 from groundwire.emulator.faults import FaultPolicy
 from groundwire.emulator.in_process import start_servers
 from groundwire.emulator.limits import Limits
@@ -36,6 +37,8 @@ class WorkerOptions:
     faults: FaultPolicy | None
     limits: Limits | None
     log_level: int | None
+    control: ControlState | None = None
+    """The stubs and journal every worker shares (a manager's proxies)."""
 
 
 def serve_workers(
@@ -182,6 +185,7 @@ def _worker(
                 faults=options.faults,
                 limits=options.limits,
                 reuse_port=True,
+                control=options.control,
             )
         except Exception as error:
             reports.put((number, f"{type(error).__name__}: {error}"))
