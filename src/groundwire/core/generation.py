@@ -102,8 +102,37 @@ class GroundingSupport(PlacedRecord):
         return optional(self._raw, "support_score")
 
 
+class _GroundedText(Record, CitationRendering):
+    """A text and the supports that ground it, in the chunks they cite: what is rendered."""
+
+    __slots__ = ()
+    text: str
+    support_chunks: Sequence[Chunk]
+    grounding_supports: Sequence[GroundingSupport]
+
+    def _rendered_text(self) -> str:
+        return self.text
+
+    def claim_spans(self) -> tuple[ClaimSpan, ...]:
+        """Each support's span, its chunks (indices into `support_chunks`), unsupported or not.
+
+        A support that cites no chunk is unsupported; one whose claim text was not found in
+        the answer has an empty span, which the renderers leave out.
+
+        >>> support = GroundingSupport("capital", 10, 17, 10, 17, (), (0, 5), 0.9, True)
+        >>> Candidate(0, "The capital.", None, (Chunk("Kyoto", "0"),), (support,), ()).claim_spans()
+        (ClaimSpan(start=10, end=17, citations=(0,), unsupported=False),)
+        """
+        chunk_count = len(self.support_chunks)
+        spans = []
+        for support in self.grounding_supports:
+            cited = tuple(index for index in support.chunk_indices if 0 <= index < chunk_count)
+            spans.append(ClaimSpan(support.start, support.end, cited, not cited))
+        return tuple(spans)
+
+
 @final
-class Candidate(Record, CitationRendering):
+class Candidate(_GroundedText):
     """One generated answer with its grounding.
 
     `with_citations`, `to_markdown`, `to_html` and `utf16_spans` put its supports into the
@@ -153,19 +182,12 @@ class Candidate(Record, CitationRendering):
             web_search_queries=tuple(web_search_queries),
         )
 
-    def _rendered_text(self) -> str:
-        return self.text
-
-    def claim_spans(self) -> tuple[ClaimSpan, ...]:
-        """Each support's span, its chunks (indices into `support_chunks`), unsupported or not."""
-        return support_spans(self.grounding_supports, len(self.support_chunks))
-
 
 _NO_CANDIDATE = Candidate(0, "", None, (), (), ())
 
 
 @final
-class GenerateResult(Record, CitationRendering):
+class GenerateResult(_GroundedText):
     """A generated answer: the first candidate's text and grounding, all candidates, raw.
 
     `with_citations`, `to_markdown`, `to_html` and `utf16_spans` render the first candidate
@@ -214,30 +236,6 @@ class GenerateResult(Record, CitationRendering):
             candidates=tuple(candidates),
             raw=raw,
         )
-
-    def _rendered_text(self) -> str:
-        return self.text
-
-    def claim_spans(self) -> tuple[ClaimSpan, ...]:
-        """Each support's span, its chunks (indices into `support_chunks`), unsupported or not."""
-        return support_spans(self.grounding_supports, len(self.support_chunks))
-
-
-def support_spans(supports: Sequence[GroundingSupport], chunk_count: int) -> tuple[ClaimSpan, ...]:
-    """The rendering spans of some supports whose chunk indices count ``chunk_count`` chunks.
-
-    A support that cites no chunk is unsupported; one whose claim text was not found in the
-    answer has an empty span, which the renderers leave out.
-
-    >>> support = GroundingSupport("capital", 10, 17, 10, 17, (), (0, 5), 0.9, True)
-    >>> support_spans([support], 1)
-    (ClaimSpan(start=10, end=17, citations=(0,), unsupported=False),)
-    """
-    spans = []
-    for support in supports:
-        cited = tuple(index for index in support.chunk_indices if 0 <= index < chunk_count)
-        spans.append(ClaimSpan(support.start, support.end, cited, not cited))
-    return tuple(spans)
 
 
 def generate_result(response: message.Message) -> GenerateResult:
