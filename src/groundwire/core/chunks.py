@@ -30,7 +30,6 @@ class Chunk(Record):
     """
 
     __slots__ = ("_metadata", "_raw", "text")
-    _fields = ("text", "source", "index", "source_metadata", "uri", "title", "domain")
     text: str
     _raw: Any  # the raw chunk, or what a hand-built one was `Given`
     _metadata: Mapping[str, str] | None  # None until the first read of a raw chunk's

@@ -52,19 +52,6 @@ class CorroboratedClaim(PlacedRecord):
         "start_index",
         "text",
     )
-    _fields = (
-        "text",
-        "start",
-        "end",
-        "start_index",
-        "end_index",
-        "start_utf16",
-        "end_utf16",
-        "fact_indexes",
-        "facts",
-        "score",
-        "offsets_adjusted",
-    )
     text: str
     start: int
     end: int
@@ -120,7 +107,6 @@ class CorroborationResult(Record, CitationRendering):
     """
 
     __slots__ = ("claims", "content_text", "corroboration_score", "raw")
-    _fields = ("content_text", "corroboration_score", "claims", "raw")
     content_text: str
     corroboration_score: float | None
     claims: Sequence[CorroboratedClaim]

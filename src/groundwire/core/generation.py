@@ -51,17 +51,6 @@ class GroundingSupport(PlacedRecord):
         "located",
         "start",
     )
-    _fields = (
-        "claim_text",
-        "start",
-        "end",
-        "start_utf16",
-        "end_utf16",
-        "chunks",
-        "chunk_indices",
-        "score",
-        "located",
-    )
     claim_text: str
     start: int
     end: int
@@ -147,14 +136,6 @@ class Candidate(_GroundedText):
         "text",
         "web_search_queries",
     )
-    _fields = (
-        "index",
-        "text",
-        "grounding_score",
-        "support_chunks",
-        "grounding_supports",
-        "web_search_queries",
-    )
     index: int
     text: str
     grounding_score: float | None
@@ -201,14 +182,6 @@ class GenerateResult(_GroundedText):
         "raw",
         "support_chunks",
         "text",
-    )
-    _fields = (
-        "text",
-        "grounding_score",
-        "support_chunks",
-        "grounding_supports",
-        "candidates",
-        "raw",
     )
     text: str
     grounding_score: float | None

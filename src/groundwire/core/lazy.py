@@ -15,6 +15,7 @@ The functions at the end read raw protobuf fields as fast as Python can, for eve
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import FrozenInstanceError
 from operator import attrgetter
@@ -30,9 +31,10 @@ R = TypeVar("R", bound="Record")
 class Record:
     """Base of the result types: slotted, read-only, compared and shown by their public fields.
 
-    A subclass names its public fields in ``_fields``, in the order its constructor takes
-    them; equality, hashing, ``repr`` and pickling use them, as they would a frozen
-    dataclass's fields. Assigning or deleting any attribute raises
+    A record's public fields, ``_fields``, are the arguments of its constructor (its own
+    ``__new__``), in their order; equality, hashing, ``repr`` and pickling use them, as
+    they would a frozen dataclass's fields. A subclass without a ``__new__`` of its own
+    names them in ``_fields``. Assigning or deleting any attribute raises
     `dataclasses.FrozenInstanceError` (an `AttributeError`), as it does on a frozen dataclass.
     Builders make them with :func:`filled`, or, once per claim or chunk, fill a writable twin
     made by :func:`draft_class`.
@@ -40,6 +42,12 @@ class Record:
 
     __slots__ = ()
     _fields: ClassVar[tuple[str, ...]] = ()
+
+    def __init_subclass__(cls) -> None:
+        """Takes the subclass's fields from its constructor's arguments, when it has one."""
+        super().__init_subclass__()
+        if "__new__" in cls.__dict__:
+            cls._fields = tuple(inspect.signature(cls.__new__).parameters)[1:]
 
     def _values(self) -> tuple[Any, ...]:
         return tuple([getattr(self, name) for name in self._fields])

@@ -97,21 +97,6 @@ class Claim(PlacedRecord):
         "start_byte",
         "text",
     )
-    _fields = (
-        "text",
-        "start",
-        "end",
-        "start_byte",
-        "end_byte",
-        "start_utf16",
-        "end_utf16",
-        "citations",
-        "citation_indices",
-        "score",
-        "grounding_check_required",
-        "offsets_adjusted",
-        "located",
-    )
     text: str
     start: int
     end: int
@@ -210,7 +195,6 @@ class CheckGroundingResult(Record, CitationRendering):
     """
 
     __slots__ = ("answer_candidate", "cited_chunks", "claims", "raw", "support_score")
-    _fields = ("answer_candidate", "support_score", "claims", "cited_chunks", "raw")
     answer_candidate: str
     support_score: float | None
     claims: Sequence[Claim]
