@@ -283,11 +283,8 @@ __all__ = [
     "GENERATE_FACTS_FIELD",
     "FactLike",
     "TurnLike",
-    "assign",
     "check_grounding_request",
     "corroborate_content_request",
-    "field_class",
     "generate_grounded_content_request",
-    "grounding_facts",
     "resource_name",
 ]

@@ -20,7 +20,7 @@ from urllib.parse import parse_qsl
 from google.protobuf import json_format, message
 
 from groundwire.core.apis import Method
-from groundwire.core.errors import GroundwireError, bad_request
+from groundwire.core.errors import bad_request
 from groundwire.core.json_decode import message_from_json
 
 
@@ -298,7 +298,6 @@ def response_to_json(response: message.Message, *, enum_encoding_int: bool = Fal
 
 
 __all__ = [
-    "GroundwireError",
     "HttpRequest",
     "Route",
     "SystemParameters",
