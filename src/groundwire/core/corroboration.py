@@ -120,7 +120,7 @@ class CorroborationResult(Record, CitationRendering):
         raw: message.Message,
     ) -> CorroborationResult:
         """A result built by hand (its claims are copied into a tuple)."""
-        return _result(content_text, corroboration_score, tuple(claims), raw)
+        return filled(cls, content_text, corroboration_score, tuple(claims), raw)
 
     def _rendered_text(self) -> str:
         return self.content_text
@@ -143,21 +143,6 @@ class CorroborationResult(Record, CitationRendering):
         )
 
 
-def _result(
-    content_text: str,
-    corroboration_score: float | None,
-    claims: Sequence[CorroboratedClaim],
-    raw: Any,
-) -> CorroborationResult:
-    return filled(
-        CorroborationResult,
-        content_text=content_text,
-        corroboration_score=corroboration_score,
-        claims=claims,
-        raw=raw,
-    )
-
-
 def corroboration_result(
     content_text: str,
     facts: Sequence[message.Message],
@@ -168,7 +153,8 @@ def corroboration_result(
     raw: Any = response
     source = (content_text, tuple(facts), raw, unit)
     claims = LazySequence(_corroborated_claims, source, lambda source: len(source[2].claims))
-    return _result(content_text, optional(raw, "corroboration_score"), claims, raw)
+    score = optional(raw, "corroboration_score")
+    return filled(CorroborationResult, content_text, score, claims, raw)
 
 
 def _corroborated_claims(

@@ -210,14 +210,7 @@ class CheckGroundingResult(Record, CitationRendering):
         raw: message.Message,
     ) -> CheckGroundingResult:
         """A result built by hand (its claims and chunks are copied into tuples)."""
-        return filled(
-            cls,
-            answer_candidate=answer_candidate,
-            support_score=support_score,
-            claims=tuple(claims),
-            cited_chunks=tuple(cited_chunks),
-            raw=raw,
-        )
+        return filled(cls, answer_candidate, support_score, tuple(claims), tuple(cited_chunks), raw)
 
     @property
     def unsupported_claims(self) -> tuple[Claim, ...]:
