@@ -273,19 +273,12 @@ def pick_each(items: tuple[T, ...], index_lists: list[tuple[int, ...]]) -> list[
         return [tuple([at[i] for i in indices if i in at]) for indices in index_lists]
 
 
-def utf16_bound(utf16: tuple[int, int] | Utf16Offsets, which: int, index: int) -> int:
-    """A record's UTF-16 start (``which`` 0) or end (1), for str index ``index``.
-
-    ``utf16`` is the pair a hand-built record was given, or the converter its response's
-    records share, which converts all of them on the first read of one.
-    """
-    return utf16[which] if isinstance(utf16, tuple) else utf16.at(index)
-
-
 class PlacedRecord(Record):
     """A record placed in a text by `start`/`end` str indices, with UTF-16 offsets on demand.
 
-    A subclass has the slots ``start``, ``end`` and ``_utf16`` (see `utf16_bound`).
+    A subclass has the slots ``start``, ``end`` and ``_utf16``: the UTF-16 (start, end) pair
+    a hand-built record was given, or the converter its response's records share, which
+    converts all of them on the first read of one.
     """
 
     __slots__ = ()
@@ -296,9 +289,11 @@ class PlacedRecord(Record):
     @property
     def start_utf16(self) -> int:
         """Where the record starts in UTF-16 code units (JavaScript string indices)."""
-        return utf16_bound(self._utf16, 0, self.start)
+        utf16 = self._utf16
+        return utf16[0] if isinstance(utf16, tuple) else utf16.at(self.start)
 
     @property
     def end_utf16(self) -> int:
         """Where the record ends (exclusive) in UTF-16 code units."""
-        return utf16_bound(self._utf16, 1, self.end)
+        utf16 = self._utf16
+        return utf16[1] if isinstance(utf16, tuple) else utf16.at(self.end)

@@ -259,7 +259,9 @@ def check_grounding_result(
     (2, True)
     """
     raw: Any = response
-    chunks = LazySequence(_cited_chunks, raw, lambda raw: len(raw.cited_chunks))
+    chunks = LazySequence(
+        lambda raw: chunks_of(raw.cited_chunks), raw, lambda raw: len(raw.cited_chunks)
+    )
     result: Any = _new(_CheckGroundingResultDraft)  # `filled`, inlined: once per call
     score = raw.support_score  # `optional`, inlined: a zero may be unset
     result.answer_candidate = answer_candidate
@@ -270,10 +272,6 @@ def check_grounding_result(
     result.cited_chunks, result.raw = chunks, raw
     result.__class__ = CheckGroundingResult
     return result
-
-
-def _cited_chunks(raw: Any) -> tuple[Chunk, ...]:
-    return chunks_of(raw.cited_chunks)
 
 
 def _check_claims(source: tuple[str, Any, LazySequence[Chunk]]) -> tuple[Claim, ...]:
