@@ -189,20 +189,6 @@ class LazySequence(Sequence[T]):
     def __iter__(self) -> Iterator[T]:
         return iter(self._built())
 
-    def __reversed__(self) -> Iterator[T]:
-        return reversed(self._built())
-
-    def __contains__(self, value: object) -> bool:
-        return value in self._built()
-
-    def index(self, value: Any, start: int = 0, stop: int = 2**63 - 1) -> int:
-        """The position of the first item equal to ``value``, as `tuple.index`."""
-        return self._built().index(value, start, stop)
-
-    def count(self, value: Any) -> int:
-        """How many items equal ``value``."""
-        return self._built().count(value)
-
     def __eq__(self, other: object) -> bool:
         """Equal to a tuple or lazy sequence with equal items, in the same order."""
         if isinstance(other, LazySequence):
