@@ -259,19 +259,28 @@ def check_grounding_result(
     (2, True)
     """
     raw: Any = response
-    chunks = LazySequence(
-        lambda raw: chunks_of(raw.cited_chunks), raw, lambda raw: len(raw.cited_chunks)
-    )
+    chunks = LazySequence(_cited_chunks, raw, _count_cited_chunks)
     result: Any = _new(_CheckGroundingResultDraft)  # `filled`, inlined: once per call
     score = raw.support_score  # `optional`, inlined: a zero may be unset
     result.answer_candidate = answer_candidate
     result.support_score = score if score or raw.HasField("support_score") else None
-    result.claims = LazySequence(
-        _check_claims, (answer_candidate, raw, chunks), lambda source: len(source[1].claims)
-    )
+    result.claims = LazySequence(_check_claims, (answer_candidate, raw, chunks), _count_claims)
     result.cited_chunks, result.raw = chunks, raw
     result.__class__ = CheckGroundingResult
     return result
+
+
+# Named, not lambdas: a lambda is made anew at each call, and this runs once per call.
+def _cited_chunks(raw: Any) -> tuple[Chunk, ...]:
+    return chunks_of(raw.cited_chunks)
+
+
+def _count_cited_chunks(raw: Any) -> int:
+    return len(raw.cited_chunks)
+
+
+def _count_claims(source: tuple[str, Any, LazySequence[Chunk]]) -> int:
+    return len(source[1].claims)
 
 
 def _check_claims(source: tuple[str, Any, LazySequence[Chunk]]) -> tuple[Claim, ...]:
