@@ -36,7 +36,7 @@ class Record:
     they would a frozen dataclass's fields. A subclass without a ``__new__`` of its own
     names them in ``_fields``. Assigning or deleting any attribute raises
     `dataclasses.FrozenInstanceError` (an `AttributeError`), as it does on a frozen dataclass.
-    Builders make them with :func:`filled`, or, once per claim or chunk, fill a writable twin
+    Builders make them with :func:`filled`, or, on a check's hot path, fill a writable twin
     made by :func:`draft_class`.
     """
 
@@ -106,9 +106,9 @@ def draft_class(record: type[R]) -> type[R]:
 def filled(record: type[R], *fields: Any, **slots: Any) -> R:
     """A ``record`` made without its constructor: ``fields`` in `_fields` order, then ``slots``.
 
-    Records built once per call, and by hand, are made here; those built once per claim or
-    chunk fill a `draft_class` instead, in a third of the time. Fields given by position
-    must be slots (not properties).
+    Records are made here, but for a check's result, claims and chunks, the path every call
+    takes, which fill a `draft_class` instead in a third of the time. Fields given by
+    position must be slots (not properties).
 
     >>> class Point(Record):
     ...     __slots__ = ("x", "y")
