@@ -122,9 +122,10 @@ class OpenTelemetryInterceptor(Interceptor):
     def start(self, call: CallInfo) -> CallObserver:
         """Starts the call's span and gives its trace context to the call's metadata."""
         attributes = rpc_attributes(call, None, self._old, self._current)
-        characters = characters_sent(call)
-        if characters is not None:
-            attributes["groundwire.characters_sent"] = characters
+        if call.request is not None:  # the characters Google bills the call by, if it does
+            characters = spec_for(call.method).billed_characters(call.request)
+            if characters is not None:
+                attributes["groundwire.characters_sent"] = characters
         span = self._tracer.start_span(call.procedure, kind=SpanKind.CLIENT, attributes=attributes)
         carrier: dict[str, str] = {}
         span_context = trace.set_span_in_context(span)
@@ -244,20 +245,6 @@ def http_attributes(outcome: Outcome, attempt: Attempt) -> Attributes:
     error = outcome.error
     attributes["http.response.status_code"] = 200 if error is None else error.http_status
     return attributes
-
-
-def characters_sent(call: CallInfo) -> int | None:
-    """The characters Google bills the call by, as its RPC's spec counts them (None: not so billed).
-
-    Example:
-        >>> from groundwire.core import calls
-        >>> call = calls.unary(calls.ClientConfig("p"), "CheckGrounding", "Hi.", facts=["Hello."])
-        >>> characters_sent(CallInfo(call.method, call.request, (), False))
-        9
-    """
-    if call.request is None:
-        return None
-    return spec_for(call.method).billed_characters(call.request)
 
 
 def server_of(server: str) -> tuple[str, int | None]:
