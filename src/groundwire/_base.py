@@ -18,8 +18,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
-from groundwire._connection import Connection, connection
-from groundwire._factory import make_transport
+from groundwire import _connection, _factory
 from groundwire.core import calls
 from groundwire.core.addresses import check_universe_domain
 from groundwire.core.attempts import Attempts, Events, Unobserved
@@ -147,15 +146,8 @@ class _Settings:
             interactive=interactive,
         )
 
-    def connection(self, api: str, location: str, quota_project: str | None) -> Connection:
-        """The endpoints of `api`, their credentials and the client certificate (`_connection`)."""
-        return connection(self, api, location, quota_project)
-
-    def make_transport(
-        self, api: str, location: str, quota_project: str | None, *, asynchronous: bool
-    ) -> Any:
-        """Builds the (sync or asyncio) transport for `api` (`_factory`)."""
-        return make_transport(self, api, location, quota_project, asynchronous=asynchronous)
+    connection = _connection.connection  # the endpoints of an API, their credentials
+    make_transport = _factory.make_transport  # the (sync or asyncio) transport of an API
 
 
 class ClientBase:

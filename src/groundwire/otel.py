@@ -103,35 +103,29 @@ class OpenTelemetryInterceptor(Interceptor):
         self._tracer = trace.get_tracer("groundwire", VERSION, tracer_provider)
         meter = metrics.get_meter("groundwire", VERSION, meter_provider)
         self._old, self._current = conventions(os.environ)
-        self._histograms: list[tuple[Histogram, float]] = []
+        description = "Duration of outgoing RPCs."
+        self._histograms: list[tuple[Histogram, float]] = []  # each with its unit's scale
         if self._old:
-            self._histograms.append(
-                (
-                    meter.create_histogram(
-                        "rpc.client.duration", unit="ms", description="Duration of outgoing RPCs."
-                    ),
-                    1000.0,
-                )
+            in_ms = meter.create_histogram(
+                "rpc.client.duration", unit="ms", description=description
             )
+            self._histograms.append((in_ms, 1000.0))
         if self._current:
-            self._histograms.append(
-                (
-                    meter.create_histogram(
-                        "rpc.client.call.duration",
-                        unit="s",
-                        description="Duration of outgoing RPCs.",
-                        explicit_bucket_boundaries_advisory=list(SECONDS_BUCKETS),
-                    ),
-                    1.0,
-                )
+            in_seconds = meter.create_histogram(
+                "rpc.client.call.duration",
+                unit="s",
+                description=description,
+                explicit_bucket_boundaries_advisory=list(SECONDS_BUCKETS),
             )
+            self._histograms.append((in_seconds, 1.0))
 
     def start(self, call: CallInfo) -> CallObserver:
         """Starts the call's span and gives its trace context to the call's metadata."""
         attributes = rpc_attributes(call, None, self._old, self._current)
-        characters = characters_sent(call)
-        if characters is not None:
-            attributes["groundwire.characters_sent"] = characters
+        if call.request is not None:  # the characters Google bills the call by, if it does
+            characters = spec_for(call.method).billed_characters(call.request)
+            if characters is not None:
+                attributes["groundwire.characters_sent"] = characters
         span = self._tracer.start_span(call.procedure, kind=SpanKind.CLIENT, attributes=attributes)
         carrier: dict[str, str] = {}
         span_context = trace.set_span_in_context(span)
@@ -140,24 +134,20 @@ class OpenTelemetryInterceptor(Interceptor):
         # made current, the parent of whatever runs inside the call. A stream yields to its
         # caller between pieces: its span is not, lest the caller's own work land in it.
         token = None if call.streaming else otel_context.attach(span_context)
-        return _TracedCall(
-            self._old, self._current, self._histograms, span, tuple(carrier.items()), token
-        )
+        return _TracedCall(self, span, tuple(carrier.items()), token)
 
 
 class _TracedCall(CallObserver):
-    __slots__ = ("_current", "_histograms", "_metadata", "_old", "_span", "_token")
+    __slots__ = ("_interceptor", "_metadata", "_span", "_token")
 
     def __init__(
         self,
-        old: bool,
-        current: bool,
-        histograms: list[tuple[Histogram, float]],
+        interceptor: OpenTelemetryInterceptor,
         span: Span,
         metadata: Metadata,
         token: Token[Context] | None,
     ) -> None:
-        self._old, self._current, self._histograms = old, current, histograms
+        self._interceptor = interceptor
         self._span = span
         self._metadata = metadata
         self._token = token
@@ -180,10 +170,11 @@ class _TracedCall(CallObserver):
         )
 
     def on_finish(self, outcome: Outcome) -> None:
-        span, attempt = self._span, outcome.last_attempt
+        span, attempt, interceptor = self._span, outcome.last_attempt, self._interceptor
         transport = "" if attempt is None else attempt.transport
-        attributes = rpc_attributes(outcome.call, attempt, self._old, self._current)
-        attributes.update(status_attributes(outcome.error, transport, self._old, self._current))
+        old, current = interceptor._old, interceptor._current
+        attributes = rpc_attributes(outcome.call, attempt, old, current)
+        attributes.update(status_attributes(outcome.error, transport, old, current))
         span_attributes: Attributes = {
             **attributes,
             "groundwire.fell_back": outcome.fell_back,
@@ -201,7 +192,7 @@ class _TracedCall(CallObserver):
             otel_context.detach(self._token)
         if transport:
             attributes["groundwire.transport"] = transport
-        for histogram, scale in self._histograms:
+        for histogram, scale in interceptor._histograms:
             histogram.record(outcome.duration * scale, attributes)
 
 
@@ -254,20 +245,6 @@ def http_attributes(outcome: Outcome, attempt: Attempt) -> Attributes:
     error = outcome.error
     attributes["http.response.status_code"] = 200 if error is None else error.http_status
     return attributes
-
-
-def characters_sent(call: CallInfo) -> int | None:
-    """The characters Google bills the call by, as its RPC's spec counts them (None: not so billed).
-
-    Example:
-        >>> from groundwire.core import calls
-        >>> call = calls.unary(calls.ClientConfig("p"), "CheckGrounding", "Hi.", facts=["Hello."])
-        >>> characters_sent(CallInfo(call.method, call.request, (), False))
-        9
-    """
-    if call.request is None:
-        return None
-    return spec_for(call.method).billed_characters(call.request)
 
 
 def server_of(server: str) -> tuple[str, int | None]:

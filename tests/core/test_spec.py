@@ -179,8 +179,8 @@ class _CountingPattern:
 def test_validating_an_over_long_answer_stops_counting_at_the_limit(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    counting = _CountingPattern(validation._token_pattern())
-    monkeypatch.setattr(validation, "_token_pattern", lambda: counting)
+    counting = _CountingPattern(validation._word_pattern())
+    monkeypatch.setattr(validation, "_word_pattern", lambda: counting)
     found = validation.validate_answer_candidate("word " * 1_000_000, "v1")
     assert [field for field, _ in found] == ["answer_candidate"]
     assert counting.matches <= validation.MAX_ANSWER_TOKENS + 1

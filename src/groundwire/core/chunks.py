@@ -12,26 +12,13 @@ converted into a read-only mapping at its first read.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any, final
 
-from groundwire.core.lazy import Record, draft_class, freeze
+from groundwire.core.lazy import Given, Record, draft_class, filled
 
 _new = object.__new__
 _NO_METADATA: Mapping[str, str] = MappingProxyType({})
-
-
-@dataclass(frozen=True, slots=True)
-class _GivenChunk:
-    """What a hand-built chunk holds where one read from a response holds its raw chunk."""
-
-    source: str
-    index: int
-    source_metadata: Mapping[str, str]
-    uri: str
-    title: str
-    domain: str
 
 
 @final
@@ -43,9 +30,8 @@ class Chunk(Record):
     """
 
     __slots__ = ("_metadata", "_raw", "text")
-    _fields = ("text", "source", "index", "source_metadata", "uri", "title", "domain")
     text: str
-    _raw: Any  # the raw chunk, or a _GivenChunk
+    _raw: Any  # the raw chunk, or what a hand-built one was `Given`
     _metadata: Mapping[str, str] | None  # None until the first read of a raw chunk's
 
     def __new__(
@@ -60,10 +46,8 @@ class Chunk(Record):
     ) -> Chunk:
         """A chunk built by hand; `source_metadata` is copied into a read-only mapping."""
         metadata = MappingProxyType(dict(source_metadata))
-        chunk: Any = _new(_ChunkDraft)
-        chunk.text, chunk._metadata = text, metadata
-        chunk._raw = _GivenChunk(source, index, metadata, uri, title, domain)
-        return freeze(chunk, Chunk)
+        given = Given(source=source, index=index, uri=uri, title=title, domain=domain)
+        return filled(cls, text=text, _metadata=metadata, _raw=given)
 
     @property
     def source(self) -> str:
@@ -121,6 +105,6 @@ def chunks_of(raw_chunks: Iterable[Any]) -> tuple[Chunk, ...]:
     for raw in raw_chunks:
         chunk: Any = _new(_ChunkDraft)
         chunk.text, chunk._raw, chunk._metadata = raw.chunk_text, raw, None
-        chunk.__class__ = Chunk  # `freeze`, inlined: this runs for every chunk
+        chunk.__class__ = Chunk  # read-only from here; a draft, not `filled`: once per chunk
         chunks.append(chunk)
     return tuple(chunks)

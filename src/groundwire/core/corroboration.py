@@ -14,32 +14,22 @@ once, on the first read of one; UTF-16 offsets and scores are read when read.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any, final
 
 from google.protobuf import message
 
 from groundwire.core.lazy import (
+    Given,
     LazySequence,
     PlacedRecord,
     Record,
-    draft_class,
-    freeze,
+    filled,
     optional,
     optional_each,
     pick_each,
 )
 from groundwire.core.offsets import OffsetUnit, Utf16Offsets, place_claims
 from groundwire.core.rendering import CitationRendering, ClaimSpan
-
-_new = object.__new__
-
-
-@dataclass(frozen=True, slots=True)
-class _GivenScore:
-    """What a hand-built claim holds where one read from a response holds its raw claim."""
-
-    score: float | None
 
 
 @final
@@ -62,19 +52,6 @@ class CorroboratedClaim(PlacedRecord):
         "start_index",
         "text",
     )
-    _fields = (
-        "text",
-        "start",
-        "end",
-        "start_index",
-        "end_index",
-        "start_utf16",
-        "end_utf16",
-        "fact_indexes",
-        "facts",
-        "score",
-        "offsets_adjusted",
-    )
     text: str
     start: int
     end: int
@@ -83,7 +60,7 @@ class CorroboratedClaim(PlacedRecord):
     fact_indexes: tuple[int, ...]
     facts: tuple[message.Message, ...]
     offsets_adjusted: bool
-    _raw: Any  # the raw claim, or a _GivenScore
+    _raw: Any  # the raw claim, or what a hand-built one was `Given`
     _utf16: tuple[int, int] | Utf16Offsets
 
     def __new__(
@@ -101,47 +78,24 @@ class CorroboratedClaim(PlacedRecord):
         offsets_adjusted: bool = False,
     ) -> CorroboratedClaim:
         """A claim built by hand, every position given."""
-        return _corroborated(
-            text,
-            start,
-            end,
-            start_index,
-            end_index,
-            tuple(fact_indexes),
-            tuple(facts),
-            offsets_adjusted,
-            _GivenScore(score),
-            (start_utf16, end_utf16),
+        return filled(
+            cls,
+            text=text,
+            start=start,
+            end=end,
+            start_index=start_index,
+            end_index=end_index,
+            fact_indexes=tuple(fact_indexes),
+            facts=tuple(facts),
+            offsets_adjusted=offsets_adjusted,
+            _raw=Given(score=score),
+            _utf16=(start_utf16, end_utf16),
         )
 
     @property
     def score(self) -> float | None:
         """How well the facts corroborate the claim (None when the API sent none)."""
-        raw = self._raw
-        return raw.score if isinstance(raw, _GivenScore) else optional(raw, "score")
-
-
-_CorroboratedClaimDraft = draft_class(CorroboratedClaim)
-
-
-def _corroborated(
-    text: str,
-    start: int,
-    end: int,
-    start_index: int | None,
-    end_index: int | None,
-    fact_indexes: tuple[int, ...],
-    facts: tuple[message.Message, ...],
-    offsets_adjusted: bool,
-    raw: Any,
-    utf16: tuple[int, int] | Utf16Offsets,
-) -> CorroboratedClaim:
-    claim: Any = _new(_CorroboratedClaimDraft)
-    claim.text, claim.start, claim.end = text, start, end
-    claim.start_index, claim.end_index = start_index, end_index
-    claim.fact_indexes, claim.facts, claim.offsets_adjusted = fact_indexes, facts, offsets_adjusted
-    claim._raw, claim._utf16 = raw, utf16
-    return freeze(claim, CorroboratedClaim)
+        return optional(self._raw, "score")
 
 
 @final
@@ -153,7 +107,6 @@ class CorroborationResult(Record, CitationRendering):
     """
 
     __slots__ = ("claims", "content_text", "corroboration_score", "raw")
-    _fields = ("content_text", "corroboration_score", "claims", "raw")
     content_text: str
     corroboration_score: float | None
     claims: Sequence[CorroboratedClaim]
@@ -167,7 +120,7 @@ class CorroborationResult(Record, CitationRendering):
         raw: message.Message,
     ) -> CorroborationResult:
         """A result built by hand (its claims are copied into a tuple)."""
-        return _result(content_text, corroboration_score, tuple(claims), raw)
+        return filled(cls, content_text, corroboration_score, tuple(claims), raw)
 
     def _rendered_text(self) -> str:
         return self.content_text
@@ -190,21 +143,6 @@ class CorroborationResult(Record, CitationRendering):
         )
 
 
-_CorroborationResultDraft = draft_class(CorroborationResult)
-
-
-def _result(
-    content_text: str,
-    corroboration_score: float | None,
-    claims: Sequence[CorroboratedClaim],
-    raw: Any,
-) -> CorroborationResult:
-    result: Any = _new(_CorroborationResultDraft)
-    result.content_text, result.corroboration_score = content_text, corroboration_score
-    result.claims, result.raw = claims, raw
-    return freeze(result, CorroborationResult)
-
-
 def corroboration_result(
     content_text: str,
     facts: Sequence[message.Message],
@@ -214,12 +152,9 @@ def corroboration_result(
     """Builds the result of a CorroborateContent call; `unit` says what its indexes count."""
     raw: Any = response
     source = (content_text, tuple(facts), raw, unit)
-    claims = LazySequence(_corroborated_claims, source, _count_claims)
-    return _result(content_text, optional(raw, "corroboration_score"), claims, raw)
-
-
-def _count_claims(source: tuple[str, tuple[message.Message, ...], Any, OffsetUnit]) -> int:
-    return len(source[2].claims)
+    claims = LazySequence(_corroborated_claims, source, lambda source: len(source[2].claims))
+    score = optional(raw, "corroboration_score")
+    return filled(CorroborationResult, content_text, score, claims, raw)
 
 
 def _corroborated_claims(
@@ -238,30 +173,29 @@ def _corroborated_claims(
     indexes = [tuple(raw_claim.fact_indexes[:]) for raw_claim in raw_claims]
     utf16 = Utf16Offsets(text, bounds)
     positions = iter(bounds)
-    claims = []
-    for raw_claim, start, end, start_index, end_index, fact_indexes, cited, offsets_adjusted in zip(
-        raw_claims,
-        positions,
-        positions,
-        starts,
-        ends,
-        indexes,
-        pick_each(facts, indexes),
-        adjusted,
-        strict=True,
-    ):
-        claims.append(
-            _corroborated(
-                text[start:end],
-                start,
-                end,
-                start_index,
-                end_index,
-                fact_indexes,
-                cited,
-                offsets_adjusted,
-                raw_claim,
-                utf16,
-            )
+    return tuple(
+        filled(
+            CorroboratedClaim,
+            text=text[start:end],
+            start=start,
+            end=end,
+            start_index=start_index,
+            end_index=end_index,
+            fact_indexes=fact_indexes,
+            facts=cited,
+            offsets_adjusted=snapped,
+            _raw=raw_claim,
+            _utf16=utf16,
         )
-    return tuple(claims)
+        for raw_claim, start, end, start_index, end_index, fact_indexes, cited, snapped in zip(
+            raw_claims,
+            positions,
+            positions,
+            starts,
+            ends,
+            indexes,
+            pick_each(facts, indexes),
+            adjusted,
+            strict=True,
+        )
+    )

@@ -36,7 +36,6 @@ __all__ = [
     "UNIVERSE_DOMAIN_ENV",
     "EndpointError",
     "Endpoints",
-    "api_client_header",
     "call_headers",
     "default_host",
     "describes_emulator",
@@ -350,12 +349,6 @@ def _carries(route: _Route, universe: str, explicit_credentials: bool) -> bool:
 
 
 @functools.cache
-def api_client_header() -> str:
-    """The `x-goog-api-client` value naming groundwire, its version and Python's."""
-    return f"gl-python/{platform.python_version()} groundwire/{VERSION}"
-
-
-@functools.cache
 def user_agent() -> str:
     """The user agent: `groundwire/<version>`.
 
@@ -378,7 +371,7 @@ def call_headers(field: str, value: str, quota_project: str | None) -> tuple[tup
     """
     metadata = [
         ("x-goog-request-params", f"{field}={quote(value, safe='')}"),
-        ("x-goog-api-client", api_client_header()),
+        ("x-goog-api-client", f"gl-python/{platform.python_version()} groundwire/{VERSION}"),
     ]
     if quota_project:
         metadata.append(("x-goog-user-project", quota_project))

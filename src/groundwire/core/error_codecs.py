@@ -73,16 +73,16 @@ def error_from_http(
     """
     retry_after = _retry_after_seconds(headers, now)
     payload = _error_payload(body)
+    status_line = f"HTTP {status} {_reason_phrase(status)}".rstrip()
     if payload is None:
         code = code_from_http(status)
-        message = f"HTTP {status} {_reason_phrase(status)}".rstrip() + _body_excerpt(body)
+        message = status_line + _body_excerpt(body)
         return error_type_for(code)(message, http_status=status, retry_delay=retry_after)
 
     status_name = payload.get("status")
     code = StatusCode.__members__.get(str(status_name), code_from_http(status))
     sent_message = payload.get("message")
-    message = sent_message if isinstance(sent_message, str) and sent_message else ""
-    message = message or f"HTTP {status} {_reason_phrase(status)}".rstrip()
+    message = sent_message if isinstance(sent_message, str) and sent_message else status_line
     raw_details = payload.get("details")
     details = tuple(
         _detail_from_json(item)

@@ -111,7 +111,7 @@ class ResponseParser:
     Interim (1xx) responses are skipped. The body ends by its Content-Length, by the last
     chunk of a chunked body, or (without either) when the server closes: `feed_eof`. Raises
     `ProtocolError` for anything malformed or ambiguous: a bad status line, a header with
-    no colon or folded onto the next line, a head over `max_head_bytes`, Content-Length
+    no colon or folded onto the next line, a head over `MAX_HEAD_BYTES`, Content-Length
     beside Transfer-Encoding, lengths that disagree, a coding other than chunked, a chunk
     size that is not plain hex, a chunk not followed by CRLF, or bytes after the end.
     `request_method` matters for HEAD and CONNECT, whose responses have no body.
@@ -123,9 +123,8 @@ class ResponseParser:
         (200, '2', b'hi', True, True)
     """
 
-    def __init__(self, request_method: str = "POST", max_head_bytes: int = MAX_HEAD_BYTES) -> None:
+    def __init__(self, request_method: str = "POST") -> None:
         self._request_method = request_method
-        self._max_head_bytes = max_head_bytes
         self._buffer = b""
         self._scanned = 0
         self._step = self._read_head
@@ -179,13 +178,11 @@ class ResponseParser:
         end = buffer.find(b"\r\n\r\n", position + max(self._scanned - 3, 0))
         if end < 0:
             self._scanned = len(buffer) - position  # a trickled head is searched once
-            if len(buffer) - position > self._max_head_bytes:
-                raise ProtocolError(
-                    f"the response head is larger than {self._max_head_bytes} bytes"
-                )
+            if len(buffer) - position > MAX_HEAD_BYTES:
+                raise ProtocolError(f"the response head is larger than {MAX_HEAD_BYTES} bytes")
             return position
-        if end - position > self._max_head_bytes:
-            raise ProtocolError(f"the response head is larger than {self._max_head_bytes} bytes")
+        if end - position > MAX_HEAD_BYTES:
+            raise ProtocolError(f"the response head is larger than {MAX_HEAD_BYTES} bytes")
         self._scanned = 0
         lines = buffer[position:end].split(b"\r\n")
         status_line = _STATUS_LINE.fullmatch(lines[0])
@@ -278,8 +275,8 @@ class ResponseParser:
             return position + 2
         end = buffer.find(b"\r\n\r\n", position)
         if end < 0:
-            if len(buffer) - position > self._max_head_bytes:
-                raise ProtocolError(f"the trailers are larger than {self._max_head_bytes} bytes")
+            if len(buffer) - position > MAX_HEAD_BYTES:
+                raise ProtocolError(f"the trailers are larger than {MAX_HEAD_BYTES} bytes")
             return position
         _headers(buffer[position:end].split(b"\r\n"))  # checked, then dropped: none is used
         self._end(events)

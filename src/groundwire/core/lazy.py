@@ -15,9 +15,11 @@ The functions at the end read raw protobuf fields as fast as Python can, for eve
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import FrozenInstanceError
 from operator import attrgetter
+from types import SimpleNamespace
 from typing import Any, ClassVar, NoReturn, TypeVar, overload
 
 from groundwire.core.offsets import Utf16Offsets
@@ -29,16 +31,23 @@ R = TypeVar("R", bound="Record")
 class Record:
     """Base of the result types: slotted, read-only, compared and shown by their public fields.
 
-    A subclass names its public fields in ``_fields``, in the order its constructor takes
-    them; equality, hashing, ``repr`` and pickling use them, as they would a frozen
-    dataclass's fields. Assigning or deleting any attribute raises
+    A record's public fields, ``_fields``, are the arguments of its constructor (its own
+    ``__new__``), in their order; equality, hashing, ``repr`` and pickling use them, as
+    they would a frozen dataclass's fields. A subclass without a ``__new__`` of its own
+    names them in ``_fields``. Assigning or deleting any attribute raises
     `dataclasses.FrozenInstanceError` (an `AttributeError`), as it does on a frozen dataclass.
-    Builders fill a writable twin made by :func:`draft_class` and :func:`freeze` it: a third of
-    the cost of assigning the same slots through `object.__setattr__`, as a dataclass does.
+    Builders make them with :func:`filled`, or, on a check's hot path, fill a writable twin
+    made by :func:`draft_class`.
     """
 
     __slots__ = ()
     _fields: ClassVar[tuple[str, ...]] = ()
+
+    def __init_subclass__(cls) -> None:
+        """Takes the subclass's fields from its constructor's arguments, when it has one."""
+        super().__init_subclass__()
+        if "__new__" in cls.__dict__:
+            cls._fields = tuple(inspect.signature(cls.__new__).parameters)[1:]
 
     def _values(self) -> tuple[Any, ...]:
         return tuple([getattr(self, name) for name in self._fields])
@@ -74,14 +83,15 @@ class Record:
 
 
 def draft_class(record: type[R]) -> type[R]:
-    """A writable twin of ``record``: same slots, so a builder can fill it, then `freeze` it.
+    """A writable twin of ``record``: same slots, so a hot builder fills it, then sets its class.
 
     >>> class Point(Record):
     ...     __slots__ = ("x", "y")
     ...     _fields = ("x", "y")
     >>> draft = object.__new__(draft_class(Point))
     >>> draft.x, draft.y = 1, 2
-    >>> freeze(draft, Point)
+    >>> draft.__class__ = Point
+    >>> draft
     Point(x=1, y=2)
     """
     twin = {
@@ -93,11 +103,37 @@ def draft_class(record: type[R]) -> type[R]:
     return type(f"_{record.__name__}Draft", (record,), twin)
 
 
-def freeze(draft: Any, record: type[R]) -> R:
-    """Turn a filled draft of ``record`` (see :func:`draft_class`) into a read-only ``record``."""
-    draft.__class__ = record
-    frozen: R = draft
-    return frozen
+def filled(record: type[R], *fields: Any, **slots: Any) -> R:
+    """A ``record`` made without its constructor: ``fields`` in `_fields` order, then ``slots``.
+
+    Records are made here, but for a check's result, claims and chunks, the path every call
+    takes, which fill a `draft_class` instead in a third of the time. Fields given by
+    position must be slots (not properties).
+
+    >>> class Point(Record):
+    ...     __slots__ = ("x", "y")
+    ...     _fields = ("x", "y")
+    >>> filled(Point, 1, 2), filled(Point, x=1, y=2)
+    (Point(x=1, y=2), Point(x=1, y=2))
+    """
+    built = object.__new__(record)
+    for name, value in (*zip(record._fields[: len(fields)], fields, strict=True), *slots.items()):
+        object.__setattr__(built, name, value)
+    return built
+
+
+class Given(SimpleNamespace):
+    """What a record built by hand holds where one read from a response holds its raw message.
+
+    It answers `optional` as the message would: a value given as None is unset.
+
+    >>> optional(Given(score=None), "score"), optional(Given(score=0.0), "score")
+    (None, 0.0)
+    """
+
+    def HasField(self, name: str) -> bool:  # protobuf's name, so `optional` reads it
+        """Whether ``name`` was given a value other than None."""
+        return getattr(self, name) is not None
 
 
 class LazySequence(Sequence[T]):
@@ -152,20 +188,6 @@ class LazySequence(Sequence[T]):
 
     def __iter__(self) -> Iterator[T]:
         return iter(self._built())
-
-    def __reversed__(self) -> Iterator[T]:
-        return reversed(self._built())
-
-    def __contains__(self, value: object) -> bool:
-        return value in self._built()
-
-    def index(self, value: Any, start: int = 0, stop: int = 2**63 - 1) -> int:
-        """The position of the first item equal to ``value``, as `tuple.index`."""
-        return self._built().index(value, start, stop)
-
-    def count(self, value: Any) -> int:
-        """How many items equal ``value``."""
-        return self._built().count(value)
 
     def __eq__(self, other: object) -> bool:
         """Equal to a tuple or lazy sequence with equal items, in the same order."""
@@ -237,19 +259,12 @@ def pick_each(items: tuple[T, ...], index_lists: list[tuple[int, ...]]) -> list[
         return [tuple([at[i] for i in indices if i in at]) for indices in index_lists]
 
 
-def utf16_bound(utf16: tuple[int, int] | Utf16Offsets, which: int, index: int) -> int:
-    """A record's UTF-16 start (``which`` 0) or end (1), for str index ``index``.
-
-    ``utf16`` is the pair a hand-built record was given, or the converter its response's
-    records share, which converts all of them on the first read of one.
-    """
-    return utf16[which] if isinstance(utf16, tuple) else utf16.at(index)
-
-
 class PlacedRecord(Record):
     """A record placed in a text by `start`/`end` str indices, with UTF-16 offsets on demand.
 
-    A subclass has the slots ``start``, ``end`` and ``_utf16`` (see `utf16_bound`).
+    A subclass has the slots ``start``, ``end`` and ``_utf16``: the UTF-16 (start, end) pair
+    a hand-built record was given, or the converter its response's records share, which
+    converts all of them on the first read of one.
     """
 
     __slots__ = ()
@@ -260,9 +275,11 @@ class PlacedRecord(Record):
     @property
     def start_utf16(self) -> int:
         """Where the record starts in UTF-16 code units (JavaScript string indices)."""
-        return utf16_bound(self._utf16, 0, self.start)
+        utf16 = self._utf16
+        return utf16[0] if isinstance(utf16, tuple) else utf16.at(self.start)
 
     @property
     def end_utf16(self) -> int:
         """Where the record ends (exclusive) in UTF-16 code units."""
-        return utf16_bound(self._utf16, 1, self.end)
+        utf16 = self._utf16
+        return utf16[1] if isinstance(utf16, tuple) else utf16.at(self.end)

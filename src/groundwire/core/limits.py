@@ -4,9 +4,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-DEFAULT_MAX_CONNECTIONS = 100
-DEFAULT_MAX_IDLE = 100
-
 
 @dataclass(frozen=True)
 class PoolLimits:
@@ -26,8 +23,8 @@ class PoolLimits:
         ValueError: PoolLimits.max_connections must be at least 1, got 0
     """
 
-    max_connections: int = DEFAULT_MAX_CONNECTIONS
-    max_idle: int = DEFAULT_MAX_IDLE
+    max_connections: int = 100
+    max_idle: int = 100
 
     def __post_init__(self) -> None:
         if not isinstance(self.max_connections, int) or self.max_connections < 1:

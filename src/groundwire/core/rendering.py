@@ -211,8 +211,10 @@ def _runs(placed: Sequence[tuple[int, ClaimSpan]]) -> list[_Run]:
     return runs
 
 
-def _assemble(text: str, runs: Sequence[_Run], markers: dict[int, str], escape: _Escaper) -> str:
-    """Escaped text, each run wrapped by ``escape``, markers after the runs that end there."""
+def _assemble(
+    text: str, runs: Sequence[_Run], markers: dict[int, str], escape: _Html | _Markdown
+) -> str:
+    """Escaped text, runs wrapped by ``escape`` (`_Html`, `_Markdown`), markers where runs end."""
     pieces: list[str] = []
     marker_positions = sorted(markers)
 
@@ -237,17 +239,7 @@ def _assemble(text: str, runs: Sequence[_Run], markers: dict[int, str], escape: 
     return "".join(pieces)
 
 
-class _Escaper:
-    """How one output format escapes text and wraps a run."""
-
-    def text(self, text: str, start: int, end: int) -> str:
-        raise NotImplementedError
-
-    def wrap(self, text: str, run: _Run) -> str:
-        raise NotImplementedError
-
-
-class _Html(_Escaper):
+class _Html:
     def text(self, text: str, start: int, end: int) -> str:
         return html.escape(text[start:end])
 
@@ -314,7 +306,7 @@ def _is_word_cluster(text: str, start: int) -> bool:
     return unicodedata.category(text[start])[0] in "LN"
 
 
-class _Markdown(_Escaper):
+class _Markdown:
     def __init__(self, text: str) -> None:
         self._escapes = _markdown_escapes(text)
 

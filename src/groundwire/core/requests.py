@@ -120,21 +120,17 @@ def _careful_check_grounding_request(
     request.grounding_config = grounding_config
     assign(request, "answer_candidate", answer_candidate, "answer_candidate")
     request.facts.extend(grounding_facts(facts, field_class(request, "facts")))
+    spec = request.grounding_spec
     if citation_threshold is not None:
-        assign(
-            request.grounding_spec,
-            "citation_threshold",
-            citation_threshold,
-            "grounding_spec.citation_threshold",
-        )
+        assign(spec, "citation_threshold", citation_threshold, "grounding_spec.citation_threshold")
     if enable_claim_level_score is not None:
-        if "enable_claim_level_score" not in request.grounding_spec.DESCRIPTOR.fields_by_name:
+        if "enable_claim_level_score" not in spec.DESCRIPTOR.fields_by_name:
             raise bad_request(
                 [("grounding_spec.enable_claim_level_score", f"not available in {method.version}")],
                 f"claim-level scores are not available in {method.version}",
             )
         assign(
-            request.grounding_spec,
+            spec,
             "enable_claim_level_score",
             enable_claim_level_score,
             "grounding_spec.enable_claim_level_score",
@@ -287,11 +283,8 @@ __all__ = [
     "GENERATE_FACTS_FIELD",
     "FactLike",
     "TurnLike",
-    "assign",
     "check_grounding_request",
     "corroborate_content_request",
-    "field_class",
     "generate_grounded_content_request",
-    "grounding_facts",
     "resource_name",
 ]

@@ -22,7 +22,6 @@ tuple of its items), refuse assignment, and can be built by hand for tests:
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from itertools import repeat
 from operator import attrgetter
 from typing import Any, final
@@ -42,11 +41,12 @@ from groundwire.core.generation import (
     generate_result,
 )
 from groundwire.core.lazy import (
+    Given,
     LazySequence,
     PlacedRecord,
     Record,
     draft_class,
-    freeze,
+    filled,
     has_field,
     optional,
     optional_each,
@@ -73,14 +73,6 @@ __all__ = [
 _new = object.__new__
 
 
-@dataclass(frozen=True, slots=True)
-class _GivenClaim:
-    """What a hand-built claim holds where one read from a response holds its raw claim."""
-
-    score: float | None
-    grounding_check_required: bool | None
-
-
 @final
 class Claim(PlacedRecord):
     """One claim of a checked answer.
@@ -105,21 +97,6 @@ class Claim(PlacedRecord):
         "start_byte",
         "text",
     )
-    _fields = (
-        "text",
-        "start",
-        "end",
-        "start_byte",
-        "end_byte",
-        "start_utf16",
-        "end_utf16",
-        "citations",
-        "citation_indices",
-        "score",
-        "grounding_check_required",
-        "offsets_adjusted",
-        "located",
-    )
     text: str
     start: int
     end: int
@@ -129,7 +106,7 @@ class Claim(PlacedRecord):
     citation_indices: tuple[int, ...]
     offsets_adjusted: bool
     located: bool
-    _raw: Any  # the raw claim, or a _GivenClaim
+    _raw: Any  # the raw claim, or what a hand-built one was `Given`
     _utf16: tuple[int, int] | Utf16Offsets
 
     def __new__(
@@ -159,7 +136,7 @@ class Claim(PlacedRecord):
             tuple(citation_indices),
             offsets_adjusted,
             located,
-            _GivenClaim(score, grounding_check_required),
+            Given(score=score, grounding_check_required=grounding_check_required),
             (start_utf16, end_utf16),
         )
 
@@ -167,17 +144,14 @@ class Claim(PlacedRecord):
     def score(self) -> float | None:
         """How well the cited facts support the claim, 0 to 1 (None when the API sent none)."""
         raw = self._raw
-        if isinstance(raw, _GivenClaim):
-            return raw.score
-        return optional(raw, "score") if has_field(raw, "score") else None  # not in v1alpha
+        if isinstance(raw, Given) or has_field(raw, "score"):  # v1alpha's claims have none
+            return optional(raw, "score")
+        return None
 
     @property
     def grounding_check_required(self) -> bool | None:
         """False for a claim that needs no facts (a greeting, say); None when unset."""
-        raw = self._raw
-        if isinstance(raw, _GivenClaim):
-            return raw.grounding_check_required
-        return optional(raw, "grounding_check_required")
+        return optional(self._raw, "grounding_check_required")
 
     @property
     def supported(self) -> bool:
@@ -207,7 +181,7 @@ def _claim(
     claim.citations, claim.citation_indices = citations, citation_indices
     claim.offsets_adjusted, claim.located = offsets_adjusted, located
     claim._raw, claim._utf16 = raw, utf16
-    claim.__class__ = Claim  # `freeze`, inlined: this runs for every claim
+    claim.__class__ = Claim  # read-only from here; a draft, not `filled`: once per claim
     return claim
 
 
@@ -221,7 +195,6 @@ class CheckGroundingResult(Record, CitationRendering):
     """
 
     __slots__ = ("answer_candidate", "cited_chunks", "claims", "raw", "support_score")
-    _fields = ("answer_candidate", "support_score", "claims", "cited_chunks", "raw")
     answer_candidate: str
     support_score: float | None
     claims: Sequence[Claim]
@@ -237,9 +210,7 @@ class CheckGroundingResult(Record, CitationRendering):
         raw: message.Message,
     ) -> CheckGroundingResult:
         """A result built by hand (its claims and chunks are copied into tuples)."""
-        return _check_result(
-            answer_candidate, support_score, tuple(claims), tuple(cited_chunks), raw
-        )
+        return filled(cls, answer_candidate, support_score, tuple(claims), tuple(cited_chunks), raw)
 
     @property
     def unsupported_claims(self) -> tuple[Claim, ...]:
@@ -273,19 +244,6 @@ class CheckGroundingResult(Record, CitationRendering):
 _CheckGroundingResultDraft = draft_class(CheckGroundingResult)
 
 
-def _check_result(
-    answer_candidate: str,
-    support_score: float | None,
-    claims: Sequence[Claim],
-    cited_chunks: Sequence[Chunk],
-    raw: Any,
-) -> CheckGroundingResult:
-    result: Any = _new(_CheckGroundingResultDraft)
-    result.answer_candidate, result.support_score, result.raw = answer_candidate, support_score, raw
-    result.claims, result.cited_chunks = claims, cited_chunks
-    return freeze(result, CheckGroundingResult)
-
-
 def check_grounding_result(
     answer_candidate: str, response: message.Message
 ) -> CheckGroundingResult:
@@ -302,7 +260,7 @@ def check_grounding_result(
     """
     raw: Any = response
     chunks = LazySequence(_cited_chunks, raw, _count_cited_chunks)
-    result: Any = _new(_CheckGroundingResultDraft)  # `_check_result`, inlined: once per call
+    result: Any = _new(_CheckGroundingResultDraft)  # `filled`, inlined: once per call
     score = raw.support_score  # `optional`, inlined: a zero may be unset
     result.answer_candidate = answer_candidate
     result.support_score = score if score or raw.HasField("support_score") else None
@@ -312,6 +270,7 @@ def check_grounding_result(
     return result
 
 
+# Named, not lambdas: a lambda is made anew at each call, and this runs once per call.
 def _cited_chunks(raw: Any) -> tuple[Chunk, ...]:
     return chunks_of(raw.cited_chunks)
 

@@ -137,23 +137,23 @@ def _resource_violations(method: apis.Method, request: Any) -> list[Violation]:
     return validation.validate_resource_name(getattr(request, field), field)
 
 
-def _long_texts(items: Any, path: str, text_field: str) -> list[tuple[str, str]]:
-    """The (path, text) of each item whose `text_field` may pass the fact length limit.
+def _long_texts(facts: Any, path: str) -> list[tuple[str, str]]:
+    """The (path, text) of each fact whose `fact_text` may pass the fact length limit.
 
     A text has no more characters than UTF-8 bytes, nor more bytes than its message's
     encoded size, so only items encoded past the limit have their text read (decoded).
     """
     return [
-        (f"{path}[{index}].{text_field}", getattr(item, text_field))
-        for index, item in enumerate(items)
-        if item.ByteSize() > validation.MAX_FACT_CHARACTERS
+        (f"{path}[{index}].fact_text", fact.fact_text)
+        for index, fact in enumerate(facts)
+        if fact.ByteSize() > validation.MAX_FACT_CHARACTERS
     ]
 
 
-def _fact_violations(facts: Any, path: str, text_field: str = "fact_text") -> list[Violation]:
+def _fact_violations(facts: Any, path: str) -> list[Violation]:
     return [
         *validation.validate_fact_count(len(facts), path),
-        *validation.validate_fact_texts(_long_texts(facts, path, text_field)),
+        *validation.validate_fact_texts(_long_texts(facts, path)),
     ]
 
 

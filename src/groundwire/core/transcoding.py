@@ -20,7 +20,7 @@ from urllib.parse import parse_qsl
 from google.protobuf import json_format, message
 
 from groundwire.core.apis import Method
-from groundwire.core.errors import GroundwireError, bad_request
+from groundwire.core.errors import bad_request
 from groundwire.core.json_decode import message_from_json
 
 
@@ -75,18 +75,13 @@ def path_for(method: Method, request: message.Message) -> str:
     return method.http.path.expand(values)
 
 
-def message_to_json_object(request: message.Message) -> dict[str, Any]:
-    """The proto3 JSON mapping of a message, as a dict (lowerCamelCase names)."""
-    return json_format.MessageToDict(request, preserving_proto_field_name=False)
-
-
 def encode_request(method: Method, request: message.Message) -> HttpRequest:
     """Transcodes a unary request: path from the rule, body `*` = the whole message as JSON.
 
     Fields bound in the path are left out of the body, as Google's REST clients do.
     """
     path = path_for(method, request)
-    body_object = message_to_json_object(request)
+    body_object = json_format.MessageToDict(request)  # proto3 JSON: lowerCamelCase names
     for field in method.http.path.fields:
         body_object.pop(_json_name(method, field), None)
     return HttpRequest(
@@ -112,7 +107,7 @@ def encode_stream_request(method: Method, requests: Iterable[message.Message]) -
                 [(f"requests[{index}].{method.routing_field}", "differs from the first request's")],
                 "every request of a stream must name the same resource",
             )
-    body = json.dumps([message_to_json_object(item) for item in items], separators=(",", ":"))
+    body = json.dumps([json_format.MessageToDict(item) for item in items], separators=(",", ":"))
     return HttpRequest(method.http.verb, path, body.encode())
 
 
@@ -298,7 +293,6 @@ def response_to_json(response: message.Message, *, enum_encoding_int: bool = Fal
 
 
 __all__ = [
-    "GroundwireError",
     "HttpRequest",
     "Route",
     "SystemParameters",
@@ -308,7 +302,6 @@ __all__ = [
     "encode_request",
     "encode_stream_request",
     "match_route",
-    "message_to_json_object",
     "path_for",
     "resource_violations",
     "response_to_json",

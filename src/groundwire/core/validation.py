@@ -51,14 +51,6 @@ _WORD_RUN = rf"[^\s{_SENTENCE_END}{_CJK}]+"
 _ALPHANUMERIC = re.compile(r"\w")
 
 
-@functools.cache
-def _token_pattern() -> re.Pattern[str]:
-    """Compiled on first use: the CJK ranges make it the slowest thing to import here."""
-    return re.compile(
-        rf"(?P<cjk>[{_CJK}])|(?P<end>[{_SENTENCE_END}]+)|(?P<word>{_WORD_RUN}(?:\.{_WORD_RUN})*)"
-    )
-
-
 def count_tokens(text: str, stop_after: int | None = None) -> int:
     """Count tokens as the limits mean them: words and sentence-ending punctuation marks.
 
@@ -86,8 +78,8 @@ def count_tokens(text: str, stop_after: int | None = None) -> int:
         return count if stop_after is None else min(count, stop_after + 1)
     search_letter = _ALPHANUMERIC.search
     count = 0
-    for match in _token_pattern().finditer(text):
-        if match.lastgroup != "word":
+    for match in _word_pattern().finditer(text):
+        if match.lastindex is None:  # a CJK character or a run of sentence-ending marks
             count += 1
         elif search_letter(text, match.start(), match.end()):
             count += _word_tokens(match.end() - match.start())
@@ -109,7 +101,10 @@ def _word_tokens(characters: int) -> int:
 
 @functools.cache
 def _word_pattern() -> re.Pattern[str]:
-    """The token pattern capturing only words: `findall` gives each word, "" for other tokens."""
+    """The tokens, capturing only words: `findall` gives each word, "" for other tokens.
+
+    Compiled on first use: the CJK ranges make it the slowest thing to import here.
+    """
     return re.compile(rf"[{_CJK}]|[{_SENTENCE_END}]+|({_WORD_RUN}(?:\.{_WORD_RUN})*)")
 
 
