@@ -268,3 +268,97 @@ def _same_timing(expected: Answers, actual: Answers) -> Answers:
     import dataclasses
 
     return dataclasses.replace(expected, piece_gap=actual.piece_gap)
+
+
+RECORDER_TOKEN = "fake-recorder-token-0123456789"
+CLIENT_TOKEN = "client-token-abcdef0123456789"
+
+
+def _self_signed() -> tuple[bytes, bytes]:
+    """A key and a certificate for 127.0.0.1 (PEM), made for this test."""
+    import datetime
+    import ipaddress
+
+    from cryptography import x509
+    from cryptography.hazmat.primitives import hashes, serialization
+    from cryptography.hazmat.primitives.asymmetric import ec
+    from cryptography.x509.oid import NameOID
+
+    key = ec.generate_private_key(ec.SECP256R1())
+    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "stand-in for Google")])
+    now = datetime.datetime.now(datetime.UTC)
+    certificate = (
+        x509.CertificateBuilder()
+        .subject_name(name)
+        .issuer_name(name)
+        .public_key(key.public_key())
+        .serial_number(x509.random_serial_number())
+        .not_valid_before(now - datetime.timedelta(minutes=5))
+        .not_valid_after(now + datetime.timedelta(hours=1))
+        .add_extension(
+            x509.SubjectAlternativeName([x509.IPAddress(ipaddress.ip_address("127.0.0.1"))]),
+            critical=False,
+        )
+        .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
+        .sign(key, hashes.SHA256())
+    )
+    key_pem = key.private_bytes(
+        serialization.Encoding.PEM,
+        serialization.PrivateFormat.PKCS8,
+        serialization.NoEncryption(),
+    )
+    return key_pem, certificate.public_bytes(serialization.Encoding.PEM)
+
+
+@pytest.fixture
+def tls_google() -> Iterator[tuple[str, bytes, list[dict[str, str]]]]:
+    """A loopback TLS gRPC server standing in for Google: address, certificate, calls' metadata."""
+    from concurrent import futures
+
+    received: list[dict[str, str]] = []
+
+    def check(request: bytes, context: grpc.ServicerContext) -> bytes:
+        received.append({key: str(value) for key, value in context.invocation_metadata()})
+        return CHECK.response_class(support_score=0.456).SerializeToString()
+
+    _, service, name = CHECK.grpc_path.split("/")
+    handler = grpc.method_handlers_generic_handler(
+        service, {name: grpc.unary_unary_rpc_method_handler(check)}
+    )
+    key_pem, certificate_pem = _self_signed()
+    server = grpc.server(futures.ThreadPoolExecutor(max_workers=2))
+    server.add_generic_rpc_handlers((handler,))
+    port = server.add_secure_port(
+        "127.0.0.1:0", grpc.ssl_server_credentials([(key_pem, certificate_pem)])
+    )
+    server.start()
+    try:
+        yield f"127.0.0.1:{port}", certificate_pem, received
+    finally:
+        server.stop(0)
+
+
+def test_the_recorders_token_goes_upstream_over_tls_and_no_token_reaches_the_cassette(
+    tls_google: tuple[str, bytes, list[dict[str, str]]], tmp_path: Path
+) -> None:
+    import google.oauth2.credentials
+
+    address, certificate, received = tls_google
+    credentials = google.oauth2.credentials.Credentials(token=RECORDER_TOKEN)
+    upstream = Upstream(address, credentials=credentials, root_certificates=certificate)
+    path = tmp_path / "tls.jsonl"
+    secrets = (("authorization", f"Bearer {CLIENT_TOKEN}"), ("cookie", f"session={CLIENT_TOKEN}"))
+    with emulator(control=ControlOptions(cassette=RecordOptions(path, upstream))) as recorder:
+        with grpc.insecure_channel(recorder.grpc_address) as channel:
+            unary = channel.unary_unary(CHECK.grpc_path, request_serializer=_identity)
+            unary(check_request().SerializeToString(), timeout=10, metadata=secrets)
+        answer = httpx.post(
+            recorder.http_url + CHECK_PATH, json=CHECK_BODY, headers=dict(secrets), timeout=10
+        )
+    assert answer.json()["supportScore"] == pytest.approx(0.456)
+    assert [call["authorization"] for call in received] == [f"Bearer {RECORDER_TOKEN}"] * 2
+    assert all("cookie" not in call for call in received)
+    cassette = path.read_text()
+    assert cassette.count("supportScore") == 2
+    for secret in (RECORDER_TOKEN, CLIENT_TOKEN, "authorization", "cookie", "session="):
+        assert secret not in cassette.lower()
