@@ -135,3 +135,15 @@ def test_serve_records_from_an_upstream_and_replays_the_cassette(tmp_path: Path)
     with serving(tmp_path, "--replay", str(path), "--replay-speed", "0") as url:
         replayed = httpx.post(url + CHECK_PATH, json=CHECK_BODY, timeout=10).json()
     assert recorded == replayed == {"supportScore": 0.0625}
+
+
+def test_a_recorder_started_from_python_listens_on_loopback_only(tmp_path: Path) -> None:
+    from groundwire.emulator.control import ControlOptions, local_state
+    from groundwire.emulator.in_process import start_servers
+    from groundwire.emulator.recorder import RecordOptions, Upstream
+
+    recording = RecordOptions(tmp_path / "new.jsonl", Upstream("127.0.0.1:50051"))
+    state = local_state(ControlOptions(cassette=recording))
+    with pytest.raises(CassetteError, match=r"cannot listen on 0\.0\.0\.0: .* loopback only"):
+        start_servers("0.0.0.0", 0, 0, control=state)
+    assert not (tmp_path / "new.jsonl").exists()

@@ -176,7 +176,7 @@ def _cassette(args: argparse.Namespace) -> RecordOptions | ReplayOptions | None:
     """What --record or --replay asks for, checked before anything listens."""
     from groundwire.core.errors import GroundwireError
     from groundwire.emulator.cassette import read_cassette
-    from groundwire.emulator.recorder import RecordOptions, Upstream
+    from groundwire.emulator.recorder import LOOPBACK_ONLY, RecordOptions, Upstream
     from groundwire.emulator.replay import ReplayOptions
 
     if args.replay is None and (args.replay_fallback != "fail" or args.replay_speed != 1.0):
@@ -193,10 +193,7 @@ def _cassette(args: argparse.Namespace) -> RecordOptions | ReplayOptions | None:
         if args.record is None:
             return None
         if not is_loopback(args.host):
-            raise InputError(
-                f"--record refuses --host {args.host}: a recorder calls the upstream with this "
-                "machine's credentials for whoever reaches it, so it listens on loopback only"
-            )
+            raise InputError(f"--record refuses --host {args.host}: {LOOPBACK_ONLY}")
         if args.workers != 1:
             raise InputError("--record takes one worker: one process writes the cassette")
         if os.path.exists(args.record):

@@ -24,6 +24,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from groundwire.core.addresses import is_loopback
 from groundwire.core.apis import Method
 from groundwire.core.endpoints import EMULATOR_GRPC_ENV, EMULATOR_REST_ENV
 from groundwire.core.errors import GroundwireError
@@ -37,6 +38,10 @@ if TYPE_CHECKING:
 
 GOOGLE = "google"
 """The `--upstream` that names Google's own endpoints."""
+LOOPBACK_ONLY = (
+    "a recorder calls the upstream with this machine's credentials for whoever reaches it, "
+    "so it listens on loopback only"
+)
 
 
 @dataclass(frozen=True)
@@ -114,6 +119,11 @@ class RecordOptions:
     def answerer(self) -> Recorder:
         """The recorder's seat at the switchboard; `CassetteError` if the file exists."""
         return Recorder(self)
+
+    def check_host(self, host: str) -> None:
+        """Raises `CassetteError` unless the recorder is to listen on loopback (`host`)."""
+        if not is_loopback(host):
+            raise CassetteError(f"a recorder cannot listen on {host}: {LOOPBACK_ONLY}")
 
 
 class Recorder:
