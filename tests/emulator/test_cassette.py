@@ -10,8 +10,9 @@ import httpx
 import pytest
 
 from groundwire.cli import main
+from groundwire.core.client_options import ConfigurationError
 from groundwire.emulator import emulator
-from groundwire.emulator.cassette import CassetteError, read_cassette
+from groundwire.emulator.cassette import read_cassette
 from tests.emulator.support import CHECK, CHECK_BODY, CHECK_PATH, GROUNDING_CONFIG
 from tests.emulator.test_stubs_serve import serving
 
@@ -70,14 +71,14 @@ def test_a_corrupt_line_before_the_last_is_refused_naming_it(
     tmp_path: Path, line: str, problem: str
 ) -> None:
     path = _cassette(tmp_path, HEADER, line, EXCHANGE)
-    with pytest.raises(CassetteError, match=problem):
+    with pytest.raises(ConfigurationError, match=problem):
         read_cassette(path)
-    with pytest.raises(CassetteError, match=problem), emulator(replay=path):
+    with pytest.raises(ConfigurationError, match=problem), emulator(replay=path):
         pass
 
 
 def test_a_file_without_a_cassette_header_is_refused(tmp_path: Path) -> None:
-    with pytest.raises(CassetteError, match="line 1 is no cassette header"):
+    with pytest.raises(ConfigurationError, match="line 1 is no cassette header"):
         read_cassette(_cassette(tmp_path, EXCHANGE))
 
 
@@ -144,6 +145,6 @@ def test_a_recorder_started_from_python_listens_on_loopback_only(tmp_path: Path)
 
     recording = RecordOptions(tmp_path / "new.jsonl", Upstream("127.0.0.1:50051"))
     state = local_state(ControlOptions(cassette=recording))
-    with pytest.raises(CassetteError, match=r"cannot listen on 0\.0\.0\.0: .* loopback only"):
+    with pytest.raises(ConfigurationError, match=r"cannot listen on 0\.0\.0\.0: .* loopback only"):
         start_servers("0.0.0.0", 0, 0, control=state)
     assert not (tmp_path / "new.jsonl").exists()

@@ -94,8 +94,8 @@ def _identity(data: bytes) -> bytes:
     return data
 
 
-def _status_details(error: grpc.RpcError) -> bytes:
-    trailers = dict(error.trailing_metadata() or ())  # type: ignore[attr-defined]
+def _status_details(error: Any) -> bytes:
+    trailers: dict[str, Any] = dict(error.trailing_metadata() or ())
     details = trailers.get("grpc-status-details-bin", b"")
     return details if isinstance(details, bytes) else details.encode()
 
@@ -109,9 +109,9 @@ def ask(server: Emulator) -> Answers:
         check = unary(check_request().SerializeToString(), timeout=10)
         with pytest.raises(grpc.RpcError) as failed:
             unary(check_request(answer=ROME).SerializeToString(), timeout=10)
-        error = failed.value
-        grpc_error = (error.code(), error.details(), _status_details(error))  # type: ignore[attr-defined]
-        stream_request = STREAM.request_class(location=PROJECT_LOCATION)
+        error: Any = failed.value
+        grpc_error = (error.code(), error.details() or "", _status_details(error))
+        stream_request: Any = STREAM.request_class(location=PROJECT_LOCATION)
         stream_request.contents.add(role="user").parts.add(text="What is the capital?")
         stream = channel.stream_stream(
             STREAM.grpc_path, request_serializer=_identity, response_deserializer=_identity
@@ -214,7 +214,9 @@ def test_a_request_that_was_not_recorded_fails_naming_the_closest(
             timeout=10,
         )
         with grpc.insecure_channel(replay.grpc_address) as channel:
-            unary = channel.unary_unary(CHECK.grpc_path, request_serializer=_identity)
+            unary = channel.unary_unary(
+                CHECK.grpc_path, request_serializer=_identity, response_deserializer=_identity
+            )
             with pytest.raises(grpc.RpcError) as failed:
                 unary(check_request(answer="Unrecorded.").SerializeToString(), timeout=10)
     error = answer.json()["error"]
@@ -222,7 +224,8 @@ def test_a_request_that_was_not_recorded_fails_naming_the_closest(
     assert error["status"] == "FAILED_PRECONDITION"
     assert f"line 2 of {path}" in error["message"]
     assert "differs at answerCandidate" in error["message"]
-    assert failed.value.code() == grpc.StatusCode.FAILED_PRECONDITION  # type: ignore[attr-defined]
+    failed_call: Any = failed.value
+    assert failed_call.code() == grpc.StatusCode.FAILED_PRECONDITION
 
 
 def test_with_the_engine_as_fallback_an_unrecorded_request_gets_the_engines_answer(
@@ -350,7 +353,9 @@ def test_the_recorders_token_goes_upstream_over_tls_and_no_token_reaches_the_cas
     secrets = (("authorization", f"Bearer {CLIENT_TOKEN}"), ("cookie", f"session={CLIENT_TOKEN}"))
     with emulator(control=ControlOptions(cassette=RecordOptions(path, upstream))) as recorder:
         with grpc.insecure_channel(recorder.grpc_address) as channel:
-            unary = channel.unary_unary(CHECK.grpc_path, request_serializer=_identity)
+            unary = channel.unary_unary(
+                CHECK.grpc_path, request_serializer=_identity, response_deserializer=_identity
+            )
             unary(check_request().SerializeToString(), timeout=10, metadata=secrets)
         answer = httpx.post(
             recorder.http_url + CHECK_PATH, json=CHECK_BODY, headers=dict(secrets), timeout=10

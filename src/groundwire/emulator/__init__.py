@@ -164,7 +164,7 @@ def emulator(
     `control` sets the journal's bounds, CORS origins and stream pacing (the admin API is on:
     the emulator listens on loopback), and can record (`control.cassette`). `replay` answers
     from a cassette (a path: recorded pacing, unmatched calls fail; or `ReplayOptions`);
-    an unreadable cassette raises `CassetteError` naming its line.
+    an unreadable cassette raises `ConfigurationError` naming its line.
 
     Example:
         >>> with emulator() as emu:

@@ -46,10 +46,6 @@ _EXCHANGE_FIELDS = frozenset(
 )
 
 
-class CassetteError(ConfigurationError):
-    """A cassette that cannot be read or written; the message names the file and the line."""
-
-
 @dataclass(frozen=True)
 class Exchange:
     """One recorded call: its method, its request and how it was answered.
@@ -107,14 +103,14 @@ def exchange_line(exchange: Exchange, transport: str) -> bytes:
 
 
 def read_cassette(path: str | os.PathLike[str]) -> list[Exchange]:
-    """The exchanges of the cassette at `path`, every line checked; `CassetteError` if not.
+    """The exchanges of the cassette at `path`, every line checked; `ConfigurationError` if not.
 
     A corrupt line is refused, naming it; only a torn last line is dropped, with a warning.
     """
     try:
         data = Path(path).read_bytes()
     except OSError as error:
-        raise CassetteError(f"cassette {os.fspath(path)}: {error.strerror or error}") from None
+        raise ConfigurationError(f"cassette {os.fspath(path)}: {error.strerror or error}") from None
     lines = data.splitlines(keepends=True)
     if lines and not lines[-1].endswith(b"\n") and _parses(lines[-1]) is None:
         _log.warning(
@@ -125,7 +121,7 @@ def read_cassette(path: str | os.PathLike[str]) -> list[Exchange]:
         )
         lines.pop()
     if not lines:
-        raise CassetteError(f"cassette {os.fspath(path)}: is empty; it needs a header line")
+        raise ConfigurationError(f"cassette {os.fspath(path)}: is empty; it needs a header line")
     _check_header(path, lines[0])
     methods = {method.grpc_path.lstrip("/"): method for method in all_methods()}
     return [_exchange(path, number, raw, methods) for number, raw in enumerate(lines[1:], start=2)]
@@ -141,12 +137,12 @@ class CassetteWriter:
             with self.path.open("xb") as file:
                 file.write(header_line(upstream))
         except FileExistsError:
-            raise CassetteError(
+            raise ConfigurationError(
                 f"cassette {self.path}: already exists; remove it to record again, or record "
                 "to another file"
             ) from None
         except OSError as error:
-            raise CassetteError(f"cassette {self.path}: {error.strerror or error}") from None
+            raise ConfigurationError(f"cassette {self.path}: {error.strerror or error}") from None
 
     def write(self, exchange: Exchange, transport: str) -> None:
         """Appends `exchange` as one line, flushed before it returns."""
@@ -158,12 +154,12 @@ class CassetteWriter:
 def _check_header(path: str | os.PathLike[str], raw: bytes) -> None:
     header = _parses(raw)
     if not isinstance(header, dict) or "groundwireCassette" not in header:
-        raise CassetteError(
+        raise ConfigurationError(
             f"cassette {os.fspath(path)}: line 1 is no cassette header "
             '({"groundwireCassette": 1, ...})'
         )
     if header["groundwireCassette"] != VERSION:
-        raise CassetteError(
+        raise ConfigurationError(
             f"cassette {os.fspath(path)}: line 1: version {header['groundwireCassette']!r} "
             f"is not one this groundwire reads ({VERSION})"
         )
@@ -175,26 +171,28 @@ def _exchange(
     where = f"cassette {os.fspath(path)}: line {number}"
     data = _parses(raw)
     if not isinstance(data, dict):
-        raise CassetteError(f"{where}: is not a JSON object (a corrupt or cut line)")
+        raise ConfigurationError(f"{where}: is not a JSON object (a corrupt or cut line)")
     unknown = sorted(set(data) - _EXCHANGE_FIELDS)
     if unknown:
-        raise CassetteError(f"{where}: {unknown[0]!r} is not a field of an exchange")
+        raise ConfigurationError(f"{where}: {unknown[0]!r} is not a field of an exchange")
     method = methods.get(str(data.get("method", "")).lstrip("/"))
     if method is None:
-        raise CassetteError(f"{where}: method {data.get('method')!r} is no RPC groundwire knows")
+        raise ConfigurationError(
+            f"{where}: method {data.get('method')!r} is no RPC groundwire knows"
+        )
     request = method.request_class()
     try:
         json_format.ParseDict(data.get("request", {}), request)
     except (json_format.ParseError, ValueError, TypeError, RecursionError) as error:
         message = str(error).splitlines()[0][:300] if str(error) else type(error).__name__
-        raise CassetteError(f"{where}: request: {message}") from None
+        raise ConfigurationError(f"{where}: request: {message}") from None
     outcome_fields = {
         key: data[key] for key in ("response", "error", "stream", "delayMs") if key in data
     }
     try:
         outcome = outcome_from_json(method, outcome_fields)
     except GroundwireError as error:
-        raise CassetteError(f"{where}: {error.message}") from None
+        raise ConfigurationError(f"{where}: {error.message}") from None
     return Exchange(method, json_format.MessageToDict(request), outcome, number)
 
 

@@ -26,11 +26,12 @@ from typing import TYPE_CHECKING, Any
 
 from groundwire.core.addresses import is_loopback
 from groundwire.core.apis import Method
+from groundwire.core.client_options import ConfigurationError
 from groundwire.core.endpoints import EMULATOR_GRPC_ENV, EMULATOR_REST_ENV
 from groundwire.core.errors import GroundwireError
 from groundwire.core.spec import route
 from groundwire.emulator.answering import Call
-from groundwire.emulator.cassette import CassetteError, CassetteWriter, Exchange
+from groundwire.emulator.cassette import CassetteWriter, Exchange
 from groundwire.emulator.outcomes import Ending, Outcome, Piece, Step
 
 if TYPE_CHECKING:
@@ -87,7 +88,7 @@ class Upstream:
                 name for name in (EMULATOR_GRPC_ENV, EMULATOR_REST_ENV) if name in os.environ
             ]
             if set_here:
-                raise CassetteError(
+                raise ConfigurationError(
                     f"{set_here[0]} is set, so the upstream 'google' would be that emulator; "
                     "unset it to record from Google, or name the server as the upstream"
                 )
@@ -117,13 +118,13 @@ class RecordOptions:
     upstream: Upstream = Upstream()
 
     def answerer(self) -> Recorder:
-        """The recorder's seat at the switchboard; `CassetteError` if the file exists."""
+        """The recorder's seat at the switchboard; `ConfigurationError` if the file exists."""
         return Recorder(self)
 
     def check_host(self, host: str) -> None:
-        """Raises `CassetteError` unless the recorder is to listen on loopback (`host`)."""
+        """Raises `ConfigurationError` unless the recorder is to listen on loopback (`host`)."""
         if not is_loopback(host):
-            raise CassetteError(f"a recorder cannot listen on {host}: {LOOPBACK_ONLY}")
+            raise ConfigurationError(f"a recorder cannot listen on {host}: {LOOPBACK_ONLY}")
 
 
 class Recorder:

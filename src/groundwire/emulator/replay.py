@@ -48,7 +48,7 @@ class ReplayOptions:
             raise ValueError(f"the replay speed must be 0 or more, not {self.speed!r}")
 
     def answerer(self) -> Replayer:
-        """The replay's seat at the switchboard; `CassetteError` for an unreadable cassette."""
+        """The replay's seat at the switchboard; `ConfigurationError` for an unreadable cassette."""
         return Replayer(read_cassette(self.path), self)
 
 
