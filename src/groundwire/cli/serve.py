@@ -126,7 +126,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
         "--upstream",
         metavar="google|HOST:PORT",
         help="where --record forwards: google (with Application Default Credentials), or "
-        "a server such as another emulator (clear text, loopback, no credentials)",
+        "the gRPC port of a server such as another emulator (no credentials)",
     )
     cassettes.add_argument(
         "--replay", metavar="FILE", help="answer from the cassette FILE, gRPC and REST alike"
