@@ -126,16 +126,21 @@ def test_recording_from_google_is_refused_while_an_emulator_is_configured(
     assert "GROUNDWIRE_EMULATOR_HOST is set" in _serve_error(capsys, *record)
 
 
-def test_serve_records_from_an_upstream_and_replays_the_cassette(tmp_path: Path) -> None:
+def test_serve_records_from_an_upstream_and_every_worker_replays_the_cassette(
+    tmp_path: Path,
+) -> None:
     path = tmp_path / "served.jsonl"
     with emulator() as upstream:
         upstream.stub("CheckGrounding", response={"supportScore": 0.0625})
         flags = ("--record", str(path), "--upstream", upstream.grpc_address)
         with serving(tmp_path, *flags) as url:
             recorded = httpx.post(url + CHECK_PATH, json=CHECK_BODY, timeout=10).json()
-    with serving(tmp_path, "--replay", str(path), "--replay-speed", "0") as url:
-        replayed = httpx.post(url + CHECK_PATH, json=CHECK_BODY, timeout=10).json()
-    assert recorded == replayed == {"supportScore": 0.0625}
+    replay = ("--replay", str(path), "--replay-speed", "0", "--workers", "2")
+    with serving(tmp_path, *replay) as url:
+        replayed = [
+            httpx.post(url + CHECK_PATH, json=CHECK_BODY, timeout=10).json() for _ in range(4)
+        ]
+    assert [recorded] * 4 == replayed == [{"supportScore": 0.0625}] * 4
 
 
 def test_a_recorder_started_from_python_listens_on_loopback_only(tmp_path: Path) -> None:
