@@ -20,6 +20,11 @@ for one of these fixtures.
   ``grounding_test_emulator``: its stubs are removed after the test, and its `requests`
   are only those made during the test. ``@pytest.mark.grounding_stub(method, **fields)``
   (repeatable) registers a stub for the test the same way.
+- Cassettes: when ``cassettes/<module>.jsonl`` lies beside a test module (``tests/test_app.py``:
+  ``tests/cassettes/test_app.jsonl``, recorded with ``groundwire serve --record``), that
+  module's tests talk to an emulator that replays it (`cassette_for`), at once rather than at
+  the recorded pace; a call the cassette does not hold fails with FAILED_PRECONDITION.
+  Stubs still come first.
 
 Example:
     >>> @pytest.mark.grounding_faults(rate=1.0, codes=["UNAVAILABLE"])
@@ -33,6 +38,7 @@ from __future__ import annotations
 import contextlib
 import importlib
 from collections.abc import AsyncIterator, Iterator, Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 import pytest
@@ -42,8 +48,9 @@ if TYPE_CHECKING:
     from groundwire.client import GroundingClient
     from groundwire.emulator import Emulator
     from groundwire.emulator.faults import FaultPolicy
+    from groundwire.emulator.replay import ReplayOptions
 
-__all__ = ["GroundingStubs", "fault_policy", "official_grounding_client_for"]
+__all__ = ["GroundingStubs", "cassette_for", "fault_policy", "official_grounding_client_for"]
 
 FAULTS_MARKER = "grounding_faults"
 _MARKER_HELP = (
@@ -112,22 +119,54 @@ def grounding_emulator() -> Iterator[Emulator]:
         yield running
 
 
+def cassette_for(test_module: Path) -> Path:
+    """Where the cassette of a test module lies: ``cassettes/<module>.jsonl`` beside it.
+
+    Example:
+        >>> cassette_for(Path("tests/test_app.py")).as_posix()
+        'tests/cassettes/test_app.jsonl'
+    """
+    return test_module.parent / "cassettes" / f"{test_module.stem}.jsonl"
+
+
+@pytest.fixture(scope="module")
+def grounding_module_emulator(request: pytest.FixtureRequest) -> Iterator[Emulator]:
+    """A test module's emulator: one replaying its cassette if it has one, else the session's."""
+    cassette = cassette_for(request.path)
+    if not cassette.exists():
+        yield request.getfixturevalue("grounding_emulator")
+        return
+    from groundwire.emulator import emulator
+
+    with emulator(replay=_replay(cassette)) as running:
+        yield running
+
+
 @pytest.fixture
 def grounding_test_emulator(request: pytest.FixtureRequest) -> Iterator[Emulator]:
-    """The emulator this test talks to: the session's, or its own if it asks for faults.
+    """The emulator this test talks to: its module's, or its own if it asks for faults.
 
     Stubs from the test's ``grounding_stub`` markers are on it during the test.
     """
     marker = request.node.get_closest_marker(FAULTS_MARKER)
     if marker is None:
-        with _marked_stubs(request, request.getfixturevalue("grounding_emulator")) as running:
+        module_emulator = request.getfixturevalue("grounding_module_emulator")
+        with _marked_stubs(request, module_emulator) as running:
             yield running
         return
     policy = _marker_policy(marker)
     from groundwire.emulator import emulator
 
-    with emulator(faults=policy) as own, _marked_stubs(request, own) as running:
+    cassette = cassette_for(request.path)
+    replay = _replay(cassette) if cassette.exists() else None
+    with emulator(faults=policy, replay=replay) as own, _marked_stubs(request, own) as running:
         yield running
+
+
+def _replay(cassette: Path) -> ReplayOptions:
+    from groundwire.emulator.replay import ReplayOptions
+
+    return ReplayOptions(cassette, speed=0)
 
 
 class GroundingStubs:

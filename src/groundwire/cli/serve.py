@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import logging
+import os
 from typing import IO, TYPE_CHECKING, Any
 
 from groundwire.cli.errors import CliError, InputError
@@ -11,6 +12,8 @@ from groundwire.core.errors import StatusCode
 
 if TYPE_CHECKING:
     from groundwire.emulator.control import ControlOptions
+    from groundwire.emulator.recorder import RecordOptions
+    from groundwire.emulator.replay import ReplayOptions
 
 DESCRIPTION = """\
 Serve the grounding APIs offline, over gRPC and REST, until Ctrl-C or SIGTERM. The second line
@@ -112,6 +115,37 @@ def configure(parser: argparse.ArgumentParser) -> None:
         help="wait D milliseconds between the pieces of the engine's streams (default: 0)",
     )
 
+    cassettes = parser.add_argument_group("record and replay")
+    cassettes.add_argument(
+        "--record",
+        metavar="FILE",
+        help="forward every call to --upstream and write each exchange to FILE, a new "
+        "cassette (loopback only: the recorder holds your Google access)",
+    )
+    cassettes.add_argument(
+        "--upstream",
+        metavar="google|HOST:PORT",
+        help="where --record forwards: google (with Application Default Credentials), or "
+        "the gRPC port of a server such as another emulator (no credentials)",
+    )
+    cassettes.add_argument(
+        "--replay", metavar="FILE", help="answer from the cassette FILE, gRPC and REST alike"
+    )
+    cassettes.add_argument(
+        "--replay-fallback",
+        choices=("fail", "engine"),
+        default="fail",
+        help="a call the cassette does not hold: fail with FAILED_PRECONDITION naming the "
+        "closest recorded one, or let the engine answer (default: fail)",
+    )
+    cassettes.add_argument(
+        "--replay-speed",
+        type=float,
+        default=1.0,
+        metavar="X",
+        help="replay X times as fast as recorded; 0: at once (default: 1)",
+    )
+
 
 def _limit(
     group: Any, flag: str, kind: type[float] | type[int], metavar: str, what: str, default: float
@@ -134,7 +168,45 @@ def _control_options(args: argparse.Namespace) -> ControlOptions:
         journal_requests=args.journal,
         cors_origins=tuple(args.cors_origin),
         pacing=Pacing(args.stream_piece_chars, args.stream_piece_delay_ms / 1000),
+        cassette=_cassette(args),
     )
+
+
+def _cassette(args: argparse.Namespace) -> RecordOptions | ReplayOptions | None:
+    """What --record or --replay asks for, checked before anything listens."""
+    from groundwire.core.errors import GroundwireError
+    from groundwire.emulator.cassette import read_cassette
+    from groundwire.emulator.recorder import LOOPBACK_ONLY, RecordOptions, Upstream
+    from groundwire.emulator.replay import ReplayOptions
+
+    if args.replay is None and (args.replay_fallback != "fail" or args.replay_speed != 1.0):
+        raise InputError("--replay-fallback and --replay-speed go with --replay FILE")
+    if (args.record is None) != (args.upstream is None):
+        raise InputError("--record FILE and --upstream google|HOST:PORT go together")
+    if args.record is not None and args.replay is not None:
+        raise InputError("--record and --replay exclude each other: record first, then replay")
+    try:
+        if args.replay is not None:
+            options = ReplayOptions(args.replay, args.replay_fallback, args.replay_speed)
+            read_cassette(options.path)
+            return options
+        if args.record is None:
+            return None
+        if not is_loopback(args.host):
+            raise InputError(f"--record refuses --host {args.host}: {LOOPBACK_ONLY}")
+        if args.workers != 1:
+            raise InputError("--record takes one worker: one process writes the cassette")
+        if os.path.exists(args.record):
+            raise InputError(f"--record {args.record}: exists; remove it or record to another file")
+        upstream = Upstream.parse(args.upstream)
+        upstream.transport("discoveryengine", "global").close()
+        return RecordOptions(args.record, upstream)
+    except GroundwireError as error:
+        raise InputError(
+            f"{'--replay' if args.replay else '--upstream'}: {error.message}"
+        ) from None
+    except ValueError as error:
+        raise InputError(f"--replay-speed: {error}") from None
 
 
 def is_loopback(host: str) -> bool:

@@ -9,6 +9,7 @@ standalone server, see `groundwire.emulator.server.serve`.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -20,6 +21,7 @@ if TYPE_CHECKING:
     from groundwire.emulator.control import ControlOptions
     from groundwire.emulator.faults import FaultPolicy
     from groundwire.emulator.limits import Limits
+    from groundwire.emulator.replay import ReplayOptions
 
 _ADMIN_TIMEOUT_SECONDS = 30.0
 EMULATOR_PROJECT = "emulator-project"
@@ -155,11 +157,14 @@ def emulator(
     faults: FaultPolicy | None = None,
     limits: Limits | None = None,
     control: ControlOptions | None = None,
+    replay: str | os.PathLike[str] | ReplayOptions | None = None,
 ) -> Iterator[Emulator]:
     """Runs both servers on free loopback ports for the duration of the `with` block.
 
     `control` sets the journal's bounds, CORS origins and stream pacing (the admin API is on:
-    the emulator listens on loopback).
+    the emulator listens on loopback), and can record (`control.cassette`). `replay` answers
+    from a cassette (a path: recorded pacing, unmatched calls fail; or `ReplayOptions`);
+    an unreadable cassette raises `ConfigurationError` naming its line.
 
     Example:
         >>> with emulator() as emu:
@@ -169,6 +174,15 @@ def emulator(
     from groundwire.emulator.control import local_state
     from groundwire.emulator.in_process import start_servers
 
+    if replay is not None:
+        import dataclasses
+
+        from groundwire.emulator.control import ControlOptions
+        from groundwire.emulator.replay import ReplayOptions
+
+        if not isinstance(replay, ReplayOptions):
+            replay = ReplayOptions(replay)
+        control = dataclasses.replace(control or ControlOptions(), cassette=replay)
     state = local_state(control)
     servers = start_servers("127.0.0.1", 0, 0, faults=faults, limits=limits, control=state)
     try:

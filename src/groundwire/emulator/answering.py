@@ -6,11 +6,10 @@ in turn, and the first `Outcome` wins; when no answerer takes the call, the engi
 The servers only play the steps (`outcomes.Piece` and `outcomes.Ending`): wait, send, end.
 
 An answerer is any callable `Call -> Outcome | None` (`Answerer`), asked in a worker thread,
-so it may block (read a file, call upstream). Stubs (`stubs.StubAnswerer`) come first; a
-record or replay answerer goes beside them in the list that `control.switchboard_for`
-gives the `Switchboard`. Answerers see the request as a message; `call.request_json()`
-gives Google's JSON of it. `outcomes.outcome_to_json` and `outcome_from_json` write and
-read an outcome as JSON, e.g. for a file of recorded exchanges.
+so it may block (read a file, call upstream); a recorder answers with an `Answer` whose steps
+come as its upstream sends them. Stubs (`stubs.StubAnswerer`) come first, then a replay or a
+recorder (`replay.Replayer`, `recorder.Recorder`). Answerers
+see the request as a message; `call.request_json()` gives Google's JSON of it.
 
 Engine streams are cut into pieces of `Pacing.piece_chars` characters, sent
 `Pacing.piece_delay_seconds` apart, when pacing is asked for (`serve --stream-piece-*`).
@@ -30,7 +29,7 @@ from google.protobuf.message import Message
 from groundwire.core.apis import Method
 from groundwire.core.errors import Internal
 from groundwire.emulator import service
-from groundwire.emulator.outcomes import Outcome, Piece, Step
+from groundwire.emulator.outcomes import Piece, Step
 
 Transport = Literal["grpc", "rest"]
 
@@ -55,10 +54,17 @@ class Call:
         return json_format.MessageToDict(self.request)
 
 
+class Answer(Protocol):
+    """What an answerer answers with: an `Outcome`, or steps made as they are played."""
+
+    def steps(self) -> Iterator[Step]:
+        """The steps to play, in order (a recorder's come as its upstream sends them)."""
+
+
 class Answerer(Protocol):
     """Answers a call with an outcome, or lets it pass (None) to the next answerer."""
 
-    def __call__(self, call: Call) -> Outcome | None:
+    def __call__(self, call: Call) -> Answer | None:
         """The outcome for `call`, or None when this answerer does not take it."""
 
 

@@ -15,11 +15,15 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from multiprocessing.managers import BaseManager
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from groundwire.emulator.answering import Call, Pacing, Switchboard
+from groundwire.emulator.answering import Answerer, Call, Pacing, Switchboard
 from groundwire.emulator.journal import DEFAULT_MAX_BYTES, DEFAULT_MAX_REQUESTS, Journal, entry_for
 from groundwire.emulator.stubs import StubAnswerer, StubBook
+
+if TYPE_CHECKING:
+    from groundwire.emulator.recorder import RecordOptions
+    from groundwire.emulator.replay import ReplayOptions
 
 
 @dataclass(frozen=True)
@@ -36,6 +40,8 @@ class ControlOptions:
     journal_bytes: int = DEFAULT_MAX_BYTES
     cors_origins: tuple[str, ...] = ()
     pacing: Pacing = field(default_factory=Pacing)
+    cassette: ReplayOptions | RecordOptions | None = None
+    """Answer from a recording (`replay`), or record what an upstream answers (`recorder`)."""
 
     def __post_init__(self) -> None:
         if self.journal_requests < 0 or self.journal_bytes < 0:
@@ -111,6 +117,9 @@ class _JournalOf:
 
 
 def switchboard_for(state: ControlState) -> Switchboard:
-    """The switchboard for servers sharing `state`: stubs first, then the engine."""
+    """The switchboard for servers sharing `state`: stubs, a cassette's answerer, the engine."""
     journal = None if state.journal is None else _JournalOf(state.journal)
-    return Switchboard([StubAnswerer(state.book)], journal=journal, pacing=state.options.pacing)
+    answerers: list[Answerer] = [StubAnswerer(state.book)]
+    if state.options.cassette is not None:
+        answerers.append(state.options.cassette.answerer())
+    return Switchboard(answerers, journal=journal, pacing=state.options.pacing)

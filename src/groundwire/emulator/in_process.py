@@ -78,6 +78,11 @@ def start_servers(
         True
         >>> servers.stop(grace=0)
     """
+    if control is not None and control.options.cassette is not None:
+        from groundwire.emulator.recorder import RecordOptions
+
+        if isinstance(control.options.cassette, RecordOptions):
+            control.options.cassette.check_host(host)  # it holds credentials: loopback only
     if not reuse_port:
         for protocol, port in (("gRPC", grpc_port), ("REST", http_port)):
             check_free(protocol, host, port)
