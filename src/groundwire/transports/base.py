@@ -20,6 +20,12 @@ from groundwire.core.errors import Unavailable, bad_request
 Metadata = Sequence[tuple[str, str]]
 """Per-call metadata as (lowercase name, value) pairs: gRPC metadata, or REST HTTP headers."""
 
+Requests = Iterable[Message]
+"""The requests of a blocking stream: a sequence, or an iterator for a live exchange (gRPC)."""
+
+AsyncRequests = Iterable[Message] | AsyncIterable[Message]
+"""The requests of an asyncio stream: a sequence, an iterator or an async iterator."""
+
 over_rest: ContextVar[bool] = ContextVar("groundwire_over_rest", default=False)
 """Set by the auto transport when it sends an attempt over REST, for interceptors to read."""
 
@@ -48,12 +54,7 @@ class Transport(Protocol):
         ...
 
     def stream(
-        self,
-        method: Method,
-        requests: Iterable[Message],
-        *,
-        timeout: float | None,
-        metadata: Metadata,
+        self, method: Method, requests: Requests, *, timeout: float | None, metadata: Metadata
     ) -> Iterator[Message]:
         """Sends the requests, yields the responses as they arrive.
 
@@ -85,12 +86,7 @@ class AsyncTransport(Protocol):
         ...
 
     def stream(
-        self,
-        method: Method,
-        requests: Iterable[Message] | AsyncIterable[Message],
-        *,
-        timeout: float | None,
-        metadata: Metadata,
+        self, method: Method, requests: AsyncRequests, *, timeout: float | None, metadata: Metadata
     ) -> AsyncIterator[Message]:
         """Sends the requests, yields the responses as they arrive (see `Transport.stream`)."""
         ...
@@ -100,9 +96,7 @@ class AsyncTransport(Protocol):
         ...
 
 
-async def as_async_iterator(
-    requests: Iterable[Message] | AsyncIterable[Message],
-) -> AsyncIterator[Message]:
+async def as_async_iterator(requests: AsyncRequests) -> AsyncIterator[Message]:
     """Requests given as a list, a generator or an async generator, as one async iterator.
 
     Example:

@@ -13,7 +13,7 @@ import ssl
 import time
 import urllib.parse
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from typing import Any
+from typing import Any, Generic, Protocol, TypeVar
 
 from google.auth.credentials import Credentials
 from google.protobuf.message import Message
@@ -33,12 +33,18 @@ from groundwire.core.errors import (
 )
 from groundwire.core.http_codec import ProtocolError
 from groundwire.core.jsonstream import JsonArrayStream
-from groundwire.core.transcoding import decode_message, encode_request, encode_stream_request
+from groundwire.core.transcoding import (
+    HttpRequest,
+    decode_message,
+    encode_request,
+    encode_stream_request,
+)
 from groundwire.transports import http1, routes
 from groundwire.transports.auth import AccessTokens
 from groundwire.transports.base import (
     ConnectionFailure,
     Metadata,
+    Requests,
     fixed_requests,
     refuse_plaintext,
 )
@@ -208,7 +214,106 @@ def stream_deadline_error(timeout: float | None) -> DeadlineExceeded:
     return DeadlineExceeded(f"the stream ran past its timeout of {timeout} s")
 
 
-class RestTransport:
+class MessageStream:
+    """The messages of a streamed response body, fed chunk by chunk, within its deadline.
+
+    No I/O: each REST transport reads the body its own way and feeds the chunks in.
+
+    Example:
+        >>> from groundwire.core import apis
+        >>> method = apis.method("discoveryengine", "v1", "CheckGrounding")
+        >>> messages = MessageStream(method, {}, None, time.monotonic, None)
+        >>> [type(message).__name__ for message in messages.feed(b'[{"support_score": 0.5}]')]
+        ['CheckGroundingResponse']
+        >>> messages.close()
+    """
+
+    def __init__(
+        self,
+        method: Method,
+        headers: Mapping[str, str],
+        deadline: float | None,
+        clock: Callable[[], float],
+        timeout: float | None,
+    ) -> None:
+        self._method, self._headers = method, headers
+        self._deadline, self._clock, self._timeout = deadline, clock, timeout
+        self._elements = JsonArrayStream()
+
+    def feed(self, chunk: bytes) -> Iterator[Message]:
+        """The messages `chunk` completes; `DeadlineExceeded` once the deadline has passed."""
+        elements = self._elements.feed(chunk)
+        for element in elements_in_time(elements, self._deadline, self._clock, self._timeout):
+            yield decode_element(self._method, element, self._headers)
+
+    def close(self) -> None:
+        """Checks that the body ended where its JSON array did."""
+        self._elements.close()
+
+
+class _Pool(Protocol):
+    """What the REST transports ask of either connection pool outside the waiting."""
+
+    @property
+    def closed(self) -> bool:
+        """Whether `close` was called."""
+        ...
+
+
+PoolT = TypeVar("PoolT", bound=_Pool)
+
+
+class RestCalls(Generic[PoolT]):
+    """All that the blocking and the asyncio REST transport share: all but the waiting.
+
+    The checked base URL, the tokens, the connection pool (`new_pool` of each subclass), the
+    headers and target of a call, and the translation of the pool's failures.
+    """
+
+    new_pool: Callable[..., PoolT]
+
+    def __init__(
+        self,
+        base_url: str,
+        *,
+        credentials: Credentials | None,
+        ssl_context: ssl.SSLContext | None = None,
+        max_connections: int = http1.MAX_CONNECTIONS,
+        max_idle_connections: int = http1.MAX_IDLE,
+        allow_remote_plaintext: bool = False,
+        max_response_bytes: int = MAX_RESPONSE_BYTES,
+    ) -> None:
+        self.base_url = base_url_for(
+            base_url, credentials, allow_remote_plaintext=allow_remote_plaintext
+        )
+        parts = urllib.parse.urlsplit(self.base_url)
+        self._path_prefix = parts.path
+        self._tokens = None if credentials is None else AccessTokens(credentials)
+        self._pool = self.new_pool(
+            parts.scheme,
+            parts.hostname or "",
+            parts.port,
+            ssl_context=ssl_context,
+            max_connections=max_connections,
+            max_idle=max_idle_connections,
+            max_response_bytes=max_response_bytes,
+        )
+
+    def _headers(
+        self, metadata: Metadata, http_request: HttpRequest, timeout: float | None
+    ) -> dict[str, str]:
+        """The call's headers, with a token fetched within the attempt's `timeout`."""
+        headers = request_headers(metadata)
+        if self._tokens is not None:
+            self._tokens.apply(headers, self.base_url + http_request.path + SYSTEM_QUERY, timeout)
+        return headers
+
+    def _wire_error(self, error: Exception) -> GroundwireError:
+        """`error_from_wire`, except that any failure after `close` is `ClientClosed`."""
+        return client_closed() if self._pool.closed else error_from_wire(error)
+
+
+class RestTransport(RestCalls[http1.ConnectionPool]):
     """Calls over a keep-alive pool of HTTP/1.1 connections; thread-safe.
 
     `base_url` is `https://host` (or `http://127.0.0.1:port` for a local emulator, without
@@ -230,32 +335,7 @@ class RestTransport:
         >>> transport.close()
     """
 
-    def __init__(
-        self,
-        base_url: str,
-        *,
-        credentials: Credentials | None,
-        ssl_context: ssl.SSLContext | None = None,
-        max_connections: int = http1.MAX_CONNECTIONS,
-        max_idle_connections: int = http1.MAX_IDLE,
-        allow_remote_plaintext: bool = False,
-        max_response_bytes: int = MAX_RESPONSE_BYTES,
-    ) -> None:
-        self.base_url = base_url_for(
-            base_url, credentials, allow_remote_plaintext=allow_remote_plaintext
-        )
-        parts = urllib.parse.urlsplit(self.base_url)
-        self._path_prefix = parts.path
-        self._tokens = None if credentials is None else AccessTokens(credentials)
-        self._pool = http1.ConnectionPool(
-            parts.scheme,
-            parts.hostname or "",
-            parts.port,
-            ssl_context=ssl_context,
-            max_connections=max_connections,
-            max_idle=max_idle_connections,
-            max_response_bytes=max_response_bytes,
-        )
+    new_pool = http1.ConnectionPool
 
     def unary(
         self, method: Method, request: Message, *, timeout: float | None, metadata: Metadata
@@ -264,7 +344,7 @@ class RestTransport:
         http_request = encode_request(method, request)
         target = self._path_prefix + http_request.path + SYSTEM_QUERY
         deadline = None if timeout is None else time.monotonic() + timeout
-        headers = self._headers(metadata, http_request.path, timeout)
+        headers = self._headers(metadata, http_request, timeout)
         try:
             response = self._pool.request(
                 http_request.verb, target, http_request.body, headers, http1.time_left(deadline)
@@ -277,18 +357,13 @@ class RestTransport:
         return decode_response(method, body)
 
     def stream(
-        self,
-        method: Method,
-        requests: Iterable[Message],
-        *,
-        timeout: float | None,
-        metadata: Metadata,
+        self, method: Method, requests: Requests, *, timeout: float | None, metadata: Metadata
     ) -> Iterator[Message]:
         """POSTs all requests as one JSON array; yields each response as its JSON completes."""
         http_request = encode_stream_request(method, fixed_requests(requests))
         target = self._path_prefix + http_request.path + SYSTEM_QUERY
         deadline = None if timeout is None else time.monotonic() + timeout
-        headers = self._headers(metadata, http_request.path, timeout)
+        headers = self._headers(metadata, http_request, timeout)
         try:
             response = self._pool.request(
                 http_request.verb, target, http_request.body, headers, http1.time_left(deadline)
@@ -296,15 +371,12 @@ class RestTransport:
             try:
                 if not response.ok:
                     raise error_from_http(response.status, response.read(), response.headers)
-                response_headers = response.headers
-                elements = JsonArrayStream()
+                messages = MessageStream(
+                    method, response.headers, deadline, time.monotonic, timeout
+                )
                 for chunk in response.chunks():
-                    in_time = elements_in_time(
-                        elements.feed(chunk), deadline, time.monotonic, timeout
-                    )
-                    for element in in_time:
-                        yield decode_element(method, element, response_headers)
-                elements.close()
+                    yield from messages.feed(chunk)
+                messages.close()
             finally:
                 response.close()
         except http1.WIRE_ERRORS as error:
@@ -321,14 +393,3 @@ class RestTransport:
         self._pool.abandon()
         if self._tokens is not None:
             self._tokens.request.abandon()
-
-    def _wire_error(self, error: Exception) -> GroundwireError:
-        """`error_from_wire`, except that any failure after `close` is `ClientClosed`."""
-        return client_closed() if self._pool.closed else error_from_wire(error)
-
-    def _headers(self, metadata: Metadata, path: str, timeout: float | None) -> dict[str, str]:
-        """The call's headers, with a token fetched within the attempt's `timeout`."""
-        headers = request_headers(metadata)
-        if self._tokens is not None:
-            self._tokens.apply(headers, self.base_url + path + SYSTEM_QUERY, timeout)
-        return headers
