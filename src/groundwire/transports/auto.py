@@ -13,7 +13,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections.abc import AsyncIterable, AsyncIterator, Callable, Iterable, Iterator, Sequence
+from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 
 from google.protobuf.message import Message
 
@@ -21,9 +21,11 @@ from groundwire.core.apis import Method
 from groundwire.core.errors import DeadlineExceeded
 from groundwire.core.fallback import FallbackState
 from groundwire.transports.base import (
+    AsyncRequests,
     AsyncTransport,
     ConnectionFailure,
     Metadata,
+    Requests,
     Transport,
     over_rest,
 )
@@ -135,12 +137,7 @@ class AutoTransport:
         return self.rest.unary(method, request, timeout=timeout, metadata=metadata)
 
     def stream(
-        self,
-        method: Method,
-        requests: Iterable[Message],
-        *,
-        timeout: float | None,
-        metadata: Metadata,
+        self, method: Method, requests: Requests, *, timeout: float | None, metadata: Metadata
     ) -> Iterator[Message]:
         """Streams over gRPC, or over REST when gRPC cannot connect before a first response.
 
@@ -219,12 +216,7 @@ class AsyncAutoTransport:
         return await self.rest.unary(method, request, timeout=timeout, metadata=metadata)
 
     async def stream(
-        self,
-        method: Method,
-        requests: Iterable[Message] | AsyncIterable[Message],
-        *,
-        timeout: float | None,
-        metadata: Metadata,
+        self, method: Method, requests: AsyncRequests, *, timeout: float | None, metadata: Metadata
     ) -> AsyncIterator[Message]:
         """Streams over gRPC, or over REST when gRPC cannot connect before a first response.
 
