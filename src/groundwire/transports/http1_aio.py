@@ -16,14 +16,7 @@ from collections.abc import AsyncGenerator, Mapping
 from typing import cast
 
 from groundwire.core.bodies import BodyDecoder, is_gzip
-from groundwire.core.http_codec import (
-    END,
-    Event,
-    Headers,
-    ProtocolError,
-    ResponseHead,
-    ResponseParser,
-)
+from groundwire.core.http_codec import END, Event, ProtocolError, ResponseHead, ResponseParser
 from groundwire.transports.aio_connection import Connection
 from groundwire.transports.http1 import (
     IDLE_SECONDS,
@@ -202,7 +195,7 @@ class AsyncResponse:
         self, pool: AsyncConnectionPool, connection: Connection, head: ResponseHead
     ) -> None:
         self.status = head.status
-        self.headers: Headers = head.headers
+        self.headers = head.headers
         self._pool: AsyncConnectionPool | None = pool
         self._connection = connection
         self._limit = pool.max_response_bytes

@@ -97,27 +97,26 @@ def request_headers(metadata: Metadata) -> dict[str, str]:
 
 def decode_response(method: Method, body: bytes) -> Message:
     """Decodes a 2xx body; anything but the response message raises `Internal`."""
-    try:
-        parsed = json.loads(body)
-    except (ValueError, RecursionError) as error:
-        raise Internal(
-            f"{method.name} answered with a body that is not valid JSON ({error}){excerpt(body)}"
-        ) from None
-    return _message_from(method, parsed, body)
+    return _message_from(method, _parsed(method, body, "answered with a body"), body)
 
 
 def decode_element(method: Method, element: bytes, headers: Mapping[str, str]) -> Message:
     """Decodes one element of a streamed array; an `{"error": ...}` element raises it."""
-    try:
-        parsed = json.loads(element)
-    except (ValueError, RecursionError) as error:
-        raise Internal(
-            f"{method.name} streamed an element that is not valid JSON ({error}){excerpt(element)}"
-        ) from None
+    parsed = _parsed(method, element, "streamed an element")
     if isinstance(parsed, dict) and isinstance(parsed.get("error"), dict) and len(parsed) == 1:
         status = parsed["error"].get("code")
         raise error_from_http(status if isinstance(status, int) else 500, element, headers)
     return _message_from(method, parsed, element)
+
+
+def _parsed(method: Method, body: bytes, what: str) -> Any:
+    """`body` as JSON; `Internal` naming what it was when it is not valid JSON."""
+    try:
+        return json.loads(body)
+    except (ValueError, RecursionError) as error:
+        raise Internal(
+            f"{method.name} {what} that is not valid JSON ({error}){excerpt(body)}"
+        ) from None
 
 
 def _message_from(method: Method, parsed: Any, body: bytes) -> Message:
@@ -342,13 +341,9 @@ class RestTransport(RestCalls[http1.ConnectionPool]):
     ) -> Message:
         """POSTs the transcoded request; returns the decoded response."""
         http_request = encode_request(method, request)
-        target = self._path_prefix + http_request.path + SYSTEM_QUERY
         deadline = None if timeout is None else time.monotonic() + timeout
-        headers = self._headers(metadata, http_request, timeout)
         try:
-            response = self._pool.request(
-                http_request.verb, target, http_request.body, headers, http1.time_left(deadline)
-            )
+            response = self._send(http_request, metadata, deadline, timeout)
             body = response.read()
         except http1.WIRE_ERRORS as error:
             raise self._wire_error(error) from None
@@ -361,13 +356,9 @@ class RestTransport(RestCalls[http1.ConnectionPool]):
     ) -> Iterator[Message]:
         """POSTs all requests as one JSON array; yields each response as its JSON completes."""
         http_request = encode_stream_request(method, fixed_requests(requests))
-        target = self._path_prefix + http_request.path + SYSTEM_QUERY
         deadline = None if timeout is None else time.monotonic() + timeout
-        headers = self._headers(metadata, http_request, timeout)
         try:
-            response = self._pool.request(
-                http_request.verb, target, http_request.body, headers, http1.time_left(deadline)
-            )
+            response = self._send(http_request, metadata, deadline, timeout)
             try:
                 if not response.ok:
                     raise error_from_http(response.status, response.read(), response.headers)
@@ -381,6 +372,20 @@ class RestTransport(RestCalls[http1.ConnectionPool]):
                 response.close()
         except http1.WIRE_ERRORS as error:
             raise self._wire_error(error) from None
+
+    def _send(
+        self,
+        http_request: HttpRequest,
+        metadata: Metadata,
+        deadline: float | None,
+        timeout: float | None,
+    ) -> http1.Response:
+        """Sends a call's request, with a token fetched within `timeout` if need be."""
+        target = self._path_prefix + http_request.path + SYSTEM_QUERY
+        headers = self._headers(metadata, http_request, timeout)
+        return self._pool.request(
+            http_request.verb, target, http_request.body, headers, http1.time_left(deadline)
+        )
 
     def close(self) -> None:
         """Closes the connection pool and the token adapter."""

@@ -15,7 +15,7 @@ from google.protobuf.message import Message
 
 from groundwire.core.apis import Method
 from groundwire.core.error_codecs import error_from_http
-from groundwire.core.transcoding import encode_request, encode_stream_request
+from groundwire.core.transcoding import HttpRequest, encode_request, encode_stream_request
 from groundwire.transports import http1, http1_aio
 from groundwire.transports.base import AsyncRequests, Metadata, fixed_requests
 from groundwire.transports.rest import SYSTEM_QUERY, MessageStream, RestCalls, decode_response
@@ -42,15 +42,9 @@ class AsyncRestTransport(RestCalls[http1_aio.AsyncConnectionPool]):
     ) -> Message:
         """POSTs the transcoded request; returns the decoded response."""
         http_request = encode_request(method, request)
-        target = self._path_prefix + http_request.path + SYSTEM_QUERY
         deadline = None if timeout is None else asyncio.get_running_loop().time() + timeout
-        if self._tokens is not None and self._tokens.needs_refresh():
-            await asyncio.to_thread(self._tokens.refresh, timeout)
-        headers = self._headers(metadata, http_request, timeout)
         try:
-            response = await self._pool.request(
-                http_request.verb, target, http_request.body, headers, deadline
-            )
+            response = await self._send(http_request, metadata, deadline, timeout)
             body = await response.read()
         except http1.WIRE_ERRORS as error:
             raise self._wire_error(error) from None
@@ -68,16 +62,10 @@ class AsyncRestTransport(RestCalls[http1_aio.AsyncConnectionPool]):
         does the next response of a burst already received (looked at every 1,000).
         """
         http_request = encode_stream_request(method, fixed_requests(requests))
-        target = self._path_prefix + http_request.path + SYSTEM_QUERY
         clock = asyncio.get_running_loop().time
         deadline = None if timeout is None else clock() + timeout
-        if self._tokens is not None and self._tokens.needs_refresh():
-            await asyncio.to_thread(self._tokens.refresh, timeout)
-        headers = self._headers(metadata, http_request, timeout)
         try:
-            response = await self._pool.request(
-                http_request.verb, target, http_request.body, headers, deadline
-            )
+            response = await self._send(http_request, metadata, deadline, timeout)
             try:
                 if not response.ok:
                     raise error_from_http(response.status, await response.read(), response.headers)
@@ -91,6 +79,22 @@ class AsyncRestTransport(RestCalls[http1_aio.AsyncConnectionPool]):
                 response.close()
         except http1.WIRE_ERRORS as error:
             raise self._wire_error(error) from None
+
+    async def _send(
+        self,
+        http_request: HttpRequest,
+        metadata: Metadata,
+        deadline: float | None,
+        timeout: float | None,
+    ) -> http1_aio.AsyncResponse:
+        """Sends a call's request, a token refreshed (in a thread) first if need be."""
+        if self._tokens is not None and self._tokens.needs_refresh():
+            await asyncio.to_thread(self._tokens.refresh, timeout)
+        target = self._path_prefix + http_request.path + SYSTEM_QUERY
+        headers = self._headers(metadata, http_request, timeout)
+        return await self._pool.request(
+            http_request.verb, target, http_request.body, headers, deadline
+        )
 
     async def close(self) -> None:
         """Closes the connection pool and the token adapter; calls in flight fail."""
