@@ -8,11 +8,20 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import AsyncIterator, Coroutine
+from collections.abc import AsyncIterator, Callable, Coroutine, Iterable
 from types import ModuleType
 from typing import Any, Literal, TypeVar
 
+from google.protobuf.message import Message
+
+from groundwire.core.apis import Method
 from groundwire.transports import http1, http1_aio
+from groundwire.transports.auto import AsyncAutoTransport, AutoTransport
+from groundwire.transports.grpc import GrpcTransport
+from groundwire.transports.grpc_aio import AsyncGrpcTransport
+from groundwire.transports.rest import RestTransport
+from groundwire.transports.rest_aio import AsyncRestTransport
+from tests.transports import canned
 
 Kind = Literal["sync", "async"]
 KINDS: list[Kind] = ["sync", "async"]
@@ -88,5 +97,73 @@ class Pool(Loop):
         return await self.pool.request("POST", path, b"{}", HEADERS, deadline)
 
 
-async def _collect(items: AsyncIterator[T]) -> list[T]:
-    return [item async for item in items]
+class Transports(Loop):
+    """Transports of one kind, built here and closed with it, called the blocking way."""
+
+    def __init__(self, kind: Kind) -> None:
+        super().__init__(kind)
+        self._opened: list[Any] = []
+
+    def rest(self, base_url: str, **options: Any) -> Any:
+        """A `RestTransport` or an `AsyncRestTransport`."""
+        return self._keep(
+            (RestTransport if self.kind == "sync" else AsyncRestTransport)(base_url, **options)
+        )
+
+    def grpc(self, target: str, **options: Any) -> Any:
+        """A `GrpcTransport` or an `AsyncGrpcTransport`."""
+        return self._keep(
+            (GrpcTransport if self.kind == "sync" else AsyncGrpcTransport)(target, **options)
+        )
+
+    def auto(self, grpc: Any, rest: Any, **options: Any) -> Any:
+        """An `AutoTransport` or an `AsyncAutoTransport` over these two."""
+        return self._keep(
+            (AutoTransport if self.kind == "sync" else AsyncAutoTransport)(grpc, rest, **options)
+        )
+
+    def unary(
+        self,
+        transport: Any,
+        request: Message,
+        *,
+        method: Method = canned.CHECK,
+        timeout: float = 3.0,
+        metadata: Any = canned.METADATA,
+    ) -> Any:
+        """The response of one unary call."""
+        return self.run(transport.unary(method, request, timeout=timeout, metadata=metadata))
+
+    def stream(
+        self,
+        transport: Any,
+        requests: Iterable[Message],
+        *,
+        each: Callable[[Message], None] | None = None,
+        timeout: float = 3.0,
+        metadata: Any = (),
+    ) -> list[Any]:
+        """The responses of one stream, `each` called on every one as it arrives."""
+        responses = transport.stream(canned.STREAM, requests, timeout=timeout, metadata=metadata)
+        if self.kind == "sync":
+            return [_seen(response, each) for response in responses]
+        return self.run(_collect(responses, each))
+
+    def close(self) -> None:
+        for transport in reversed(self._opened):
+            self.run(transport.close())
+        super().close()
+
+    def _keep(self, transport: Any) -> Any:
+        self._opened.append(transport)
+        return transport
+
+
+def _seen(response: T, each: Callable[[T], None] | None) -> T:
+    if each is not None:
+        each(response)
+    return response
+
+
+async def _collect(items: AsyncIterator[T], each: Callable[[T], None] | None = None) -> list[T]:
+    return [_seen(item, each) async for item in items]
