@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import AsyncIterator, Callable, Coroutine, Iterable
+from collections.abc import AsyncIterator, Callable, Coroutine, Iterable, Iterator
 from types import ModuleType
 from typing import Any, Literal, TypeVar
 
@@ -148,6 +148,17 @@ class Transports(Loop):
         if self.kind == "sync":
             return [_seen(response, each) for response in responses]
         return self.run(_collect(responses, each))
+
+    def live(self, requests: Iterator[Message]) -> Any:
+        """`requests` as this kind's live exchange: an async generator for an asyncio one."""
+        if self.kind == "sync":
+            return requests
+
+        async def live_requests() -> AsyncIterator[Message]:
+            for request in requests:
+                yield request
+
+        return live_requests()
 
     def close(self) -> None:
         for transport in reversed(self._opened):

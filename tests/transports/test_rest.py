@@ -6,7 +6,7 @@ import contextlib
 import socket
 import threading
 import time
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -237,24 +237,11 @@ def test_a_bad_resource_name_fails_before_anything_is_sent(
     assert rest_server.seen.calls == 0
 
 
-def live_requests(kinds: Transports) -> Any:
-    """A live exchange: requests from a generator (an async one for an asyncio transport)."""
-    texts = ("一", "二 🎉")
-
-    async def async_requests() -> AsyncIterator[Message]:
-        for text in texts:
-            yield canned.stream_request(text)
-
-    if kinds.kind == "async":
-        return async_requests()
-    return (canned.stream_request(text) for text in texts)
-
-
 def test_a_live_stream_is_refused_clearly_since_rest_reads_every_request_first(
     kinds: Transports, transport: Any, rest_server: RestServer
 ) -> None:
     with pytest.raises(InvalidArgument, match="gRPC-only"):
-        kinds.stream(transport, live_requests(kinds))
+        kinds.stream(transport, kinds.live(canned.stream_request(text) for text in ("一", "二")))
     assert rest_server.seen.calls == 0
 
 
