@@ -134,6 +134,10 @@ class Transports(Loop):
         """The response of one unary call."""
         return self.run(transport.unary(method, request, timeout=timeout, metadata=metadata))
 
+    def check(self, transport: Any, answer: str = canned.OK, timeout: float = 3.0) -> Any:
+        """The response of one CheckGrounding call that `answer` tells the test server to give."""
+        return self.unary(transport, canned.check_request(answer), timeout=timeout)
+
     def stream(
         self,
         transport: Any,

@@ -19,7 +19,7 @@ from groundwire.core.apis import Method
 from groundwire.core.errors import DeadlineExceeded, Unavailable
 from groundwire.transports.base import ConnectionFailure
 from tests.transports import canned
-from tests.transports.kinds import KINDS, Transports
+from tests.transports.kinds import Transports
 from tests.transports.servers import GrpcServer, RestServer, start_grpc_server
 
 COOLDOWN = 60.0
@@ -91,17 +91,6 @@ def warnings(caplog: pytest.LogCaptureFixture) -> list[str]:
     ]
 
 
-def call(kinds: Transports, auto: Any, answer: str = canned.OK) -> Any:
-    return kinds.unary(auto, canned.check_request(answer))
-
-
-@pytest.fixture(params=KINDS)
-def kinds(request: pytest.FixtureRequest) -> Iterator[Transports]:
-    opened = Transports(request.param)
-    yield opened
-    opened.close()
-
-
 @pytest.fixture
 def clock() -> FakeClock:
     return FakeClock()
@@ -128,7 +117,7 @@ def test_when_grpc_cannot_connect_the_call_goes_over_rest_and_one_warning_is_log
 ) -> None:
     auto, grpc = refused_auto
     with caplog.at_level(logging.WARNING, logger="groundwire"):
-        assert call(kinds, auto) == canned.check_response()
+        assert kinds.check(auto) == canned.check_response()
     assert (grpc.calls, rest_server.seen.calls) == (1, 1)
     assert len(warnings(caplog)) == 1
     assert "REST" in warnings(caplog)[0]
@@ -143,10 +132,10 @@ def test_within_the_cooldown_calls_go_straight_to_rest(
 ) -> None:
     auto, grpc = refused_auto
     with caplog.at_level(logging.WARNING, logger="groundwire"):
-        call(kinds, auto)
+        kinds.check(auto)
         clock.now += COOLDOWN - 1
-        assert call(kinds, auto) == canned.check_response()
-        assert call(kinds, auto) == canned.check_response()
+        assert kinds.check(auto) == canned.check_response()
+        assert kinds.check(auto) == canned.check_response()
     assert (grpc.calls, rest_server.seen.calls) == (1, 3)
     assert len(warnings(caplog)) == 1
 
@@ -160,9 +149,9 @@ def test_after_the_cooldown_grpc_is_tried_again_without_a_second_warning(
 ) -> None:
     auto, grpc = refused_auto
     with caplog.at_level(logging.WARNING, logger="groundwire"):
-        call(kinds, auto)
+        kinds.check(auto)
         clock.now += COOLDOWN
-        assert call(kinds, auto) == canned.check_response()
+        assert kinds.check(auto) == canned.check_response()
     assert (grpc.calls, rest_server.seen.calls) == (2, 2)
     assert len(warnings(caplog)) == 1
 
@@ -182,14 +171,14 @@ def test_when_grpc_connects_again_the_switch_back_is_logged_once(
     server: GrpcServer | None = None
     try:
         with caplog.at_level(logging.WARNING, logger="groundwire"):
-            call(kinds, auto)
+            kinds.check(auto)
             server = start_grpc_server(refused_port)
             deadline = time.monotonic() + 3
             while server.seen.calls == 0 and time.monotonic() < deadline:
                 clock.now += COOLDOWN
-                call(kinds, auto)
+                kinds.check(auto)
                 kinds.pause(0.02)
-            call(kinds, auto)
+            kinds.check(auto)
         assert server.seen.calls == 2
         assert len(warnings(caplog)) == 2
         assert "back" in warnings(caplog)[1]
@@ -213,9 +202,9 @@ def test_unavailable_from_a_reachable_grpc_server_does_not_switch(
     )
     with caplog.at_level(logging.WARNING, logger="groundwire"):
         with pytest.raises(Unavailable) as raised:
-            call(kinds, auto, canned.UNAVAILABLE)
+            kinds.check(auto, canned.UNAVAILABLE)
         assert not isinstance(raised.value, ConnectionFailure)
-        call(kinds, auto)
+        kinds.check(auto)
     assert (grpc_server.seen.calls, rest_server.seen.calls) == (2, 0)
     assert warnings(caplog) == []
 

@@ -17,15 +17,8 @@ from groundwire.transports.base import ConnectionFailure
 from groundwire.transports.grpc import GrpcTransport
 from groundwire.transports.grpc_aio import AsyncGrpcTransport
 from tests.transports import canned
-from tests.transports.kinds import KINDS, Transports
+from tests.transports.kinds import Transports
 from tests.transports.servers import GrpcServer, start_grpc_server, start_rest_server
-
-
-@pytest.fixture(params=KINDS)
-def kinds(request: pytest.FixtureRequest) -> Iterator[Transports]:
-    opened = Transports(request.param)
-    yield opened
-    opened.close()
 
 
 @pytest.fixture
@@ -33,14 +26,10 @@ def transport(kinds: Transports, grpc_server: GrpcServer) -> Any:
     return kinds.grpc(grpc_server.target, credentials=None, secure=False)
 
 
-def call(kinds: Transports, transport: Any, answer: str, timeout: float = 3.0) -> Any:
-    return kinds.unary(transport, canned.check_request(answer), timeout=timeout)
-
-
 def test_a_unary_call_returns_the_response_with_cjk_and_emoji_intact(
     kinds: Transports, transport: Any
 ) -> None:
-    response = call(kinds, transport, canned.OK)
+    response = kinds.check(transport, canned.OK)
     assert response == canned.check_response()
     assert response.cited_chunks[0].chunk_text == canned.TEXT
 
@@ -48,7 +37,7 @@ def test_a_unary_call_returns_the_response_with_cjk_and_emoji_intact(
 def test_metadata_arrives_at_the_server(
     kinds: Transports, transport: Any, grpc_server: GrpcServer
 ) -> None:
-    call(kinds, transport, canned.OK)
+    kinds.check(transport, canned.OK)
     received = grpc_server.seen.metadata[-1]
     for name, value in canned.METADATA:
         assert received[name] == value
@@ -58,7 +47,7 @@ def test_user_agent_is_set_on_the_channel(kinds: Transports, grpc_server: GrpcSe
     transport = kinds.grpc(
         grpc_server.target, credentials=None, secure=False, user_agent="groundwire/0.1.0"
     )
-    call(kinds, transport, canned.OK)
+    kinds.check(transport, canned.OK)
     assert grpc_server.seen.metadata[-1]["user-agent"].startswith("groundwire/0.1.0 ")
 
 
@@ -66,7 +55,7 @@ def test_a_status_with_rich_details_becomes_the_matching_error(
     kinds: Transports, transport: Any
 ) -> None:
     with pytest.raises(InvalidArgument) as raised:
-        call(kinds, transport, canned.INVALID)
+        kinds.check(transport, canned.INVALID)
     assert raised.value.message == canned.INVALID_MESSAGE
     bad_request = raised.value.detail(error_details_pb2.BadRequest)
     assert bad_request is not None
@@ -77,14 +66,14 @@ def test_a_call_past_its_timeout_raises_deadline_exceeded(
     kinds: Transports, transport: Any
 ) -> None:
     with pytest.raises(DeadlineExceeded) as raised:
-        call(kinds, transport, canned.SLOW, timeout=0.2)
+        kinds.check(transport, canned.SLOW, timeout=0.2)
     assert raised.value.retryable
 
 
 def test_a_refused_port_is_a_connection_failure(kinds: Transports, refused_port: int) -> None:
     transport = kinds.grpc(f"127.0.0.1:{refused_port}", credentials=None, secure=False)
     with pytest.raises(ConnectionFailure) as raised:
-        call(kinds, transport, canned.OK)
+        kinds.check(transport, canned.OK)
     assert raised.value.retryable
     assert "refused" in raised.value.message.lower()
 
@@ -95,13 +84,13 @@ def test_a_server_gone_after_the_channel_was_ready_fails_the_next_calls_fast(
     """Ready channels skip the state check; a failed call makes the next one look again."""
     gone = start_grpc_server()
     transport = kinds.grpc(gone.target, credentials=None, secure=False)
-    assert call(kinds, transport, canned.OK) == canned.check_response()
+    assert kinds.check(transport, canned.OK) == canned.check_response()
     gone.server.stop(grace=None).wait(5)
     with pytest.raises(Unavailable) as first:  # this call saw a READY channel
-        call(kinds, transport, canned.OK, timeout=5.0)
+        kinds.check(transport, canned.OK, timeout=5.0)
     assert first.value.retryable
     with pytest.raises(ConnectionFailure):  # this one looks at the channel again
-        call(kinds, transport, canned.OK, timeout=5.0)
+        kinds.check(transport, canned.OK, timeout=5.0)
 
 
 def test_a_peer_without_http2_is_a_connection_failure(kinds: Transports) -> None:
@@ -109,7 +98,7 @@ def test_a_peer_without_http2_is_a_connection_failure(kinds: Transports) -> None
     transport = kinds.grpc(f"127.0.0.1:{http1.server_address[1]}", credentials=None, secure=False)
     try:
         with pytest.raises(ConnectionFailure):
-            call(kinds, transport, canned.OK)
+            kinds.check(transport, canned.OK)
     finally:
         http1.shutdown()
         http1.server_close()
@@ -120,16 +109,16 @@ def test_a_failed_tls_handshake_is_a_connection_failure(
 ) -> None:
     transport = kinds.grpc(grpc_server.target, credentials=None, secure=True)
     with pytest.raises(ConnectionFailure) as raised:
-        call(kinds, transport, canned.OK)
+        kinds.check(transport, canned.OK)
     assert "handshake" in raised.value.message.lower()
 
 
 def test_unavailable_sent_by_a_reachable_server_is_not_a_connection_failure(
     kinds: Transports, transport: Any
 ) -> None:
-    call(kinds, transport, canned.OK)
+    kinds.check(transport, canned.OK)
     with pytest.raises(Unavailable) as raised:
-        call(kinds, transport, canned.UNAVAILABLE)
+        kinds.check(transport, canned.UNAVAILABLE)
     assert not isinstance(raised.value, ConnectionFailure)
     assert raised.value.message == canned.UNAVAILABLE_MESSAGE
 
@@ -138,7 +127,7 @@ def test_unavailable_on_the_first_call_of_a_channel_is_not_a_connection_failure(
     kinds: Transports, transport: Any
 ) -> None:
     with pytest.raises(Unavailable) as raised:
-        call(kinds, transport, canned.UNAVAILABLE)
+        kinds.check(transport, canned.UNAVAILABLE)
     assert not isinstance(raised.value, ConnectionFailure)
 
 

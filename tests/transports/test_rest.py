@@ -26,15 +26,8 @@ from groundwire.transports.rest import SYSTEM_QUERY, RestTransport
 from groundwire.transports.rest_aio import AsyncRestTransport
 from tests.reliability.raw_servers import RawServer, http_reply
 from tests.transports import canned, servers
-from tests.transports.kinds import KINDS, Transports
+from tests.transports.kinds import Transports
 from tests.transports.servers import RestServer
-
-
-@pytest.fixture(params=KINDS)
-def kinds(request: pytest.FixtureRequest) -> Iterator[Transports]:
-    opened = Transports(request.param)
-    yield opened
-    opened.close()
 
 
 @pytest.fixture
@@ -42,14 +35,10 @@ def transport(kinds: Transports, rest_server: RestServer) -> Any:
     return kinds.rest(rest_server.base_url, credentials=None)
 
 
-def call(kinds: Transports, transport: Any, answer: str, timeout: float = 3.0) -> Any:
-    return kinds.unary(transport, canned.check_request(answer), timeout=timeout)
-
-
 def test_a_unary_call_returns_the_response_with_cjk_and_emoji_intact(
     kinds: Transports, transport: Any
 ) -> None:
-    response = call(kinds, transport, canned.OK)
+    response = kinds.check(transport, canned.OK)
     assert response == canned.check_response()
     assert response.cited_chunks[0].chunk_text == canned.TEXT
 
@@ -57,7 +46,7 @@ def test_a_unary_call_returns_the_response_with_cjk_and_emoji_intact(
 def test_the_request_is_posted_as_json_with_the_metadata_as_headers(
     kinds: Transports, transport: Any, rest_server: RestServer
 ) -> None:
-    call(kinds, transport, canned.OK)
+    kinds.check(transport, canned.OK)
     headers = rest_server.seen.metadata[-1]
     assert headers["content-type"] == "application/json"
     for name, value in canned.METADATA:
@@ -70,7 +59,7 @@ def test_the_request_is_posted_as_json_with_the_metadata_as_headers(
 def test_a_call_names_its_host_asks_for_gzip_and_gives_its_length(
     kinds: Transports, transport: Any, rest_server: RestServer
 ) -> None:
-    call(kinds, transport, canned.OK)
+    kinds.check(transport, canned.OK)
     sent = rest_server.seen.metadata[-1]
     assert sent["host"] == f"127.0.0.1:{rest_server.server_address[1]}"
     assert sent["accept-encoding"] == "gzip"
@@ -81,7 +70,7 @@ def test_connections_are_kept_alive(
     kinds: Transports, transport: Any, rest_server: RestServer
 ) -> None:
     for _ in range(3):
-        call(kinds, transport, canned.OK)
+        kinds.check(transport, canned.OK)
     assert len(rest_server.seen.peers) == 3
     assert len(set(rest_server.seen.peers)) == 1
 
@@ -90,7 +79,7 @@ def test_a_google_json_error_with_details_is_the_same_error_as_over_grpc(
     kinds: Transports, transport: Any
 ) -> None:
     with pytest.raises(InvalidArgument) as raised:
-        call(kinds, transport, canned.INVALID)
+        kinds.check(transport, canned.INVALID)
     assert raised.value.message == canned.INVALID_MESSAGE
     bad_request = raised.value.detail(error_details_pb2.BadRequest)
     assert bad_request is not None
@@ -101,7 +90,7 @@ def test_unavailable_sent_by_a_reachable_server_is_not_a_connection_failure(
     kinds: Transports, transport: Any
 ) -> None:
     with pytest.raises(Unavailable) as raised:
-        call(kinds, transport, canned.UNAVAILABLE)
+        kinds.check(transport, canned.UNAVAILABLE)
     assert not isinstance(raised.value, ConnectionFailure)
     assert raised.value.message == canned.UNAVAILABLE_MESSAGE
 
@@ -110,7 +99,7 @@ def test_a_proxys_html_502_page_is_unavailable_with_an_excerpt(
     kinds: Transports, transport: Any
 ) -> None:
     with pytest.raises(Unavailable) as raised:
-        call(kinds, transport, servers.HTML)
+        kinds.check(transport, servers.HTML)
     assert "Bad Gateway" in raised.value.message
     assert "<" not in raised.value.message
     assert raised.value.http_status == 502
@@ -121,7 +110,7 @@ def test_a_2xx_body_that_is_not_the_message_is_an_internal_error(
     kinds: Transports, transport: Any, answer: str
 ) -> None:
     with pytest.raises(Internal) as raised:
-        call(kinds, transport, answer)
+        kinds.check(transport, answer)
     assert "CheckGrounding" in raised.value.message
 
 
@@ -130,15 +119,15 @@ def test_a_dropped_connection_is_a_retryable_unavailable(
     kinds: Transports, transport: Any, answer: str
 ) -> None:
     with pytest.raises(Unavailable) as raised:
-        call(kinds, transport, answer)
+        kinds.check(transport, answer)
     assert not isinstance(raised.value, ConnectionFailure)
     assert raised.value.retryable
 
 
 def test_the_pool_recovers_after_a_dropped_connection(kinds: Transports, transport: Any) -> None:
     with pytest.raises(Unavailable):
-        call(kinds, transport, servers.DROP)
-    assert call(kinds, transport, canned.OK) == canned.check_response()
+        kinds.check(transport, servers.DROP)
+    assert kinds.check(transport, canned.OK) == canned.check_response()
 
 
 def test_a_response_that_breaks_http_is_a_retryable_unavailable_naming_it(
@@ -148,7 +137,7 @@ def test_a_response_that_breaks_http_is_a_retryable_unavailable_naming_it(
         b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n"
     )
     with RawServer(two_ways) as server, pytest.raises(Unavailable) as raised:
-        call(kinds, kinds.rest(server.url, credentials=None), canned.OK)
+        kinds.check(kinds.rest(server.url, credentials=None), canned.OK)
     assert "broke HTTP/1.1" in raised.value.message
     assert raised.value.retryable
     assert not isinstance(raised.value, ConnectionFailure)
@@ -158,13 +147,13 @@ def test_a_call_past_its_timeout_raises_deadline_exceeded(
     kinds: Transports, transport: Any
 ) -> None:
     with pytest.raises(DeadlineExceeded):
-        call(kinds, transport, canned.SLOW, timeout=0.2)
+        kinds.check(transport, canned.SLOW, timeout=0.2)
 
 
 def test_calls_after_close_are_client_closed(kinds: Transports, transport: Any) -> None:
     kinds.run(transport.close())
     with pytest.raises(ClientClosed):
-        call(kinds, transport, canned.OK)
+        kinds.check(transport, canned.OK)
 
 
 TRICKLED_BODY = b'{"supportScore": 0.5}' + b" " * 20
@@ -224,7 +213,7 @@ def test_the_timeout_bounds_the_whole_attempt_not_each_read(
 def test_a_refused_port_is_a_connection_failure(kinds: Transports, refused_port: int) -> None:
     transport = kinds.rest(f"http://127.0.0.1:{refused_port}", credentials=None)
     with pytest.raises(ConnectionFailure):
-        call(kinds, transport, canned.OK)
+        kinds.check(transport, canned.OK)
 
 
 def test_a_bad_resource_name_fails_before_anything_is_sent(
