@@ -13,7 +13,7 @@ import ssl
 import time
 import urllib.parse
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from typing import Any, Generic, Protocol, TypeVar
+from typing import Generic, Protocol, TypeVar
 
 from google.auth.credentials import Credentials
 from google.protobuf.message import Message
@@ -97,35 +97,36 @@ def request_headers(metadata: Metadata) -> dict[str, str]:
 
 def decode_response(method: Method, body: bytes) -> Message:
     """Decodes a 2xx body; anything but the response message raises `Internal`."""
-    return _message_from(method, _parsed(method, body, "answered with a body"), body)
+    return _decoded(method, body, "answered with a body", None)
 
 
 def decode_element(method: Method, element: bytes, headers: Mapping[str, str]) -> Message:
     """Decodes one element of a streamed array; an `{"error": ...}` element raises it."""
-    parsed = _parsed(method, element, "streamed an element")
-    if isinstance(parsed, dict) and isinstance(parsed.get("error"), dict) and len(parsed) == 1:
-        status = parsed["error"].get("code")
-        raise error_from_http(status if isinstance(status, int) else 500, element, headers)
-    return _message_from(method, parsed, element)
+    return _decoded(method, element, "streamed an element", headers)
 
 
-def _parsed(method: Method, body: bytes, what: str) -> Any:
-    """`body` as JSON; `Internal` naming what it was when it is not valid JSON."""
+def _decoded(
+    method: Method, body: bytes, what: str, error_headers: Mapping[str, str] | None
+) -> Message:
+    """The response message in `body`: `Internal` for anything else, naming `what` it was.
+
+    With `error_headers` (a stream's), a lone `{"error": ...}` object raises that error.
+    """
     try:
-        return json.loads(body)
+        parsed = json.loads(body)
     except (ValueError, RecursionError) as error:
         raise Internal(
             f"{method.name} {what} that is not valid JSON ({error}){excerpt(body)}"
         ) from None
-
-
-def _message_from(method: Method, parsed: Any, body: bytes) -> Message:
     name = method.response_class.DESCRIPTOR.name
     if not isinstance(parsed, dict):
         raise Internal(
             f"{method.name} answered with a JSON {type(parsed).__name__} instead of "
             f"a {name} object{excerpt(body)}"
         )
+    if error_headers is not None and isinstance(parsed.get("error"), dict) and len(parsed) == 1:
+        status = parsed["error"].get("code")
+        raise error_from_http(status if isinstance(status, int) else 500, body, error_headers)
     try:
         return decode_message(parsed, method.response_class)
     except GroundwireError as error:
@@ -265,8 +266,8 @@ PoolT = TypeVar("PoolT", bound=_Pool)
 class RestCalls(Generic[PoolT]):
     """All that the blocking and the asyncio REST transport share: all but the waiting.
 
-    The checked base URL, the tokens, the connection pool (`new_pool` of each subclass), the
-    headers and target of a call, and the translation of the pool's failures.
+    The checked base URL, the tokens, the connection pool (`new_pool` of each subclass), and
+    the translation of the pool's failures.
     """
 
     new_pool: Callable[..., PoolT]
@@ -297,15 +298,6 @@ class RestCalls(Generic[PoolT]):
             max_idle=max_idle_connections,
             max_response_bytes=max_response_bytes,
         )
-
-    def _headers(
-        self, metadata: Metadata, http_request: HttpRequest, timeout: float | None
-    ) -> dict[str, str]:
-        """The call's headers, with a token fetched within the attempt's `timeout`."""
-        headers = request_headers(metadata)
-        if self._tokens is not None:
-            self._tokens.apply(headers, self.base_url + http_request.path + SYSTEM_QUERY, timeout)
-        return headers
 
     def _wire_error(self, error: Exception) -> GroundwireError:
         """`error_from_wire`, except that any failure after `close` is `ClientClosed`."""
@@ -381,8 +373,10 @@ class RestTransport(RestCalls[http1.ConnectionPool]):
         timeout: float | None,
     ) -> http1.Response:
         """Sends a call's request, with a token fetched within `timeout` if need be."""
+        headers = request_headers(metadata)
+        if self._tokens is not None:
+            self._tokens.apply(headers, self.base_url + http_request.path + SYSTEM_QUERY, timeout)
         target = self._path_prefix + http_request.path + SYSTEM_QUERY
-        headers = self._headers(metadata, http_request, timeout)
         return self._pool.request(
             http_request.verb, target, http_request.body, headers, http1.time_left(deadline)
         )
