@@ -15,7 +15,7 @@ from google.protobuf.message import Message
 
 from groundwire.core.apis import Method
 from groundwire.core.endpoints import is_loopback
-from groundwire.core.errors import Unavailable, bad_request
+from groundwire.core.errors import ClientClosed, Unavailable, bad_request
 
 Metadata = Sequence[tuple[str, str]]
 """Per-call metadata as (lowercase name, value) pairs: gRPC metadata, or REST HTTP headers."""
@@ -38,6 +38,11 @@ class ConnectionFailure(Unavailable):
     """
 
     connected = False
+
+
+def client_closed() -> ClientClosed:
+    """The error of a call whose transport was closed before or while it ran."""
+    return ClientClosed("client closed")
 
 
 class Transport(Protocol):

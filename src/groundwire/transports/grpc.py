@@ -22,10 +22,16 @@ from groundwire.core.apis import Method
 from groundwire.core.bodies import MAX_MESSAGE_BYTES
 from groundwire.core.endpoints import is_loopback
 from groundwire.core.error_codecs import error_from_status
-from groundwire.core.errors import ClientClosed, GroundwireError, MessageTooLarge
+from groundwire.core.errors import GroundwireError, MessageTooLarge
 from groundwire.transports import lifetime
 from groundwire.transports.auth import TokenRequest
-from groundwire.transports.base import ConnectionFailure, Metadata, Requests, refuse_plaintext
+from groundwire.transports.base import (
+    ConnectionFailure,
+    Metadata,
+    Requests,
+    client_closed,
+    refuse_plaintext,
+)
 
 DEFAULT_OPTIONS: tuple[tuple[str, int], ...] = (
     ("grpc.keepalive_time_ms", 30_000),
@@ -180,11 +186,6 @@ def not_connected(target: str, budget: float) -> ConnectionFailure:
         f"no gRPC connection to {target} within {budget:.3g} s "
         "(the port may accept TCP, but nothing answers gRPC)"
     )
-
-
-def client_closed() -> ClientClosed:
-    """The error of a call whose transport was closed before or while it ran."""
-    return ClientClosed("client closed")
 
 
 def codecs(

@@ -14,12 +14,11 @@ from google.protobuf.message import Message
 from groundwire.core.apis import Method
 from groundwire.core.errors import GroundwireError, Internal
 from groundwire.transports import lifetime
-from groundwire.transports.base import AsyncRequests, Metadata, as_async_iterator
+from groundwire.transports.base import AsyncRequests, Metadata, as_async_iterator, client_closed
 from groundwire.transports.grpc import (
     SETTLED,
     GrpcCalls,
     KeptFailure,
-    client_closed,
     codecs,
     connect_budget,
     not_connected,

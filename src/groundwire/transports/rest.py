@@ -23,7 +23,6 @@ from groundwire.core.bodies import MAX_RESPONSE_BYTES
 from groundwire.core.endpoints import user_agent
 from groundwire.core.error_codecs import error_from_http
 from groundwire.core.errors import (
-    ClientClosed,
     DeadlineExceeded,
     FailedPrecondition,
     GroundwireError,
@@ -45,6 +44,7 @@ from groundwire.transports.base import (
     ConnectionFailure,
     Metadata,
     Requests,
+    client_closed,
     fixed_requests,
     refuse_plaintext,
 )
@@ -166,11 +166,6 @@ def error_from_wire(error: Exception) -> GroundwireError:
     if isinstance(error, OSError):
         return Unavailable(f"the connection dropped: {text}")
     return Unknown(text)
-
-
-def client_closed() -> ClientClosed:
-    """The error of a call whose client was closed before or while it ran."""
-    return ClientClosed("client closed")
 
 
 ELEMENTS_PER_CLOCK_READING = 1000
