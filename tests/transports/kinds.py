@@ -174,6 +174,20 @@ class Transports(Loop):
         return transport
 
 
+def rest_calls(kind: Kind, base_url: str, count: int = 1, **options: Any) -> list[Message]:
+    """`count` CheckGrounding calls in turn on one new REST transport of `kind`, then closed.
+
+    `options` go to the transport's constructor (credentials default to none).
+    """
+    options.setdefault("credentials", None)
+    kinds = Transports(kind)
+    try:
+        transport = kinds.rest(base_url, **options)
+        return [kinds.unary(transport, canned.check_request(), timeout=5) for _ in range(count)]
+    finally:
+        kinds.close()
+
+
 def _seen(response: T, each: Callable[[T], None] | None) -> T:
     if each is not None:
         each(response)
