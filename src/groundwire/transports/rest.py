@@ -261,11 +261,11 @@ PoolT = TypeVar("PoolT", bound=_Pool)
 class RestCalls(Generic[PoolT]):
     """All that the blocking and the asyncio REST transport share: all but the waiting.
 
-    The checked base URL, the tokens, the connection pool (`new_pool` of each subclass), and
+    The checked base URL, the tokens, the connection pool (`_new_pool` of each subclass), and
     the translation of the pool's failures.
     """
 
-    new_pool: Callable[..., PoolT]
+    _new_pool: Callable[..., PoolT]
 
     def __init__(
         self,
@@ -284,7 +284,7 @@ class RestCalls(Generic[PoolT]):
         parts = urllib.parse.urlsplit(self.base_url)
         self._path_prefix = parts.path
         self._tokens = None if credentials is None else AccessTokens(credentials)
-        self._pool = self.new_pool(
+        self._pool = self._new_pool(
             parts.scheme,
             parts.hostname or "",
             parts.port,
@@ -321,7 +321,7 @@ class RestTransport(RestCalls[http1.ConnectionPool]):
         >>> transport.close()
     """
 
-    new_pool = http1.ConnectionPool
+    _new_pool = http1.ConnectionPool
 
     def unary(
         self, method: Method, request: Message, *, timeout: float | None, metadata: Metadata

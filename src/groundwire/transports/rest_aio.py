@@ -41,7 +41,7 @@ class AsyncRestTransport(RestCalls[http1_aio.AsyncConnectionPool]):
         >>> # await transport.unary(...); await transport.close()
     """
 
-    new_pool = http1_aio.AsyncConnectionPool
+    _new_pool = http1_aio.AsyncConnectionPool
 
     async def unary(
         self, method: Method, request: Message, *, timeout: float | None, metadata: Metadata
