@@ -7,6 +7,7 @@ from collections.abc import AsyncIterator, Iterator
 
 import pytest
 
+from tests.transports.kinds import KINDS, Transports
 from tests.transports.servers import (
     GrpcServer,
     RestServer,
@@ -16,6 +17,14 @@ from tests.transports.servers import (
 )
 from tests.transports.tls import Certificate, make_certificate, start_tls_rest_server
 from tests.transports.tokens import TokenServer, start_token_server
+
+
+@pytest.fixture(params=KINDS)
+def kinds(request: pytest.FixtureRequest) -> Iterator[Transports]:
+    """Transports of each kind in turn: blocking, then asyncio, closed after the test."""
+    opened = Transports(request.param)
+    yield opened
+    opened.close()
 
 
 @pytest.fixture

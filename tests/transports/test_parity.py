@@ -2,36 +2,17 @@
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
 from typing import Any
 
 import pytest
-from google.protobuf.message import Message
 
 from groundwire.core.errors import GroundwireError
-from groundwire.transports.grpc import GrpcTransport
-from groundwire.transports.grpc_aio import AsyncGrpcTransport
-from groundwire.transports.rest import RestTransport
-from groundwire.transports.rest_aio import AsyncRestTransport
 from tests.transports import canned, servers
+from tests.transports.kinds import KINDS, Transports
 from tests.transports.servers import GrpcServer, RestServer
 
 BOTH_PROTOCOLS = [canned.OK, canned.INVALID, canned.UNAVAILABLE]
 REST_ONLY = [servers.HTML, servers.GARBAGE, servers.TRUNCATED, servers.DROP]
-
-
-def outcome_of(call: Callable[[], Message]) -> tuple[Any, ...]:
-    try:
-        return ("response", call().SerializeToString(deterministic=True))
-    except GroundwireError as error:
-        return describe(error)
-
-
-async def async_outcome_of(call: Callable[[], Awaitable[Message]]) -> tuple[Any, ...]:
-    try:
-        return ("response", (await call()).SerializeToString(deterministic=True))
-    except GroundwireError as error:
-        return describe(error)
 
 
 def describe(error: GroundwireError) -> tuple[Any, ...]:
@@ -44,44 +25,33 @@ def describe(error: GroundwireError) -> tuple[Any, ...]:
     )
 
 
-async def grpc_outcomes(server: GrpcServer, answer: str) -> tuple[tuple[Any, ...], ...]:
-    sync = GrpcTransport(server.target, credentials=None, secure=False)
-    aio = AsyncGrpcTransport(server.target, credentials=None, secure=False)
-    request = canned.check_request(answer)
-    try:
-        return (
-            outcome_of(lambda: sync.unary(canned.CHECK, request, timeout=3, metadata=())),
-            await async_outcome_of(
-                lambda: aio.unary(canned.CHECK, request, timeout=3, metadata=())
-            ),
-        )
-    finally:
-        sync.close()
-        await aio.close()
-
-
-async def rest_outcomes(server: RestServer, answer: str) -> tuple[tuple[Any, ...], ...]:
-    sync = RestTransport(server.base_url, credentials=None)
-    aio = AsyncRestTransport(server.base_url, credentials=None)
-    request = canned.check_request(answer)
-    try:
-        return (
-            outcome_of(lambda: sync.unary(canned.CHECK, request, timeout=3, metadata=())),
-            await async_outcome_of(
-                lambda: aio.unary(canned.CHECK, request, timeout=3, metadata=())
-            ),
-        )
-    finally:
-        sync.close()
-        await aio.close()
+def outcomes(
+    answer: str, grpc_server: GrpcServer | None, rest_server: RestServer
+) -> list[tuple[Any, ...]]:
+    """What each transport, sync then async (gRPC, when a server is given, then REST), gives."""
+    found = []
+    for kind in KINDS:
+        kinds = Transports(kind)
+        try:
+            transports = [kinds.rest(rest_server.base_url, credentials=None)]
+            if grpc_server is not None:
+                transports.insert(0, kinds.grpc(grpc_server.target, credentials=None, secure=False))
+            for transport in transports:
+                try:
+                    response = kinds.check(transport, answer)
+                    found.append(("response", response.SerializeToString(deterministic=True)))
+                except GroundwireError as error:
+                    found.append(describe(error))
+        finally:
+            kinds.close()
+    return found
 
 
 @pytest.mark.parametrize("answer", BOTH_PROTOCOLS)
-async def test_grpc_and_rest_sync_and_async_give_the_same_result(
+def test_grpc_and_rest_sync_and_async_give_the_same_result(
     grpc_server: GrpcServer, rest_server: RestServer, answer: str
 ) -> None:
-    grpc_sync, grpc_async = await grpc_outcomes(grpc_server, answer)
-    rest_sync, rest_async = await rest_outcomes(rest_server, answer)
+    grpc_sync, rest_sync, grpc_async, rest_async = outcomes(answer, grpc_server, rest_server)
     assert grpc_sync == grpc_async == rest_sync == rest_async
 
 
@@ -92,32 +62,19 @@ def in_our_words(outcome: tuple[Any, ...]) -> tuple[Any, ...]:
 
 
 @pytest.mark.parametrize("answer", REST_ONLY)
-async def test_rest_sync_and_async_give_the_same_failure(
-    rest_server: RestServer, answer: str
-) -> None:
-    rest_sync, rest_async = await rest_outcomes(rest_server, answer)
+def test_rest_sync_and_async_give_the_same_failure(rest_server: RestServer, answer: str) -> None:
+    rest_sync, rest_async = outcomes(answer, None, rest_server)
     assert rest_sync[0] != "response"
     assert in_our_words(rest_sync) == in_our_words(rest_async)
 
 
-async def test_streams_give_the_same_responses_over_every_transport(
-    grpc_server: GrpcServer, rest_server: RestServer
+def test_streams_give_the_same_responses_over_every_transport(
+    kinds: Transports, grpc_server: GrpcServer, rest_server: RestServer
 ) -> None:
     requests = [canned.stream_request(text) for text in ("一", canned.TEXT, "🎉")]
     expected = list(canned.stream_responses(requests))
-    sync_grpc = GrpcTransport(grpc_server.target, credentials=None, secure=False)
-    sync_rest = RestTransport(rest_server.base_url, credentials=None)
-    aio_grpc = AsyncGrpcTransport(grpc_server.target, credentials=None, secure=False)
-    aio_rest = AsyncRestTransport(rest_server.base_url, credentials=None)
-    try:
-        for sync in (sync_grpc, sync_rest):
-            assert list(sync.stream(canned.STREAM, requests, timeout=3, metadata=())) == expected
-        for aio in (aio_grpc, aio_rest):
-            assert [
-                r async for r in aio.stream(canned.STREAM, requests, timeout=3, metadata=())
-            ] == expected
-    finally:
-        sync_grpc.close()
-        sync_rest.close()
-        await aio_grpc.close()
-        await aio_rest.close()
+    for transport in (
+        kinds.grpc(grpc_server.target, credentials=None, secure=False),
+        kinds.rest(rest_server.base_url, credentials=None),
+    ):
+        assert kinds.stream(transport, requests) == expected

@@ -16,8 +16,8 @@ from groundwire.transports import routes
 from groundwire.transports.auth import AccessTokens
 from groundwire.transports.base import ConnectionFailure
 from tests.transports import canned
+from tests.transports.kinds import KINDS, Kind, rest_calls
 from tests.transports.proxy import ProxyServer, start_proxy
-from tests.transports.rest_calls import KINDS, Kind, calls
 from tests.transports.servers import RestServer
 from tests.transports.tls import HOST_NAME, Certificate
 from tests.transports.tokens import TOKEN, TokenServer, credentials_for
@@ -52,7 +52,7 @@ def proxy() -> Iterator[ProxyServer]:
 def through_proxy(kind: Kind, server: RestServer, certificate: Certificate, count: int = 1) -> Any:
     """Calls to the TLS server by a name that only the proxy can resolve."""
     url = f"https://{HOST_NAME}:{server.server_address[1]}"
-    return calls(kind, url, count, ssl_context=certificate.client_context())
+    return rest_calls(kind, url, count, ssl_context=certificate.client_context())
 
 
 @pytest.mark.parametrize("kind", KINDS)
@@ -138,7 +138,7 @@ def test_loopback_is_never_proxied(
     for name in ("HTTPS_PROXY", "HTTP_PROXY", "ALL_PROXY"):
         monkeypatch.setenv(name, f"http://127.0.0.1:{refused_port}")
 
-    assert calls(kind, rest_server.base_url) == [canned.check_response()]
+    assert rest_calls(kind, rest_server.base_url) == [canned.check_response()]
 
 
 @pytest.mark.parametrize("kind", KINDS)
@@ -159,7 +159,7 @@ def test_plain_http_to_a_remote_host_is_forwarded_by_absolute_url(
     monkeypatch.setenv("HTTP_PROXY", proxy.url)
     url = f"http://{HOST_NAME}:{rest_server.server_address[1]}"
 
-    assert calls(kind, url, allow_remote_plaintext=True) == [canned.check_response()]
+    assert rest_calls(kind, url, allow_remote_plaintext=True) == [canned.check_response()]
     ((method, target, _),) = proxy.seen.requests
     assert method == "POST"
     assert target.startswith(f"{url}/v1/")

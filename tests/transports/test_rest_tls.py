@@ -10,7 +10,7 @@ from groundwire.core.errors import GroundwireError
 from groundwire.transports.base import ConnectionFailure
 from groundwire.transports.tls import client_ssl_context
 from tests.transports import canned
-from tests.transports.rest_calls import KINDS, Kind, calls
+from tests.transports.kinds import KINDS, Kind, rest_calls
 from tests.transports.servers import RestServer
 from tests.transports.tls import Certificate, start_tls_rest_server
 
@@ -31,7 +31,7 @@ def url_of(server: RestServer, host: str = "127.0.0.1") -> str:
 def test_the_callers_roots_are_trusted_and_one_tls_connection_carries_every_call(
     kind: Kind, tls_server: RestServer, certificate: Certificate
 ) -> None:
-    responses = calls(kind, url_of(tls_server), 3, ssl_context=certificate.client_context())
+    responses = rest_calls(kind, url_of(tls_server), 3, ssl_context=certificate.client_context())
 
     assert responses == [canned.check_response()] * 3
     assert len(set(tls_server.seen.peers)) == 1
@@ -42,7 +42,7 @@ def test_a_certificate_the_system_does_not_trust_is_a_connection_failure(
     kind: Kind, tls_server: RestServer
 ) -> None:
     with pytest.raises(ConnectionFailure, match="CERTIFICATE_VERIFY_FAILED"):
-        calls(kind, url_of(tls_server))
+        rest_calls(kind, url_of(tls_server))
     assert tls_server.seen.calls == 0
 
 
@@ -51,7 +51,7 @@ def test_a_host_name_the_certificate_does_not_name_is_a_connection_failure(
     kind: Kind, tls_server: RestServer, certificate: Certificate
 ) -> None:
     with pytest.raises(ConnectionFailure, match="match"):
-        calls(kind, url_of(tls_server, "localhost"), ssl_context=certificate.client_context())
+        rest_calls(kind, url_of(tls_server, "localhost"), ssl_context=certificate.client_context())
     assert tls_server.seen.calls == 0
 
 
@@ -62,9 +62,9 @@ def test_a_client_certificate_is_presented_to_a_server_that_asks_for_one(
     mutual = client_ssl_context(certificate.pem, (certificate.pem, certificate.key_pem))
 
     assert (
-        calls(kind, url_of(mutual_tls_server), 2, ssl_context=mutual)
+        rest_calls(kind, url_of(mutual_tls_server), 2, ssl_context=mutual)
         == [canned.check_response()] * 2
     )
     with pytest.raises(GroundwireError):
-        calls(kind, url_of(mutual_tls_server), ssl_context=certificate.client_context())
+        rest_calls(kind, url_of(mutual_tls_server), ssl_context=certificate.client_context())
     assert mutual_tls_server.seen.calls == 2

@@ -38,7 +38,6 @@ class Connection(asyncio.Protocol):
     def __init__(self) -> None:
         self._loop = asyncio.get_running_loop()
         self.transport: asyncio.Transport | None = None
-        self.idle_since = 0.0
         self._parser: ResponseParser | None = None
         self._events: deque[Event] = deque()
         self._unread = 0

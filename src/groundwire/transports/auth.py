@@ -8,6 +8,7 @@ expired, within what is left of the call's timeout. Nothing here logs a token.
 
 from __future__ import annotations
 
+import copy
 import threading
 import time
 import urllib.parse
@@ -66,6 +67,7 @@ class TokenRequest(auth_transport.Request):
         self.timeout = timeout
         self._pools: dict[tuple[str, str, int | None], ConnectionPool] = {}
         self._lock = threading.Lock()
+        self._deadline: float | None = None  # set on the copies `until` makes
 
     def __call__(
         self,
@@ -79,14 +81,20 @@ class TokenRequest(auth_transport.Request):
         """Sends one request; any failure is a google.auth TransportError, as google-auth wants."""
         from groundwire.transports.http1 import WIRE_ERRORS
 
+        timeout = self.timeout if timeout is None else timeout
+        if self._deadline is not None:
+            left = self._deadline - time.monotonic()
+            if left <= 0:
+                raise auth_exceptions.TransportError(  # type: ignore[no-untyped-call]
+                    f"token request to {url} not sent: the call's timeout has passed"
+                )
+            timeout = min(left, timeout)
         parts = urllib.parse.urlsplit(url)
         target = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
         if isinstance(body, str):
             body = body.encode()
         try:
-            response = self._pool(parts).request(
-                method, target, body, headers or {}, self.timeout if timeout is None else timeout
-            )
+            response = self._pool(parts).request(method, target, body, headers or {}, timeout)
             data = response.read()
         except (*WIRE_ERRORS, ValueError) as error:
             raise auth_exceptions.TransportError(  # type: ignore[no-untyped-call]
@@ -94,15 +102,21 @@ class TokenRequest(auth_transport.Request):
             ) from error
         return _Response(response.status, response.headers, data)
 
-    def until(self, deadline: float | None) -> auth_transport.Request:
+    def until(self, deadline: float | None) -> TokenRequest:
         """This adapter, its requests cut short at `deadline` (on `time.monotonic`; None: not).
+
+        The copy shares the connections (and their lock) with this adapter.
 
         Example:
             >>> request = TokenRequest()
             >>> request.until(None) is request
             True
         """
-        return self if deadline is None else _RequestUntil(self, deadline)
+        if deadline is None:
+            return self
+        bounded = copy.copy(self)
+        bounded._deadline = deadline
+        return bounded
 
     def close(self) -> None:
         """Closes the connections this adapter opened."""
@@ -127,30 +141,6 @@ class TokenRequest(auth_transport.Request):
             if pool is None:
                 pool = self._pools[key] = ConnectionPool(*key)
             return pool
-
-
-class _RequestUntil(auth_transport.Request):
-    """A `TokenRequest` whose every request waits no longer than one deadline."""
-
-    def __init__(self, request: TokenRequest, deadline: float) -> None:
-        self._request, self._deadline = request, deadline
-
-    def __call__(
-        self,
-        url: str,
-        method: str = "GET",
-        body: bytes | None = None,
-        headers: Mapping[str, str] | None = None,
-        timeout: float | None = None,
-        **kwargs: Any,
-    ) -> _Response:
-        left = self._deadline - time.monotonic()
-        if left <= 0:
-            raise auth_exceptions.TransportError(  # type: ignore[no-untyped-call]
-                f"token request to {url} not sent: the call's timeout has passed"
-            )
-        limit = self._request.timeout if timeout is None else timeout
-        return self._request(url, method, body, headers, min(left, limit), **kwargs)
 
 
 class AccessTokens:

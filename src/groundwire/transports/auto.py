@@ -13,7 +13,8 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections.abc import AsyncIterable, AsyncIterator, Callable, Iterable, Iterator, Sequence
+from collections.abc import AsyncIterator, Callable, Iterator, Sequence
+from typing import Generic, TypeVar
 
 from google.protobuf.message import Message
 
@@ -21,9 +22,11 @@ from groundwire.core.apis import Method
 from groundwire.core.errors import DeadlineExceeded
 from groundwire.core.fallback import FallbackState
 from groundwire.transports.base import (
+    AsyncRequests,
     AsyncTransport,
     ConnectionFailure,
     Metadata,
+    Requests,
     Transport,
     over_rest,
 )
@@ -44,17 +47,38 @@ class _Switch:
         self._cooldown_end_logged = False
 
     def use_grpc(self) -> bool:
+        """Whether an attempt goes over gRPC; when it does not, marks it as sent over REST."""
         state = self.state
         if not state.on_rest:
             return True
         if not state.prefer_grpc(self.clock()):
+            over_rest.set(True)
             return False
         if not self._cooldown_end_logged:
             self._cooldown_end_logged = True
             logger.info("the %g s REST cool-down is over; trying gRPC again", self.cooldown)
         return True
 
-    def connection_failed(self, failure: ConnectionFailure) -> None:
+    def fall_back(
+        self, failure: ConnectionFailure, timeout: float | None, started: float
+    ) -> float | None:
+        """Switches to REST after gRPC failed to connect; what REST gets of `timeout`.
+
+        Raises DeadlineExceeded when gRPC used it all up.
+        """
+        self._connection_failed(failure)
+        over_rest.set(True)
+        if timeout is None:
+            return None
+        left = timeout - (self.clock() - started)
+        if left <= 0:
+            raise DeadlineExceeded(
+                f"gRPC could not connect ({failure.message}) and the "
+                f"attempt's timeout of {timeout} s passed before REST"
+            )
+        return left
+
+    def _connection_failed(self, failure: ConnectionFailure) -> None:
         with self._lock:
             switched = self.state.record_connection_failure(self.clock())
             self._cooldown_end_logged = False
@@ -67,23 +91,6 @@ class _Switch:
         else:
             logger.debug("gRPC still cannot connect (%s); staying on REST", failure.message)
 
-    def time_left(
-        self, timeout: float | None, started: float, failure: ConnectionFailure
-    ) -> float | None:
-        """What REST gets of an attempt's `timeout` after gRPC failed to connect.
-
-        Raises DeadlineExceeded when gRPC used it all up.
-        """
-        if timeout is None:
-            return None
-        left = timeout - (self.clock() - started)
-        if left <= 0:
-            raise DeadlineExceeded(
-                f"gRPC could not connect ({failure.message}) and the "
-                f"attempt's timeout of {timeout} s passed before REST"
-            )
-        return left
-
     def grpc_worked(self) -> None:
         if not self.state.on_rest:
             return
@@ -93,7 +100,26 @@ class _Switch:
             logger.warning("gRPC connects again; switching back from REST to gRPC")
 
 
-class AutoTransport:
+TransportT = TypeVar("TransportT")
+
+
+class _Both(Generic[TransportT]):
+    """A gRPC and a REST transport of one kind, and the switch that picks between them."""
+
+    def __init__(
+        self,
+        grpc: TransportT,
+        rest: TransportT,
+        *,
+        cooldown: float = 60.0,
+        clock: Clock = time.monotonic,
+    ) -> None:
+        self.grpc = grpc
+        self.rest = rest
+        self._switch = _Switch(cooldown, clock)
+
+
+class AutoTransport(_Both[Transport]):
     """gRPC with a fallback to REST for networks that cannot carry it; thread-safe.
 
     Example:
@@ -105,18 +131,6 @@ class AutoTransport:
         >>> transport.close()
     """
 
-    def __init__(
-        self,
-        grpc: Transport,
-        rest: Transport,
-        *,
-        cooldown: float = 60.0,
-        clock: Clock = time.monotonic,
-    ) -> None:
-        self.grpc = grpc
-        self.rest = rest
-        self._switch = _Switch(cooldown, clock)
-
     def unary(
         self, method: Method, request: Message, *, timeout: float | None, metadata: Metadata
     ) -> Message:
@@ -126,21 +140,14 @@ class AutoTransport:
             try:
                 response = self.grpc.unary(method, request, timeout=timeout, metadata=metadata)
             except ConnectionFailure as failure:
-                self._switch.connection_failed(failure)
-                timeout = self._switch.time_left(timeout, started, failure)
+                timeout = self._switch.fall_back(failure, timeout, started)
             else:
                 self._switch.grpc_worked()
                 return response
-        over_rest.set(True)
         return self.rest.unary(method, request, timeout=timeout, metadata=metadata)
 
     def stream(
-        self,
-        method: Method,
-        requests: Iterable[Message],
-        *,
-        timeout: float | None,
-        metadata: Metadata,
+        self, method: Method, requests: Requests, *, timeout: float | None, metadata: Metadata
     ) -> Iterator[Message]:
         """Streams over gRPC, or over REST when gRPC cannot connect before a first response.
 
@@ -151,7 +158,6 @@ class AutoTransport:
             yield from self.grpc.stream(method, requests, timeout=timeout, metadata=metadata)
             return
         if not self._switch.use_grpc():
-            over_rest.set(True)
             yield from self.rest.stream(method, requests, timeout=timeout, metadata=metadata)
             return
         started = self._switch.clock()
@@ -162,9 +168,7 @@ class AutoTransport:
             self._switch.grpc_worked()
             return
         except ConnectionFailure as failure:
-            self._switch.connection_failed(failure)
-            timeout = self._switch.time_left(timeout, started, failure)
-            over_rest.set(True)
+            timeout = self._switch.fall_back(failure, timeout, started)
             yield from self.rest.stream(method, requests, timeout=timeout, metadata=metadata)
             return
         self._switch.grpc_worked()
@@ -184,20 +188,8 @@ class AutoTransport:
         self.rest.abandon()
 
 
-class AsyncAutoTransport:
+class AsyncAutoTransport(_Both[AsyncTransport]):
     """`AutoTransport` for asyncio: gRPC with a fallback to REST, from one event loop."""
-
-    def __init__(
-        self,
-        grpc: AsyncTransport,
-        rest: AsyncTransport,
-        *,
-        cooldown: float = 60.0,
-        clock: Clock = time.monotonic,
-    ) -> None:
-        self.grpc = grpc
-        self.rest = rest
-        self._switch = _Switch(cooldown, clock)
 
     async def unary(
         self, method: Method, request: Message, *, timeout: float | None, metadata: Metadata
@@ -210,21 +202,14 @@ class AsyncAutoTransport:
                     method, request, timeout=timeout, metadata=metadata
                 )
             except ConnectionFailure as failure:
-                self._switch.connection_failed(failure)
-                timeout = self._switch.time_left(timeout, started, failure)
+                timeout = self._switch.fall_back(failure, timeout, started)
             else:
                 self._switch.grpc_worked()
                 return response
-        over_rest.set(True)
         return await self.rest.unary(method, request, timeout=timeout, metadata=metadata)
 
     async def stream(
-        self,
-        method: Method,
-        requests: Iterable[Message] | AsyncIterable[Message],
-        *,
-        timeout: float | None,
-        metadata: Metadata,
+        self, method: Method, requests: AsyncRequests, *, timeout: float | None, metadata: Metadata
     ) -> AsyncIterator[Message]:
         """Streams over gRPC, or over REST when gRPC cannot connect before a first response.
 
@@ -233,7 +218,6 @@ class AsyncAutoTransport:
         live = not isinstance(requests, Sequence)
         if live or not self._switch.use_grpc():
             transport = self.grpc if live else self.rest
-            over_rest.set(not live)
             responses = transport.stream(method, requests, timeout=timeout, metadata=metadata)
             try:
                 async for response in responses:
@@ -250,9 +234,7 @@ class AsyncAutoTransport:
                 self._switch.grpc_worked()
                 return
             except ConnectionFailure as failure:
-                self._switch.connection_failed(failure)
-                timeout = self._switch.time_left(timeout, started, failure)
-                over_rest.set(True)
+                timeout = self._switch.fall_back(failure, timeout, started)
                 responses = self.rest.stream(method, requests, timeout=timeout, metadata=metadata)
             else:
                 self._switch.grpc_worked()

@@ -15,10 +15,16 @@ from google.protobuf.message import Message
 
 from groundwire.core.apis import Method
 from groundwire.core.endpoints import is_loopback
-from groundwire.core.errors import Unavailable, bad_request
+from groundwire.core.errors import ClientClosed, Unavailable, bad_request
 
 Metadata = Sequence[tuple[str, str]]
 """Per-call metadata as (lowercase name, value) pairs: gRPC metadata, or REST HTTP headers."""
+
+Requests = Iterable[Message]
+"""The requests of a blocking stream: a sequence, or an iterator for a live exchange (gRPC)."""
+
+AsyncRequests = Iterable[Message] | AsyncIterable[Message]
+"""The requests of an asyncio stream: a sequence, an iterator or an async iterator."""
 
 over_rest: ContextVar[bool] = ContextVar("groundwire_over_rest", default=False)
 """Set by the auto transport when it sends an attempt over REST, for interceptors to read."""
@@ -32,6 +38,11 @@ class ConnectionFailure(Unavailable):
     """
 
     connected = False
+
+
+def client_closed() -> ClientClosed:
+    """The error of a call whose transport was closed before or while it ran."""
+    return ClientClosed("client closed")
 
 
 class Transport(Protocol):
@@ -48,12 +59,7 @@ class Transport(Protocol):
         ...
 
     def stream(
-        self,
-        method: Method,
-        requests: Iterable[Message],
-        *,
-        timeout: float | None,
-        metadata: Metadata,
+        self, method: Method, requests: Requests, *, timeout: float | None, metadata: Metadata
     ) -> Iterator[Message]:
         """Sends the requests, yields the responses as they arrive.
 
@@ -85,12 +91,7 @@ class AsyncTransport(Protocol):
         ...
 
     def stream(
-        self,
-        method: Method,
-        requests: Iterable[Message] | AsyncIterable[Message],
-        *,
-        timeout: float | None,
-        metadata: Metadata,
+        self, method: Method, requests: AsyncRequests, *, timeout: float | None, metadata: Metadata
     ) -> AsyncIterator[Message]:
         """Sends the requests, yields the responses as they arrive (see `Transport.stream`)."""
         ...
@@ -100,9 +101,7 @@ class AsyncTransport(Protocol):
         ...
 
 
-async def as_async_iterator(
-    requests: Iterable[Message] | AsyncIterable[Message],
-) -> AsyncIterator[Message]:
+async def as_async_iterator(requests: AsyncRequests) -> AsyncIterator[Message]:
     """Requests given as a list, a generator or an async generator, as one async iterator.
 
     Example:

@@ -7,10 +7,11 @@ plaintext guard, the bound on connecting, and the translation of a failed call i
 
 from __future__ import annotations
 
+import abc
 import re
 import time
-from collections.abc import Generator, Iterable, Iterator, Sequence
-from typing import Any, Protocol
+from collections.abc import Callable, Generator, Iterable, Iterator, Sequence
+from typing import Any, Generic, Protocol, TypeAlias, TypeVar
 
 import grpc
 from google.auth.credentials import Credentials
@@ -21,10 +22,16 @@ from groundwire.core.apis import Method
 from groundwire.core.bodies import MAX_MESSAGE_BYTES
 from groundwire.core.endpoints import is_loopback
 from groundwire.core.error_codecs import error_from_status
-from groundwire.core.errors import ClientClosed, GroundwireError, MessageTooLarge
+from groundwire.core.errors import GroundwireError, MessageTooLarge
 from groundwire.transports import lifetime
 from groundwire.transports.auth import TokenRequest
-from groundwire.transports.base import ConnectionFailure, Metadata, refuse_plaintext
+from groundwire.transports.base import (
+    ConnectionFailure,
+    Metadata,
+    Requests,
+    client_closed,
+    refuse_plaintext,
+)
 
 DEFAULT_OPTIONS: tuple[tuple[str, int], ...] = (
     ("grpc.keepalive_time_ms", 30_000),
@@ -181,9 +188,11 @@ def not_connected(target: str, budget: float) -> ConnectionFailure:
     )
 
 
-def client_closed() -> ClientClosed:
-    """The error of a call whose transport was closed before or while it ran."""
-    return ClientClosed("client closed")
+def codecs(
+    method: Method,
+) -> tuple[Callable[[Message], bytes], Callable[[bytes], Message]]:
+    """How a channel turns `method`'s request into bytes, and bytes into its response."""
+    return method.request_class.SerializeToString, method.response_class.FromString
 
 
 def is_connection_failure(
@@ -228,7 +237,23 @@ def error_from_call(call: FailedCall, state: grpc.ChannelConnectivity | None) ->
     return error_from_status(number, details, details_bin)
 
 
-class RequestReader(Iterator[Message]):
+class KeptFailure:
+    """The exception the caller's requests raised while gRPC read them, kept for later."""
+
+    failure: Exception | None = None
+
+    def raise_failure(self, failed: GroundwireError | None = None) -> None:
+        """Raises the exception the requests raised, if they did; else `failed`, if given.
+
+        Called outside any handler: the caller's error is raised as it is, not chained.
+        """
+        if self.failure is not None:
+            raise self.failure
+        if failed is not None:
+            raise failed
+
+
+class RequestReader(KeptFailure, Iterator[Message]):
     """The caller's requests as gRPC reads them, keeping an exception they raise for later.
 
     gRPC reads requests on a thread of its own and turns an exception there into a bare
@@ -251,7 +276,6 @@ class RequestReader(Iterator[Message]):
 
     def __init__(self, requests: Iterable[Message]) -> None:
         self._source = iter(requests)
-        self.failure: Exception | None = None
 
     def __next__(self) -> Message:
         if self.failure is not None:
@@ -264,13 +288,67 @@ class RequestReader(Iterator[Message]):
             self.failure = error
             raise StopIteration from None
 
-    def raise_failure(self) -> None:
-        """Raises the exception the requests raised, if they did."""
-        if self.failure is not None:
-            raise self.failure
+
+ChannelT = TypeVar("ChannelT")
+UnaryT = TypeVar("UnaryT")
+StreamT = TypeVar("StreamT")
 
 
-class GrpcTransport:
+class GrpcCalls(Generic[ChannelT, UnaryT, StreamT]):
+    """All that the blocking and the asyncio gRPC transport share: all but the waiting.
+
+    The target, the channel's credentials and options, the channel (`_new_channel`: opened
+    at once, or on first use), the callables per method, and the translation of failures.
+    """
+
+    def __init__(
+        self,
+        target: str,
+        *,
+        credentials: Credentials | None,
+        secure: bool,
+        options: ChannelOptions = (),
+        root_certificates: bytes | None = None,
+        user_agent: str | None = None,
+        allow_remote_plaintext: bool = False,
+        client_certificate: tuple[bytes, bytes] | None = None,
+    ) -> None:
+        self.target = target
+        self._tls, self._token_request = channel_credentials(
+            target,
+            credentials,
+            secure,
+            root_certificates,
+            allow_remote_plaintext=allow_remote_plaintext,
+            client_certificate=client_certificate,
+        )
+        self._options = channel_options(options, user_agent, target)
+        self._closed = False
+        self._ready = False  # seen READY since the last failure: calls skip the state check
+        self._unary_calls: dict[str, UnaryT] = {}
+        self._stream_calls: dict[str, StreamT] = {}
+        self._channel = self._new_channel()
+
+    @abc.abstractmethod
+    def _new_channel(self) -> ChannelT:
+        """The channel as the transport holds it when built."""
+
+    @abc.abstractmethod
+    def _connectivity(self) -> grpc.ChannelConnectivity | None:
+        """The channel's state without triggering a connection (None if it cannot be read)."""
+
+    def _error(self, error: FailedCall) -> GroundwireError:
+        """The GroundwireError for a failed call: `ClientClosed` once `close` was called."""
+        if self._closed:
+            return client_closed()
+        return error_from_call(error, self._connectivity())
+
+
+UnaryCall: TypeAlias = "grpc.UnaryUnaryMultiCallable[Message, Message]"
+StreamCall: TypeAlias = "grpc.StreamStreamMultiCallable[Message, Message]"
+
+
+class GrpcTransport(GrpcCalls[grpc.Channel, UnaryCall, StreamCall]):
     """Calls over one gRPC channel (HTTP/2, TLS); thread-safe, one instance per client.
 
     `secure=False` is plaintext for a local emulator: it refuses credentials and any host
@@ -291,37 +369,10 @@ class GrpcTransport:
         >>> transport.close()
     """
 
-    def __init__(
-        self,
-        target: str,
-        *,
-        credentials: Credentials | None,
-        secure: bool,
-        options: ChannelOptions = (),
-        root_certificates: bytes | None = None,
-        user_agent: str | None = None,
-        allow_remote_plaintext: bool = False,
-        client_certificate: tuple[bytes, bytes] | None = None,
-    ) -> None:
-        self.target = target
-        tls, self._token_request = channel_credentials(
-            target,
-            credentials,
-            secure,
-            root_certificates,
-            allow_remote_plaintext=allow_remote_plaintext,
-            client_certificate=client_certificate,
-        )
-        merged = channel_options(options, user_agent, target)
-        self._closed = False
-        self._ready = False  # seen READY since the last failure: calls skip the state check
-        self._channel = (
-            grpc.insecure_channel(target, options=merged)
-            if tls is None
-            else grpc.secure_channel(target, tls, options=merged)
-        )
-        self._unary_calls: dict[str, grpc.UnaryUnaryMultiCallable[Message, Message]] = {}
-        self._stream_calls: dict[str, grpc.StreamStreamMultiCallable[Message, Message]] = {}
+    def _new_channel(self) -> grpc.Channel:
+        if self._tls is None:
+            return grpc.insecure_channel(self.target, options=self._options)
+        return grpc.secure_channel(self.target, self._tls, options=self._options)
 
     def unary(
         self, method: Method, request: Message, *, timeout: float | None, metadata: Metadata
@@ -338,7 +389,7 @@ class GrpcTransport:
             return call(request, timeout=timeout, metadata=metadata)  # type: ignore[arg-type]
         except grpc.RpcError as error:
             self._ready = False  # the next call looks at the channel again
-            raise self._error(error) from None
+            raise self._rpc_error(error) from None
         except ValueError:  # "Cannot invoke RPC on closed channel!"
             if self._closed:
                 raise client_closed() from None
@@ -347,12 +398,7 @@ class GrpcTransport:
             lifetime.grpc_calls.discard(in_flight)
 
     def stream(
-        self,
-        method: Method,
-        requests: Iterable[Message],
-        *,
-        timeout: float | None,
-        metadata: Metadata,
+        self, method: Method, requests: Requests, *, timeout: float | None, metadata: Metadata
     ) -> Generator[Message, None, None]:
         """Starts a bidi stream on first `next`; yields responses as they arrive.
 
@@ -378,13 +424,11 @@ class GrpcTransport:
         try:
             yield from responses
         except grpc.RpcError as error:
-            failed = self._error(error)
+            failed = self._rpc_error(error)
         finally:
             responses.cancel()  # type: ignore[no-untyped-call]
             lifetime.grpc_calls.discard(in_flight)
-        reader.raise_failure()  # outside the handler: the caller's error, not chained to ours
-        if failed is not None:
-            raise failed
+        reader.raise_failure(failed)
 
     def close(self) -> None:
         """Closes the channel and the token adapter; calls in flight fail with `ClientClosed`."""
@@ -407,21 +451,13 @@ class GrpcTransport:
         if self._token_request is not None:
             self._token_request.abandon()
 
-    def _unary_call(self, method: Method) -> grpc.UnaryUnaryMultiCallable[Message, Message]:
-        call: grpc.UnaryUnaryMultiCallable[Message, Message] = self._channel.unary_unary(
-            method.grpc_path,
-            request_serializer=method.request_class.SerializeToString,
-            response_deserializer=method.response_class.FromString,
-        )
+    def _unary_call(self, method: Method) -> UnaryCall:
+        call = self._channel.unary_unary(method.grpc_path, *codecs(method))
         self._unary_calls[method.grpc_path] = call
         return call
 
-    def _stream_call(self, method: Method) -> grpc.StreamStreamMultiCallable[Message, Message]:
-        call: grpc.StreamStreamMultiCallable[Message, Message] = self._channel.stream_stream(
-            method.grpc_path,
-            request_serializer=method.request_class.SerializeToString,
-            response_deserializer=method.response_class.FromString,
-        )
+    def _stream_call(self, method: Method) -> StreamCall:
+        call = self._channel.stream_stream(method.grpc_path, *codecs(method))
         self._stream_calls[method.grpc_path] = call
         return call
 
@@ -471,15 +507,12 @@ class GrpcTransport:
             state = core.check_connectivity_state(True)
         return True
 
-    def _error(self, error: grpc.RpcError) -> GroundwireError:
-        if self._closed:
-            return client_closed()
-        if not isinstance(error, grpc.Call):
-            return error_from_status(2, f"gRPC failed: {error!r}")
-        return error_from_call(error, self._connectivity())
+    def _rpc_error(self, error: grpc.RpcError) -> GroundwireError:
+        if isinstance(error, grpc.Call) or self._closed:
+            return self._error(error)
+        return error_from_status(2, f"gRPC failed: {error!r}")
 
     def _connectivity(self) -> grpc.ChannelConnectivity | None:
-        """The channel's state without triggering a connection (None if it cannot be read)."""
         try:
             number = self._channel._channel.check_connectivity_state(False)  # type: ignore[attr-defined]
         except AttributeError:

@@ -4,30 +4,28 @@ from __future__ import annotations
 
 import asyncio
 import functools
-from collections.abc import AsyncIterable, AsyncIterator, Iterable
+from collections.abc import AsyncIterator
+from typing import TypeAlias
 
 import grpc
 import grpc.aio
-from google.auth.credentials import Credentials
 from google.protobuf.message import Message
 
 from groundwire.core.apis import Method
 from groundwire.core.errors import GroundwireError, Internal
 from groundwire.transports import lifetime
-from groundwire.transports.base import Metadata, as_async_iterator
+from groundwire.transports.base import AsyncRequests, Metadata, as_async_iterator, client_closed
 from groundwire.transports.grpc import (
     SETTLED,
-    ChannelOptions,
-    channel_credentials,
-    channel_options,
-    client_closed,
+    GrpcCalls,
+    KeptFailure,
+    codecs,
     connect_budget,
-    error_from_call,
     not_connected,
 )
 
 
-class AsyncRequestReader(AsyncIterator[Message]):
+class AsyncRequestReader(KeptFailure, AsyncIterator[Message]):
     """`RequestReader` for grpc.aio, whose request task would otherwise cancel the call.
 
     Example:
@@ -46,9 +44,8 @@ class AsyncRequestReader(AsyncIterator[Message]):
         ValueError: no second
     """
 
-    def __init__(self, requests: Iterable[Message] | AsyncIterable[Message]) -> None:
+    def __init__(self, requests: AsyncRequests) -> None:
         self._source = as_async_iterator(requests)
-        self.failure: Exception | None = None
 
     async def __anext__(self) -> Message:
         if self.failure is not None:
@@ -61,13 +58,12 @@ class AsyncRequestReader(AsyncIterator[Message]):
             self.failure = error
             raise StopAsyncIteration from None
 
-    def raise_failure(self) -> None:
-        """Raises the exception the requests raised, if they did."""
-        if self.failure is not None:
-            raise self.failure
+
+AioUnaryCall: TypeAlias = "grpc.aio.UnaryUnaryMultiCallable[Message, Message]"
+AioStreamCall: TypeAlias = "grpc.aio.StreamStreamMultiCallable[Message, Message]"
 
 
-class AsyncGrpcTransport:
+class AsyncGrpcTransport(GrpcCalls[grpc.aio.Channel | None, AioUnaryCall, AioStreamCall]):
     """Calls over one grpc.aio channel; use it from one event loop (see `GrpcTransport`).
 
     The channel opens on the first call, inside the event loop that will use it, so the
@@ -80,33 +76,8 @@ class AsyncGrpcTransport:
         >>> # await transport.unary(...); await transport.close()
     """
 
-    def __init__(
-        self,
-        target: str,
-        *,
-        credentials: Credentials | None,
-        secure: bool,
-        options: ChannelOptions = (),
-        root_certificates: bytes | None = None,
-        user_agent: str | None = None,
-        allow_remote_plaintext: bool = False,
-        client_certificate: tuple[bytes, bytes] | None = None,
-    ) -> None:
-        self.target = target
-        self._tls, self._token_request = channel_credentials(
-            target,
-            credentials,
-            secure,
-            root_certificates,
-            allow_remote_plaintext=allow_remote_plaintext,
-            client_certificate=client_certificate,
-        )
-        self._options = channel_options(options, user_agent, target)
-        self._closed = False
-        self._ready = False
-        self._channel: grpc.aio.Channel | None = None
-        self._unary_calls: dict[str, grpc.aio.UnaryUnaryMultiCallable[Message, Message]] = {}
-        self._stream_calls: dict[str, grpc.aio.StreamStreamMultiCallable[Message, Message]] = {}
+    def _new_channel(self) -> grpc.aio.Channel | None:
+        return None  # opened by `_open`, in the event loop of the first call
 
     async def unary(
         self, method: Method, request: Message, *, timeout: float | None, metadata: Metadata
@@ -130,12 +101,7 @@ class AsyncGrpcTransport:
         return response
 
     async def stream(
-        self,
-        method: Method,
-        requests: Iterable[Message] | AsyncIterable[Message],
-        *,
-        timeout: float | None,
-        metadata: Metadata,
+        self, method: Method, requests: AsyncRequests, *, timeout: float | None, metadata: Metadata
     ) -> AsyncIterator[Message]:
         """Starts a bidi stream on first `anext`; yields responses as they arrive.
 
@@ -163,9 +129,7 @@ class AsyncGrpcTransport:
             raise
         finally:
             responses.cancel()
-        reader.raise_failure()  # outside the handler: the caller's error, not chained to ours
-        if failed is not None:
-            raise failed
+        reader.raise_failure(failed)
 
     async def close(self) -> None:
         """Closes the channel and the token adapter; calls in flight fail with `ClientClosed`."""
@@ -180,21 +144,13 @@ class AsyncGrpcTransport:
         if self._token_request is not None:
             self._token_request.close()
 
-    def _unary_call(self, method: Method) -> grpc.aio.UnaryUnaryMultiCallable[Message, Message]:
-        call: grpc.aio.UnaryUnaryMultiCallable[Message, Message] = self._open().unary_unary(
-            method.grpc_path,
-            request_serializer=method.request_class.SerializeToString,
-            response_deserializer=method.response_class.FromString,
-        )
+    def _unary_call(self, method: Method) -> AioUnaryCall:
+        call = self._open().unary_unary(method.grpc_path, *codecs(method))
         self._unary_calls[method.grpc_path] = call
         return call
 
-    def _stream_call(self, method: Method) -> grpc.aio.StreamStreamMultiCallable[Message, Message]:
-        call: grpc.aio.StreamStreamMultiCallable[Message, Message] = self._open().stream_stream(
-            method.grpc_path,
-            request_serializer=method.request_class.SerializeToString,
-            response_deserializer=method.response_class.FromString,
-        )
+    def _stream_call(self, method: Method) -> AioStreamCall:
+        call = self._open().stream_stream(method.grpc_path, *codecs(method))
         self._stream_calls[method.grpc_path] = call
         return call
 
@@ -245,11 +201,8 @@ class AsyncGrpcTransport:
             lifetime.aio_channels.add(self._channel)  # while open, grpc.aio fails in a child
         return self._channel
 
-    def _error(self, error: grpc.aio.AioRpcError) -> GroundwireError:
-        if self._closed:
-            return client_closed()
-        state = None if self._channel is None else self._channel.get_state(try_to_connect=False)
-        return error_from_call(error, state)
+    def _connectivity(self) -> grpc.ChannelConnectivity | None:
+        return None if self._channel is None else self._channel.get_state(try_to_connect=False)
 
 
 def _aio_metadata(metadata: Metadata) -> grpc.aio.Metadata | Metadata:

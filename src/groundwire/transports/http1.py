@@ -17,7 +17,7 @@ import ssl
 import threading
 import time
 from collections.abc import Generator, Mapping
-from typing import cast
+from typing import Generic, TypeVar, cast
 
 from groundwire.core.bodies import MAX_RESPONSE_BYTES, BodyDecoder, is_gzip
 from groundwire.core.http_codec import (
@@ -76,21 +76,14 @@ def request_bytes(
     )
 
 
-class ConnectionPool:
-    """Keep-alive HTTP/1.1 connections to one origin, the most recently used reused first.
+ConnectionT = TypeVar("ConnectionT")
 
-    Thread-safe: a request takes an idle connection or opens one, so threads run in parallel
-    on up to `max_connections` (more wait for one to be free, within their timeout); a
-    connection returns to the pool once its response has been read to the end, and at most
-    `max_idle` wait there. `ssl_context` (https) defaults to the
-    system's roots. A proxy from the environment carries https in a CONNECT tunnel, and
-    http as requests for absolute URLs. A response body is cut off with `MessageTooLarge`
-    past `max_response_bytes` once decompressed.
 
-    Example:
-        >>> pool = ConnectionPool("http", "127.0.0.1", 8080)
-        >>> # pool.request("POST", "/v1/x", b"{}", {}, timeout=5.0).read()
-        >>> pool.close()
+class PoolBase(Generic[ConnectionT]):
+    """What both pools keep about one origin: route, TLS settings, limits, connections.
+
+    `_idle` holds the idle connections, the most recently used last, each with the moment it
+    became idle; `_active` those that carry a request.
     """
 
     def __init__(
@@ -111,12 +104,45 @@ class ConnectionPool:
         self._ssl_context = ssl_context
         self._max_connections = max_connections
         self._max_idle = max_idle
-        self._idle: list[tuple[socket.socket, float]] = []
-        self._active: set[socket.socket] = set()
+        self._idle: list[tuple[ConnectionT, float]] = []
+        self._active: set[ConnectionT] = set()
         self._opening = 0
+        self._closed = False
+        self._start_waiting()
+
+    def _start_waiting(self) -> None:
+        """Makes what requests wait on for a free connection, in this pool's way."""
+
+    @property
+    def closed(self) -> bool:
+        """Whether `close` was called."""
+        return self._closed
+
+    def _tls(self) -> ssl.SSLContext:
+        """The TLS settings of an https connection: the caller's, or the system's."""
+        return self._ssl_context or default_ssl_context()
+
+
+class ConnectionPool(PoolBase[socket.socket]):
+    """Keep-alive HTTP/1.1 connections to one origin, the most recently used reused first.
+
+    Thread-safe: a request takes an idle connection or opens one, so threads run in parallel
+    on up to `max_connections` (more wait for one to be free, within their timeout); a
+    connection returns to the pool once its response has been read to the end, and at most
+    `max_idle` wait there. `ssl_context` (https) defaults to the
+    system's roots. A proxy from the environment carries https in a CONNECT tunnel, and
+    http as requests for absolute URLs. A response body is cut off with `MessageTooLarge`
+    past `max_response_bytes` once decompressed.
+
+    Example:
+        >>> pool = ConnectionPool("http", "127.0.0.1", 8080)
+        >>> # pool.request("POST", "/v1/x", b"{}", {}, timeout=5.0).read()
+        >>> pool.close()
+    """
+
+    def _start_waiting(self) -> None:
         self._lock = threading.Lock()
         self._room = threading.Condition(self._lock)  # notified when a connection is freed
-        self._closed = False
 
     def request(
         self,
@@ -149,11 +175,6 @@ class ConnectionPool:
                 raise PoolClosed("the connection pool was closed during the request") from None
             raise
         return Response(self, connection, parser, events, deadline)
-
-    @property
-    def closed(self) -> bool:
-        """Whether `close` was called."""
-        return self._closed
 
     def close(self) -> None:
         """Closes every connection; requests in flight fail, later ones raise PoolClosed."""
@@ -235,9 +256,8 @@ class ConnectionPool:
             if route.scheme == "https":
                 if route.tunnelled:
                     _tunnel(connection, route, deadline)
-                context = self._ssl_context or default_ssl_context()
                 connection.settimeout(time_left(deadline))
-                connection = context.wrap_socket(connection, server_hostname=route.host)
+                connection = self._tls().wrap_socket(connection, server_hostname=route.host)
         except (OSError, ProtocolError) as error:
             if connection is not None:
                 connection.close()

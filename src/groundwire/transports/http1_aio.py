@@ -11,34 +11,23 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import ssl
 from collections import deque
 from collections.abc import AsyncGenerator, Mapping
 from typing import cast
 
-from groundwire.core.bodies import MAX_RESPONSE_BYTES, BodyDecoder, is_gzip
-from groundwire.core.http_codec import (
-    END,
-    Event,
-    Headers,
-    ProtocolError,
-    ResponseHead,
-    ResponseParser,
-)
+from groundwire.core.bodies import BodyDecoder, is_gzip
+from groundwire.core.http_codec import END, Event, ProtocolError, ResponseHead, ResponseParser
 from groundwire.transports.aio_connection import Connection
 from groundwire.transports.http1 import (
     IDLE_SECONDS,
-    MAX_CONNECTIONS,
-    MAX_IDLE,
     WIRE_ERRORS,
+    PoolBase,
     PoolClosed,
     request_bytes,
 )
-from groundwire.transports.routes import route_to
-from groundwire.transports.tls import default_ssl_context
 
 
-class AsyncConnectionPool:
+class AsyncConnectionPool(PoolBase[Connection]):
     """Keep-alive HTTP/1.1 connections to one origin, for the event loop it is used on.
 
     A request takes an idle connection (the most recently used first) or opens one, up to
@@ -53,34 +42,8 @@ class AsyncConnectionPool:
         >>> # await (await pool.request("POST", "/v1/x", b"{}", {}, deadline=None)).read()
     """
 
-    def __init__(
-        self,
-        scheme: str,
-        host: str,
-        port: int | None = None,
-        *,
-        ssl_context: ssl.SSLContext | None = None,
-        max_connections: int = MAX_CONNECTIONS,
-        max_idle: int = MAX_IDLE,
-        max_response_bytes: int = MAX_RESPONSE_BYTES,
-    ) -> None:
-        if max_connections < 1:
-            raise ValueError("max_connections must be at least 1")
-        self._route = route_to(scheme, host, port)
-        self.max_response_bytes = max_response_bytes
-        self._ssl_context = ssl_context
-        self._max_connections = max_connections
-        self._max_idle = max_idle
-        self._idle: list[Connection] = []
-        self._active: set[Connection] = set()
-        self._opening = 0
+    def _start_waiting(self) -> None:
         self._waiters: deque[asyncio.Future[Connection | None]] = deque()
-        self._closed = False
-
-    @property
-    def closed(self) -> bool:
-        """Whether `close` was called."""
-        return self._closed
 
     async def request(
         self,
@@ -113,7 +76,7 @@ class AsyncConnectionPool:
         """Closes every connection; requests in flight fail, later ones raise PoolClosed."""
         self._closed = True
         idle, self._idle = self._idle, []
-        for connection in [*idle, *self._active]:
+        for connection in [*(connection for connection, _ in idle), *self._active]:
             connection.fail(PoolClosed("the connection pool was closed"))
         while self._waiters:
             waiter = self._waiters.popleft()
@@ -127,8 +90,8 @@ class AsyncConnectionPool:
             if self._closed:
                 raise PoolClosed("the connection pool is closed")
             while self._idle:
-                connection = self._idle.pop()
-                if connection.usable and loop.time() - connection.idle_since < IDLE_SECONDS:
+                connection, since = self._idle.pop()
+                if connection.usable and loop.time() - since < IDLE_SECONDS:
                     self._active.add(connection)
                     return connection
                 connection.fail(ConnectionResetError("the idle connection was dropped"))
@@ -159,9 +122,7 @@ class AsyncConnectionPool:
     async def _open(self, deadline: float | None) -> Connection:
         route = self._route
         route.check()
-        context = None
-        if route.scheme == "https":
-            context = self._ssl_context or default_ssl_context()
+        context = self._tls() if route.scheme == "https" else None
         loop = asyncio.get_running_loop()
         connection: Connection | None = None
         self._opening += 1
@@ -204,8 +165,7 @@ class AsyncConnectionPool:
         elif not self._hand_over(connection):
             self._active.discard(connection)
             if len(self._idle) < self._max_idle:
-                connection.idle_since = asyncio.get_running_loop().time()
-                self._idle.append(connection)
+                self._idle.append((connection, asyncio.get_running_loop().time()))
             else:
                 connection.fail(ConnectionResetError("too many idle connections"))
 
@@ -235,7 +195,7 @@ class AsyncResponse:
         self, pool: AsyncConnectionPool, connection: Connection, head: ResponseHead
     ) -> None:
         self.status = head.status
-        self.headers: Headers = head.headers
+        self.headers = head.headers
         self._pool: AsyncConnectionPool | None = pool
         self._connection = connection
         self._limit = pool.max_response_bytes

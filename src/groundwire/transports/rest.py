@@ -13,7 +13,7 @@ import ssl
 import time
 import urllib.parse
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from typing import Any
+from typing import Generic, Protocol, TypeVar
 
 from google.auth.credentials import Credentials
 from google.protobuf.message import Message
@@ -23,7 +23,6 @@ from groundwire.core.bodies import MAX_RESPONSE_BYTES
 from groundwire.core.endpoints import user_agent
 from groundwire.core.error_codecs import error_from_http
 from groundwire.core.errors import (
-    ClientClosed,
     DeadlineExceeded,
     FailedPrecondition,
     GroundwireError,
@@ -33,12 +32,19 @@ from groundwire.core.errors import (
 )
 from groundwire.core.http_codec import ProtocolError
 from groundwire.core.jsonstream import JsonArrayStream
-from groundwire.core.transcoding import decode_message, encode_request, encode_stream_request
+from groundwire.core.transcoding import (
+    HttpRequest,
+    decode_message,
+    encode_request,
+    encode_stream_request,
+)
 from groundwire.transports import http1, routes
 from groundwire.transports.auth import AccessTokens
 from groundwire.transports.base import (
     ConnectionFailure,
     Metadata,
+    Requests,
+    client_closed,
     fixed_requests,
     refuse_plaintext,
 )
@@ -91,36 +97,36 @@ def request_headers(metadata: Metadata) -> dict[str, str]:
 
 def decode_response(method: Method, body: bytes) -> Message:
     """Decodes a 2xx body; anything but the response message raises `Internal`."""
-    try:
-        parsed = json.loads(body)
-    except (ValueError, RecursionError) as error:
-        raise Internal(
-            f"{method.name} answered with a body that is not valid JSON ({error}){excerpt(body)}"
-        ) from None
-    return _message_from(method, parsed, body)
+    return _decoded(method, body, "answered with a body", None)
 
 
 def decode_element(method: Method, element: bytes, headers: Mapping[str, str]) -> Message:
     """Decodes one element of a streamed array; an `{"error": ...}` element raises it."""
+    return _decoded(method, element, "streamed an element", headers)
+
+
+def _decoded(
+    method: Method, body: bytes, what: str, error_headers: Mapping[str, str] | None
+) -> Message:
+    """The response message in `body`: `Internal` for anything else, naming `what` it was.
+
+    With `error_headers` (a stream's), a lone `{"error": ...}` object raises that error.
+    """
     try:
-        parsed = json.loads(element)
+        parsed = json.loads(body)
     except (ValueError, RecursionError) as error:
         raise Internal(
-            f"{method.name} streamed an element that is not valid JSON ({error}){excerpt(element)}"
+            f"{method.name} {what} that is not valid JSON ({error}){excerpt(body)}"
         ) from None
-    if isinstance(parsed, dict) and isinstance(parsed.get("error"), dict) and len(parsed) == 1:
-        status = parsed["error"].get("code")
-        raise error_from_http(status if isinstance(status, int) else 500, element, headers)
-    return _message_from(method, parsed, element)
-
-
-def _message_from(method: Method, parsed: Any, body: bytes) -> Message:
     name = method.response_class.DESCRIPTOR.name
     if not isinstance(parsed, dict):
         raise Internal(
             f"{method.name} answered with a JSON {type(parsed).__name__} instead of "
             f"a {name} object{excerpt(body)}"
         )
+    if error_headers is not None and isinstance(parsed.get("error"), dict) and len(parsed) == 1:
+        status = parsed["error"].get("code")
+        raise error_from_http(status if isinstance(status, int) else 500, body, error_headers)
     try:
         return decode_message(parsed, method.response_class)
     except GroundwireError as error:
@@ -160,11 +166,6 @@ def error_from_wire(error: Exception) -> GroundwireError:
     if isinstance(error, OSError):
         return Unavailable(f"the connection dropped: {text}")
     return Unknown(text)
-
-
-def client_closed() -> ClientClosed:
-    """The error of a call whose client was closed before or while it ran."""
-    return ClientClosed("client closed")
 
 
 ELEMENTS_PER_CLOCK_READING = 1000
@@ -208,7 +209,97 @@ def stream_deadline_error(timeout: float | None) -> DeadlineExceeded:
     return DeadlineExceeded(f"the stream ran past its timeout of {timeout} s")
 
 
-class RestTransport:
+class MessageStream:
+    """The messages of a streamed response body, fed chunk by chunk, within its deadline.
+
+    No I/O: each REST transport reads the body its own way and feeds the chunks in.
+
+    Example:
+        >>> from groundwire.core import apis
+        >>> method = apis.method("discoveryengine", "v1", "CheckGrounding")
+        >>> messages = MessageStream(method, {}, None, time.monotonic, None)
+        >>> [type(message).__name__ for message in messages.feed(b'[{"support_score": 0.5}]')]
+        ['CheckGroundingResponse']
+        >>> messages.close()
+    """
+
+    def __init__(
+        self,
+        method: Method,
+        headers: Mapping[str, str],
+        deadline: float | None,
+        clock: Callable[[], float],
+        timeout: float | None,
+    ) -> None:
+        self._method, self._headers = method, headers
+        self._deadline, self._clock, self._timeout = deadline, clock, timeout
+        self._elements = JsonArrayStream()
+
+    def feed(self, chunk: bytes) -> Iterator[Message]:
+        """The messages `chunk` completes; `DeadlineExceeded` once the deadline has passed."""
+        elements = self._elements.feed(chunk)
+        for element in elements_in_time(elements, self._deadline, self._clock, self._timeout):
+            yield decode_element(self._method, element, self._headers)
+
+    def close(self) -> None:
+        """Checks that the body ended where its JSON array did."""
+        self._elements.close()
+
+
+class _Pool(Protocol):
+    """What the REST transports ask of either connection pool outside the waiting."""
+
+    @property
+    def closed(self) -> bool:
+        """Whether `close` was called."""
+        ...
+
+
+PoolT = TypeVar("PoolT", bound=_Pool)
+
+
+class RestCalls(Generic[PoolT]):
+    """All that the blocking and the asyncio REST transport share: all but the waiting.
+
+    The checked base URL, the tokens, the connection pool (`_new_pool` of each subclass), and
+    the translation of the pool's failures.
+    """
+
+    _new_pool: Callable[..., PoolT]
+
+    def __init__(
+        self,
+        base_url: str,
+        *,
+        credentials: Credentials | None,
+        ssl_context: ssl.SSLContext | None = None,
+        max_connections: int = http1.MAX_CONNECTIONS,
+        max_idle_connections: int = http1.MAX_IDLE,
+        allow_remote_plaintext: bool = False,
+        max_response_bytes: int = MAX_RESPONSE_BYTES,
+    ) -> None:
+        self.base_url = base_url_for(
+            base_url, credentials, allow_remote_plaintext=allow_remote_plaintext
+        )
+        parts = urllib.parse.urlsplit(self.base_url)
+        self._path_prefix = parts.path
+        self._tokens = None if credentials is None else AccessTokens(credentials)
+        self._pool = self._new_pool(
+            parts.scheme,
+            parts.hostname or "",
+            parts.port,
+            ssl_context=ssl_context,
+            max_connections=max_connections,
+            max_idle=max_idle_connections,
+            max_response_bytes=max_response_bytes,
+        )
+
+    def _wire_error(self, error: Exception) -> GroundwireError:
+        """`error_from_wire`, except that any failure after `close` is `ClientClosed`."""
+        return client_closed() if self._pool.closed else error_from_wire(error)
+
+
+class RestTransport(RestCalls[http1.ConnectionPool]):
     """Calls over a keep-alive pool of HTTP/1.1 connections; thread-safe.
 
     `base_url` is `https://host` (or `http://127.0.0.1:port` for a local emulator, without
@@ -230,45 +321,16 @@ class RestTransport:
         >>> transport.close()
     """
 
-    def __init__(
-        self,
-        base_url: str,
-        *,
-        credentials: Credentials | None,
-        ssl_context: ssl.SSLContext | None = None,
-        max_connections: int = http1.MAX_CONNECTIONS,
-        max_idle_connections: int = http1.MAX_IDLE,
-        allow_remote_plaintext: bool = False,
-        max_response_bytes: int = MAX_RESPONSE_BYTES,
-    ) -> None:
-        self.base_url = base_url_for(
-            base_url, credentials, allow_remote_plaintext=allow_remote_plaintext
-        )
-        parts = urllib.parse.urlsplit(self.base_url)
-        self._path_prefix = parts.path
-        self._tokens = None if credentials is None else AccessTokens(credentials)
-        self._pool = http1.ConnectionPool(
-            parts.scheme,
-            parts.hostname or "",
-            parts.port,
-            ssl_context=ssl_context,
-            max_connections=max_connections,
-            max_idle=max_idle_connections,
-            max_response_bytes=max_response_bytes,
-        )
+    _new_pool = http1.ConnectionPool
 
     def unary(
         self, method: Method, request: Message, *, timeout: float | None, metadata: Metadata
     ) -> Message:
         """POSTs the transcoded request; returns the decoded response."""
         http_request = encode_request(method, request)
-        target = self._path_prefix + http_request.path + SYSTEM_QUERY
         deadline = None if timeout is None else time.monotonic() + timeout
-        headers = self._headers(metadata, http_request.path, timeout)
         try:
-            response = self._pool.request(
-                http_request.verb, target, http_request.body, headers, http1.time_left(deadline)
-            )
+            response = self._send(http_request, metadata, deadline, timeout)
             body = response.read()
         except http1.WIRE_ERRORS as error:
             raise self._wire_error(error) from None
@@ -277,38 +339,42 @@ class RestTransport:
         return decode_response(method, body)
 
     def stream(
-        self,
-        method: Method,
-        requests: Iterable[Message],
-        *,
-        timeout: float | None,
-        metadata: Metadata,
+        self, method: Method, requests: Requests, *, timeout: float | None, metadata: Metadata
     ) -> Iterator[Message]:
         """POSTs all requests as one JSON array; yields each response as its JSON completes."""
         http_request = encode_stream_request(method, fixed_requests(requests))
-        target = self._path_prefix + http_request.path + SYSTEM_QUERY
         deadline = None if timeout is None else time.monotonic() + timeout
-        headers = self._headers(metadata, http_request.path, timeout)
         try:
-            response = self._pool.request(
-                http_request.verb, target, http_request.body, headers, http1.time_left(deadline)
-            )
+            response = self._send(http_request, metadata, deadline, timeout)
             try:
                 if not response.ok:
                     raise error_from_http(response.status, response.read(), response.headers)
-                response_headers = response.headers
-                elements = JsonArrayStream()
+                messages = MessageStream(
+                    method, response.headers, deadline, time.monotonic, timeout
+                )
                 for chunk in response.chunks():
-                    in_time = elements_in_time(
-                        elements.feed(chunk), deadline, time.monotonic, timeout
-                    )
-                    for element in in_time:
-                        yield decode_element(method, element, response_headers)
-                elements.close()
+                    yield from messages.feed(chunk)
+                messages.close()
             finally:
                 response.close()
         except http1.WIRE_ERRORS as error:
             raise self._wire_error(error) from None
+
+    def _send(
+        self,
+        http_request: HttpRequest,
+        metadata: Metadata,
+        deadline: float | None,
+        timeout: float | None,
+    ) -> http1.Response:
+        """Sends a call's request, with a token fetched within `timeout` if need be."""
+        headers = request_headers(metadata)
+        if self._tokens is not None:
+            self._tokens.apply(headers, self.base_url + http_request.path + SYSTEM_QUERY, timeout)
+        target = self._path_prefix + http_request.path + SYSTEM_QUERY
+        return self._pool.request(
+            http_request.verb, target, http_request.body, headers, http1.time_left(deadline)
+        )
 
     def close(self) -> None:
         """Closes the connection pool and the token adapter."""
@@ -321,14 +387,3 @@ class RestTransport:
         self._pool.abandon()
         if self._tokens is not None:
             self._tokens.request.abandon()
-
-    def _wire_error(self, error: Exception) -> GroundwireError:
-        """`error_from_wire`, except that any failure after `close` is `ClientClosed`."""
-        return client_closed() if self._pool.closed else error_from_wire(error)
-
-    def _headers(self, metadata: Metadata, path: str, timeout: float | None) -> dict[str, str]:
-        """The call's headers, with a token fetched within the attempt's `timeout`."""
-        headers = request_headers(metadata)
-        if self._tokens is not None:
-            self._tokens.apply(headers, self.base_url + path + SYSTEM_QUERY, timeout)
-        return headers

@@ -1,7 +1,7 @@
 """The asyncio REST transport: the blocking one's twin, sharing its rules, over `http1_aio`.
 
-Everything but the waiting comes from `rest`: the URL and header rules, how bodies and
-stream elements are decoded, how connection failures become `GroundwireError`. One
+Everything but the waiting comes from `rest.RestCalls`: the URL and header rules, how bodies
+and stream elements are decoded, how connection failures become `GroundwireError`. One
 deadline on the event loop's clock bounds the whole exchange, connecting included.
 """
 
@@ -9,35 +9,25 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import ssl
-import urllib.parse
-from collections.abc import AsyncIterable, AsyncIterator, Iterable
+from collections.abc import AsyncIterator
 
-from google.auth.credentials import Credentials
 from google.protobuf.message import Message
 
 from groundwire.core.apis import Method
-from groundwire.core.bodies import MAX_RESPONSE_BYTES
 from groundwire.core.error_codecs import error_from_http
-from groundwire.core.errors import GroundwireError
-from groundwire.core.jsonstream import JsonArrayStream
-from groundwire.core.transcoding import encode_request, encode_stream_request
+from groundwire.core.transcoding import HttpRequest, encode_request, encode_stream_request
 from groundwire.transports import http1, http1_aio
-from groundwire.transports.auth import AccessTokens
-from groundwire.transports.base import Metadata, fixed_requests
+from groundwire.transports.base import AsyncRequests, Metadata, fixed_requests
 from groundwire.transports.rest import (
     SYSTEM_QUERY,
-    base_url_for,
-    client_closed,
-    decode_element,
+    MessageStream,
+    RestCalls,
     decode_response,
-    elements_in_time,
-    error_from_wire,
     request_headers,
 )
 
 
-class AsyncRestTransport:
+class AsyncRestTransport(RestCalls[http1_aio.AsyncConnectionPool]):
     """Calls over a keep-alive pool of HTTP/1.1 connections from one event loop.
 
     Same rules as `RestTransport`: the timeout bounds the whole attempt, a body over
@@ -51,45 +41,16 @@ class AsyncRestTransport:
         >>> # await transport.unary(...); await transport.close()
     """
 
-    def __init__(
-        self,
-        base_url: str,
-        *,
-        credentials: Credentials | None,
-        ssl_context: ssl.SSLContext | None = None,
-        max_connections: int = http1.MAX_CONNECTIONS,
-        max_idle_connections: int = http1.MAX_IDLE,
-        allow_remote_plaintext: bool = False,
-        max_response_bytes: int = MAX_RESPONSE_BYTES,
-    ) -> None:
-        self.base_url = base_url_for(
-            base_url, credentials, allow_remote_plaintext=allow_remote_plaintext
-        )
-        parts = urllib.parse.urlsplit(self.base_url)
-        self._path_prefix = parts.path
-        self._tokens = None if credentials is None else AccessTokens(credentials)
-        self._pool = http1_aio.AsyncConnectionPool(
-            parts.scheme,
-            parts.hostname or "",
-            parts.port,
-            ssl_context=ssl_context,
-            max_connections=max_connections,
-            max_idle=max_idle_connections,
-            max_response_bytes=max_response_bytes,
-        )
+    _new_pool = http1_aio.AsyncConnectionPool
 
     async def unary(
         self, method: Method, request: Message, *, timeout: float | None, metadata: Metadata
     ) -> Message:
         """POSTs the transcoded request; returns the decoded response."""
         http_request = encode_request(method, request)
-        target = self._path_prefix + http_request.path + SYSTEM_QUERY
-        deadline = _deadline(timeout)
-        headers = await self._headers(metadata, http_request.path, timeout)
+        deadline = None if timeout is None else asyncio.get_running_loop().time() + timeout
         try:
-            response = await self._pool.request(
-                http_request.verb, target, http_request.body, headers, deadline
-            )
+            response = await self._send(http_request, metadata, deadline, timeout)
             body = await response.read()
         except http1.WIRE_ERRORS as error:
             raise self._wire_error(error) from None
@@ -98,12 +59,7 @@ class AsyncRestTransport:
         return decode_response(method, body)
 
     async def stream(
-        self,
-        method: Method,
-        requests: Iterable[Message] | AsyncIterable[Message],
-        *,
-        timeout: float | None,
-        metadata: Metadata,
+        self, method: Method, requests: AsyncRequests, *, timeout: float | None, metadata: Metadata
     ) -> AsyncIterator[Message]:
         """POSTs all requests as one JSON array; yields each response as its JSON completes.
 
@@ -112,51 +68,44 @@ class AsyncRestTransport:
         does the next response of a burst already received (looked at every 1,000).
         """
         http_request = encode_stream_request(method, fixed_requests(requests))
-        target = self._path_prefix + http_request.path + SYSTEM_QUERY
-        deadline = _deadline(timeout)
-        headers = await self._headers(metadata, http_request.path, timeout)
+        clock = asyncio.get_running_loop().time
+        deadline = None if timeout is None else clock() + timeout
         try:
-            response = await self._pool.request(
-                http_request.verb, target, http_request.body, headers, deadline
-            )
+            response = await self._send(http_request, metadata, deadline, timeout)
             try:
                 if not response.ok:
                     raise error_from_http(response.status, await response.read(), response.headers)
-                elements = JsonArrayStream()
-                clock = asyncio.get_running_loop().time
+                messages = MessageStream(method, response.headers, deadline, clock, timeout)
                 async with contextlib.aclosing(response.chunks()) as chunks:
                     async for chunk in chunks:
-                        in_time = elements_in_time(elements.feed(chunk), deadline, clock, timeout)
-                        for element in in_time:
-                            yield decode_element(method, element, response.headers)
-                elements.close()
+                        for message in messages.feed(chunk):
+                            yield message
+                messages.close()
             finally:
                 response.close()
         except http1.WIRE_ERRORS as error:
             raise self._wire_error(error) from None
+
+    async def _send(
+        self,
+        http_request: HttpRequest,
+        metadata: Metadata,
+        deadline: float | None,
+        timeout: float | None,
+    ) -> http1_aio.AsyncResponse:
+        """Sends a call's request, a token refreshed (in a thread) first if need be."""
+        if self._tokens is not None and self._tokens.needs_refresh():
+            await asyncio.to_thread(self._tokens.refresh, timeout)
+        headers = request_headers(metadata)
+        if self._tokens is not None:
+            self._tokens.apply(headers, self.base_url + http_request.path + SYSTEM_QUERY)
+        target = self._path_prefix + http_request.path + SYSTEM_QUERY
+        return await self._pool.request(
+            http_request.verb, target, http_request.body, headers, deadline
+        )
 
     async def close(self) -> None:
         """Closes the connection pool and the token adapter; calls in flight fail."""
         await self._pool.close()
         if self._tokens is not None:
             self._tokens.close()
-
-    def _wire_error(self, error: Exception) -> GroundwireError:
-        """`error_from_wire`, except that any failure after `close` is `ClientClosed`."""
-        return client_closed() if self._pool.closed else error_from_wire(error)
-
-    async def _headers(
-        self, metadata: Metadata, path: str, timeout: float | None
-    ) -> dict[str, str]:
-        """The call's headers, with a token fetched (in a thread) within `timeout`."""
-        headers = request_headers(metadata)
-        if self._tokens is not None:
-            if self._tokens.needs_refresh():
-                await asyncio.to_thread(self._tokens.refresh, timeout)
-            self._tokens.apply(headers, self.base_url + path + SYSTEM_QUERY)
-        return headers
-
-
-def _deadline(timeout: float | None) -> float | None:
-    """The moment, on the running event loop's clock, that `timeout` seconds from now is."""
-    return None if timeout is None else asyncio.get_running_loop().time() + timeout
