@@ -100,7 +100,7 @@ class Attempts(Retrying):
     it delivered a response, nor when its requests are a live iterator (`interactive`).
     """
 
-    __slots__ = ("events", "interactive", "last", "log", "method", "received")
+    __slots__ = ("call", "events", "interactive", "last", "log", "method", "received")
 
     def __init__(
         self,
@@ -122,14 +122,8 @@ class Attempts(Retrying):
         self.interactive = interactive
         self.received = 0
         self.last: Any = None
-
-    @classmethod
-    def unobserved(cls, policy: RetryPolicy | None, timeout: float, rng: Jitter) -> Attempts:
-        """A plan no one is told of: a batch's own retries, which it counts.
-
-        Each of the batch's attempts is a call of its own, which its interceptors see.
-        """
-        return cls(policy, timeout, rng, Unobserved(()), _unlogged)
+        self.call: Any = None
+        """The call the attempts send (`groundwire.core.calls.Call` or `StreamCall`)."""
 
     @property
     def metadata(self) -> Metadata:
@@ -141,6 +135,20 @@ class Attempts(Retrying):
         self.received = 0
         self.events.attempt_started(transport)
         return self.attempt_timeout()
+
+    def send(self, transport: Any) -> Any:
+        """Starts an attempt of the unary `call` over `transport`: its response (or awaitable)."""
+        call = self.call
+        return transport.unary(
+            call.method, call.request, timeout=self.start(transport), metadata=self.events.metadata
+        )
+
+    def stream(self, transport: Any) -> Any:
+        """Starts an attempt of the streaming `call`: its responses' (async) iterator."""
+        call = self.call
+        return transport.stream(
+            call.method, call.requests, timeout=self.start(transport), metadata=self.events.metadata
+        )
 
     def got(self, response: ResponseT) -> ResponseT:
         """Notes a response of the current attempt; returns it."""
@@ -181,5 +189,5 @@ class Attempts(Retrying):
             self.events.finish(self.last, failure, self.received)
 
 
-def _unlogged(method: Any, attempt: int, error: GroundwireError, delay: float) -> None:
-    """Logs nothing."""
+def unlogged(method: Any, attempt: int, error: GroundwireError, delay: float) -> None:
+    """Logs nothing: the retry log of a plan no one is told of (a batch item's own retries)."""
