@@ -19,13 +19,21 @@ from collections.abc import (
     Mapping,
     Sequence,
 )
-from typing import Any, Concatenate, ParamSpec, Protocol, TypeVar, cast
+from typing import (
+    TYPE_CHECKING,
+    Any,
+    Concatenate,
+    Generic,
+    ParamSpec,
+    Protocol,
+    TypeVar,
+    cast,
+    overload,
+)
 
 from google.protobuf import message
 
 from groundwire._base import CLIENT_RETRY, ClientBase, RetryArgument, with_call_metadata
-from groundwire.aio_batch import AsyncBatch
-from groundwire.batch import Batch
 from groundwire.core import calls
 from groundwire.core.attempts import Attempts
 from groundwire.core.batch import (
@@ -40,8 +48,15 @@ from groundwire.core.requests import FactLike, TurnLike
 from groundwire.core.results import CheckGroundingResult, CorroborationResult, GenerateResult
 from groundwire.interceptors import first_request
 
+if TYPE_CHECKING:
+    from groundwire.aio import AsyncGroundingClient
+    from groundwire.aio_batch import AsyncBatch
+    from groundwire.batch import Batch
+
 P = ParamSpec("P")
 ResultT = TypeVar("ResultT")
+SyncT = TypeVar("SyncT")
+AsyncT = TypeVar("AsyncT")
 Unary = tuple[calls.Call[ResultT], float | None, MetadataLike | None, RetryArgument]
 """A unary call ready to drive, with the user's per-call `timeout`, `metadata` and `retry`."""
 Stream = tuple[calls.StreamCall, float | None, MetadataLike | None, RetryArgument]
@@ -267,109 +282,148 @@ class Methods(Protocol):
 
 
 def _many(
-    client: Methods,
-    rpc: str,
-    requests: Any,
-    defaults: Mapping[str, Any],
-    concurrency: int,
-    rate: float | None,
-    timeout: float | None,
-    metadata: MetadataLike | None,
-    retry: RetryArgument,
-    max_connection_failures: int | None,
+    client: Methods, rpc: str, requests: Any, defaults: Mapping[str, Any], *options: Any
 ) -> Many[Any]:
-    """A batch of `rpc` calls to run: what each `*_many` method reads its arguments into."""
-    plan, settings, where = client._batch(
-        rpc,
-        defaults,
-        concurrency=concurrency,
-        rate=rate,
-        timeout=timeout,
-        metadata=metadata,
-        retry=retry,
-        max_connection_failures=max_connection_failures,
-    )
-    return Many(requests, plan, settings, where)
+    """A batch of `rpc` calls to run: what each `*_many` method reads its arguments into.
+
+    `options` are the batch's own arguments, in the order of `_BATCH_OPTIONS`.
+    """
+    named = dict(zip(_BATCH_OPTIONS, options, strict=True))
+    return Many(requests, *client._batch(rpc, defaults, **named))
 
 
-# -- the clients' methods: a builder bound to a driver --------------------------------------
+_BATCH_OPTIONS = ("concurrency", "rate", "timeout", "metadata", "retry", "max_connection_failures")
 
 
-def blocking(
+# -- the clients' methods: each builder, bound to the client's driver ----------------------
+
+
+class Method(Generic[P, SyncT, AsyncT]):
+    """A public method of both clients, declared once in `Api`: `build` and its kind.
+
+    Each client class gets, in place of it, a function that hands what `build` reads to the
+    client's driver (`_run`, `_stream`, `_many`); for the type checker it is a method of
+    the sync client returning `SyncT`, and of the asyncio client returning `AsyncT`.
+    """
+
+    def __init__(self, build: Callable[..., Any], kind: str) -> None:
+        self.build = build
+        self.kind = kind
+
+    @overload
+    def __get__(self, client: None, owner: type) -> Method[P, SyncT, AsyncT]: ...
+    @overload
+    def __get__(self, client: AsyncGroundingClient, owner: type) -> Callable[P, AsyncT]: ...
+    @overload
+    def __get__(self, client: Api, owner: type) -> Callable[P, SyncT]: ...
+    def __get__(self, client: Api | None, owner: type) -> Any:
+        if client is None:
+            return self
+        return _BINDERS[self.kind, client._asynchronous](self.build).__get__(client, owner)
+
+
+def unary(
     build: Callable[Concatenate[Any, P], Unary[ResultT]],
-) -> Callable[Concatenate[Any, P], ResultT]:
-    """The sync client's method of `build`: runs the call it reads (`_run`), returns the result."""
-
-    @functools.wraps(build)
-    def method(self: Any, /, *args: P.args, **kwargs: P.kwargs) -> ResultT:
-        result: ResultT = self._run(*build(self, *args, **kwargs))
-        return result
-
-    return method
+) -> Method[P, ResultT, Coroutine[Any, Any, ResultT]]:
+    """A unary method: the sync client returns its result, the asyncio one awaits it."""
+    return Method(build, "unary")
 
 
-def awaitable(
-    build: Callable[Concatenate[Any, P], Unary[ResultT]],
-) -> Callable[Concatenate[Any, P], Coroutine[Any, Any, ResultT]]:
-    """The asyncio client's method of `build`: a coroutine that awaits the call it reads."""
-
-    @functools.wraps(build)
-    async def method(self: Any, /, *args: P.args, **kwargs: P.kwargs) -> ResultT:
-        result: ResultT = await self._run(*build(self, *args, **kwargs))
-        return result
-
-    return method
-
-
-def iterating(
+def streaming(
     build: Callable[Concatenate[Any, P], Stream],
-) -> Callable[Concatenate[Any, P], Iterator[GenerateResult]]:
-    """The sync client's streaming method: a generator, reading its arguments when first read."""
-
-    @functools.wraps(build)
-    def method(self: Any, /, *args: P.args, **kwargs: P.kwargs) -> Iterator[GenerateResult]:
-        yield from self._stream(*build(self, *args, **kwargs))
-
-    return method
+) -> Method[P, Iterator[GenerateResult], AsyncIterator[GenerateResult]]:
+    """A streaming method: a generator of the pieces (an async one in the asyncio client)."""
+    return Method(build, "stream")
 
 
-def async_iterating(
-    build: Callable[Concatenate[Any, P], Stream],
-) -> Callable[Concatenate[Any, P], AsyncIterator[GenerateResult]]:
-    """The asyncio client's streaming method: an async generator of the pieces."""
-
-    @functools.wraps(build)
-    async def method(
-        self: Any, /, *args: P.args, **kwargs: P.kwargs
-    ) -> AsyncIterator[GenerateResult]:
-        async for result in self._stream(*build(self, *args, **kwargs)):
-            yield result
-
-    return method
-
-
-def batched(
+def batch(
     build: Callable[Concatenate[Any, P], Many[ResultT]],
-) -> Callable[Concatenate[Any, P], Batch[ResultT]]:
-    """The sync client's `*_many` method: a `Batch` whose attempts the client sends."""
-
-    @functools.wraps(build)
-    def method(self: Any, /, *args: P.args, **kwargs: P.kwargs) -> Batch[ResultT]:
-        return Batch(build(self, *args, **kwargs), self._send)
-
-    return method
+) -> Method[P, Batch[ResultT], AsyncBatch[ResultT]]:
+    """A `*_many` method: a `Batch` of outcomes (an `AsyncBatch` in the asyncio client)."""
+    return Method(build, "many")
 
 
-def async_batched(
-    build: Callable[Concatenate[Any, P], Many[ResultT]],
-) -> Callable[Concatenate[Any, P], AsyncBatch[ResultT]]:
-    """The asyncio client's `*_many` method: an `AsyncBatch` whose attempts run as tasks."""
+def _blocking(build: Callable[..., Any]) -> Callable[..., Any]:
+    """Runs the call `build` reads (`_run`), at once."""
 
-    @functools.wraps(build)
-    def method(self: Any, /, *args: P.args, **kwargs: P.kwargs) -> AsyncBatch[ResultT]:
-        return AsyncBatch(build(self, *args, **kwargs), self._send)
+    def method(self: Any, /, *args: Any, **kwargs: Any) -> Any:
+        return self._run(prepare(self, *build(self, *args, **kwargs)))
 
-    return method
+    return functools.wraps(build)(method)
+
+
+def _awaitable(build: Callable[..., Any]) -> Callable[..., Any]:
+    """A coroutine that reads the arguments, then awaits the call (`_run`)."""
+
+    async def method(self: Any, /, *args: Any, **kwargs: Any) -> Any:
+        return await self._run(prepare(self, *build(self, *args, **kwargs)))
+
+    return functools.wraps(build)(method)
+
+
+def _iterating(build: Callable[..., Any]) -> Callable[..., Any]:
+    """A generator: reads the arguments when first read, then yields the pieces (`_stream`)."""
+
+    def method(self: Any, /, *args: Any, **kwargs: Any) -> Iterator[Any]:
+        yield from self._stream(prepare(self, *build(self, *args, **kwargs)))
+
+    return functools.wraps(build)(method)
+
+
+def _async_iterating(build: Callable[..., Any]) -> Callable[..., Any]:
+    """An async generator: reads the arguments when first read, then yields the pieces."""
+
+    async def method(self: Any, /, *args: Any, **kwargs: Any) -> AsyncIterator[Any]:
+        async for piece in self._stream(prepare(self, *build(self, *args, **kwargs))):
+            yield piece
+
+    return functools.wraps(build)(method)
+
+
+def _batched(build: Callable[..., Any]) -> Callable[..., Any]:
+    """Starts the batch `build` reads (`_many`)."""
+
+    def method(self: Any, /, *args: Any, **kwargs: Any) -> Any:
+        return self._many(build(self, *args, **kwargs))
+
+    return functools.wraps(build)(method)
+
+
+_BINDERS = {
+    ("unary", False): _blocking,
+    ("unary", True): _awaitable,
+    ("stream", False): _iterating,
+    ("stream", True): _async_iterating,
+    ("many", False): _batched,
+    ("many", True): _batched,
+}
+"""What each kind of method becomes in the sync (False) and the asyncio (True) client."""
+
+
+class Api(ClientBase):
+    """The public methods of both clients, declared once; each client binds them to its drivers.
+
+    A subclass says whether it is the asyncio client (`_asynchronous`) and defines the
+    drivers: `_run(plan)` and `_stream(plan)`, which drive a call's `Attempts`, and
+    `_many(many)`.
+    """
+
+    _asynchronous = False
+
+    check_grounding = unary(Methods.check_grounding)
+    corroborate_content = unary(Methods.corroborate_content)
+    generate_grounded_content = unary(Methods.generate_grounded_content)
+    stream_generate_grounded_content = streaming(Methods.stream_generate_grounded_content)
+    check_grounding_many = batch(Methods.check_grounding_many)
+    corroborate_content_many = batch(Methods.corroborate_content_many)
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        """Puts each method's function on the client class, so that a call finds it at once."""
+        super().__init_subclass__(**kwargs)
+        for name, method in vars(Api).items():
+            if isinstance(method, Method) and getattr(cls, name) is method:
+                binder = _BINDERS[method.kind, cls._asynchronous]
+                setattr(cls, name, binder(method.build))
 
 
 def prepare(
@@ -398,4 +452,5 @@ def prepare(
     else:
         attempts = client._attempts(call.method, call.request, call.metadata, timeout, retry)
     attempts.call = call
+    attempts.explain = client._explained
     return attempts

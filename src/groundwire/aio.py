@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from groundwire import _api
-from groundwire._base import ClientBase, RetryArgument
+from groundwire.aio_batch import AsyncBatch
 from groundwire.core import calls
+from groundwire.core.attempts import Attempts
+from groundwire.core.batch import Many
 from groundwire.core.errors import ClientClosed, GroundwireError, WrongEventLoop
 from groundwire.core.metadata import MetadataLike
 from groundwire.core.results import GenerateResult
@@ -20,7 +22,7 @@ if TYPE_CHECKING:
     from groundwire.transports.base import AsyncTransport
 
 
-class AsyncGroundingClient(ClientBase):
+class AsyncGroundingClient(_api.Api):
     """The asyncio twin of `GroundingClient`: same arguments, same results, awaitable.
 
     >>> async with AsyncGroundingClient("my-project") as client:    # doctest: +SKIP
@@ -39,15 +41,6 @@ class AsyncGroundingClient(ClientBase):
         return asyncio.Lock()
 
     _asynchronous = True
-
-    check_grounding = _api.awaitable(_api.Methods.check_grounding)
-    corroborate_content = _api.awaitable(_api.Methods.corroborate_content)
-    generate_grounded_content = _api.awaitable(_api.Methods.generate_grounded_content)
-    stream_generate_grounded_content = _api.async_iterating(
-        _api.Methods.stream_generate_grounded_content
-    )
-    check_grounding_many = _api.async_batched(_api.Methods.check_grounding_many)
-    corroborate_content_many = _api.async_batched(_api.Methods.corroborate_content_many)
 
     # -- plumbing: the lines that wait -------------------------------------------------------
 
@@ -112,59 +105,43 @@ class AsyncGroundingClient(ClientBase):
             self._loop = loop
             return stale
 
-    async def _run(
-        self,
-        call: calls.Call[ResultT],
-        timeout: float | None,
-        metadata: MetadataLike | None,
-        retry: RetryArgument,
-    ) -> ResultT:
-        """One unary call with the user's per-call options; the result read from its answer.
+    async def _run(self, plan: Attempts) -> Any:
+        """One unary call: its attempts, then the result read from its answer.
 
         A transport already bound to this loop is taken without awaiting.
         """
-        plan = _api.prepare(self, call, timeout, metadata, retry)
-        api = call.method.api
-        try:
-            with plan:
-                transport = self._bound_transport(api) or await self._transport(api)
-                while True:
-                    try:
-                        response = plan.got(await plan.send(transport))
-                        break
-                    except GroundwireError as error:
-                        await asyncio.sleep(plan.wait_after(error))
-        except GroundwireError as error:
-            raise self._explained(error, call.request) from error.__cause__
-        return call.finish(response)
+        with plan:
+            api = plan.call.method.api
+            transport = self._bound_transport(api) or await self._transport(api)
+            while True:
+                try:
+                    response = plan.got(await plan.send(transport))
+                    break
+                except GroundwireError as error:
+                    await asyncio.sleep(plan.wait_after(error))
+        return plan.call.finish(response)
 
     async def _send(
         self, call: calls.Call[ResultT], timeout: float, metadata: MetadataLike | None
-    ) -> ResultT:
+    ) -> Any:
         """One attempt of a batch's item: a call without retries."""
-        return await self._run(call, timeout, metadata, None)
+        return await self._run(_api.prepare(self, call, timeout, metadata, None))
 
-    async def _stream(
-        self,
-        call: calls.StreamCall,
-        timeout: float | None,
-        metadata: MetadataLike | None,
-        retry: RetryArgument,
-    ) -> AsyncIterator[GenerateResult]:
+    def _many(self, many: Many[ResultT]) -> AsyncBatch[ResultT]:
+        """A batch whose items' attempts this client sends (`_send`), as tasks."""
+        return AsyncBatch(many, self._send)
+
+    async def _stream(self, plan: Attempts) -> AsyncIterator[GenerateResult]:
         """One streaming call: its pieces as they arrive."""
-        plan = _api.prepare(self, call, timeout, metadata, retry)
-        try:
-            with plan:
-                transport = await self._transport(call.method.api)
-                while True:
-                    try:
-                        async for response in plan.stream(transport):
-                            yield call.finish(plan.got(response))
-                        break
-                    except GroundwireError as error:
-                        await asyncio.sleep(plan.wait_after(error))
-        except GroundwireError as error:
-            raise self._explained(error, None) from error.__cause__
+        with plan:
+            transport = await self._transport(plan.call.method.api)
+            while True:
+                try:
+                    async for response in plan.stream(transport):
+                        yield plan.call.finish(plan.got(response))
+                    break
+                except GroundwireError as error:
+                    await asyncio.sleep(plan.wait_after(error))
 
     async def close(self) -> None:
         """Closes the connections; the client cannot be used afterwards."""

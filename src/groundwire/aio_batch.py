@@ -8,12 +8,11 @@ from __future__ import annotations
 
 import asyncio
 import collections
-import random
 from collections.abc import AsyncIterator, Awaitable, Callable
-from typing import Any, Generic, TypeVar
+from typing import Any, TypeVar
 
 from groundwire.core import calls
-from groundwire.core.batch import BatchOutcome, BatchState, ItemAttempts, Many
+from groundwire.core.batch import BatchOutcome, Engine, ItemAttempts, Many, Stopped
 from groundwire.core.errors import GroundwireError
 from groundwire.core.metadata import MetadataLike
 from groundwire.transports.base import as_async_iterator
@@ -26,11 +25,7 @@ SendAttempt = Callable[[calls.Call[Any], float, "MetadataLike | None"], Awaitabl
 """Sends one attempt of a planned call with a timeout and metadata; returns its result."""
 
 
-class _Stopped(Exception):
-    """Raised inside a task when the batch has ended (closed, or its endpoint dead)."""
-
-
-class AsyncBatch(Generic[ResultT]):
+class AsyncBatch(Engine[ResultT]):
     """The outcomes of an async batch, one per input, in input order (`async for`).
 
     The same as `groundwire.batch.Batch`, awaited: it reads its input (an iterable or an
@@ -40,26 +35,10 @@ class AsyncBatch(Generic[ResultT]):
     """
 
     def __init__(self, many: Many[ResultT], send: SendAttempt) -> None:
+        super().__init__(many, send)
         self._items: AsyncIterator[Any] = as_async_iterator(many.items)
-        self._many = many
-        self._send = send
-        self._state = BatchState(many.settings, many.where)
         self._changed: asyncio.Condition | None = None
         self._stopped = False
-        self._pending: collections.deque[asyncio.Task[BatchOutcome[ResultT]]] = collections.deque()
-        self._next_index = 0
-        self._exhausted = False
-        self._random = random.Random()
-
-    @property
-    def concurrency(self) -> int:
-        """How many items may be in progress at once right now (the adaptive window)."""
-        return self._state.throttle.concurrency
-
-    @property
-    def throttled_seconds(self) -> float:
-        """Seconds items waited, summed, before retrying a RESOURCE_EXHAUSTED (429)."""
-        return self._state.throttled_seconds
 
     def __aiter__(self) -> AsyncBatch[ResultT]:
         return self
@@ -71,17 +50,16 @@ class AsyncBatch(Generic[ResultT]):
             raise StopAsyncIteration
         head = self._pending.popleft()
         try:
-            return await head
-        except _Stopped:
+            result: BatchOutcome[ResultT] = await head
+            return result
+        except Stopped:
             await self.aclose()
             if self._state.dead is not None:
                 raise self._state.dead from None
             raise StopAsyncIteration from None
 
     async def _read_ahead(self) -> None:
-        while not self._exhausted and len(self._pending) < self._many.settings.read_ahead:
-            if self._stopped:
-                return
+        while self._reading() and not self._stopped:
             try:
                 item = await anext(self._items)
             except StopAsyncIteration:
@@ -108,7 +86,7 @@ class AsyncBatch(Generic[ResultT]):
     # -- one item, in a task: the waiting its `ItemAttempts` asks for ----------------------
 
     async def _do(self, index: int, item: object) -> BatchOutcome[ResultT]:
-        plan = self._state.item(index, item, self._many.plan, self._random)
+        plan = self._item(index, item)
         if isinstance(plan, BatchOutcome):
             return plan
         if self._changed is None:  # made on the loop that runs the batch
@@ -126,7 +104,7 @@ class AsyncBatch(Generic[ResultT]):
     def _may_start(self) -> bool:
         """Whether the item may take a slot; `_Stopped` when the batch has ended."""
         if self._stopped:
-            raise _Stopped
+            raise Stopped
         return self._state.may_start()
 
     async def _attempts(self, plan: ItemAttempts) -> BatchOutcome[ResultT]:
@@ -139,7 +117,7 @@ class AsyncBatch(Generic[ResultT]):
                 outcome = plan.failed(error)
             await self._notify()
             if self._stopped:
-                raise _Stopped
+                raise Stopped
             if isinstance(outcome, BatchOutcome):
                 return outcome
             await self._sleep(outcome)
@@ -157,4 +135,4 @@ class AsyncBatch(Generic[ResultT]):
         if seconds > 0:
             await asyncio.sleep(seconds)
         if self._stopped:
-            raise _Stopped
+            raise Stopped

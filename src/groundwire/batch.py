@@ -8,15 +8,13 @@ its concurrency to them. Interceptors therefore see each attempt as a call of it
 
 from __future__ import annotations
 
-import collections
-import random
 import threading
 from collections.abc import Callable
 from concurrent import futures
-from typing import Any, Generic, TypeVar
+from typing import Any, TypeVar
 
 from groundwire.core import calls
-from groundwire.core.batch import BatchOutcome, BatchState, ItemAttempts, Many
+from groundwire.core.batch import BatchOutcome, Engine, ItemAttempts, Many, Stopped
 from groundwire.core.errors import GroundwireError
 from groundwire.core.metadata import MetadataLike
 from groundwire.core.unreachable import cannot_reach, dead_endpoint, endpoint_of
@@ -29,11 +27,7 @@ SendAttempt = Callable[[calls.Call[Any], float, "MetadataLike | None"], Any]
 """Sends one attempt of a planned call with a timeout and metadata; returns its result."""
 
 
-class _Stopped(Exception):
-    """Raised inside a worker when the batch has ended (closed, or its endpoint dead)."""
-
-
-class Batch(Generic[ResultT]):
+class Batch(Engine[ResultT]):
     """The outcomes of a batch, one per input, in input order; iterate over it once.
 
     It reads its input lazily, holding at most twice `concurrency` inputs and outcomes at
@@ -45,31 +39,13 @@ class Batch(Generic[ResultT]):
     """
 
     def __init__(self, many: Many[ResultT], send: SendAttempt) -> None:
-        self._stopped = threading.Event()
+        super().__init__(many, send)
         self._items = iter(many.items)
-        self._many = many
-        self._send = send
-        self._state = BatchState(many.settings, many.where)
+        self._stopped = threading.Event()
         self._changed = threading.Condition()
         self._pool = futures.ThreadPoolExecutor(
             many.settings.concurrency, thread_name_prefix="groundwire-batch"
         )
-        self._pending: collections.deque[futures.Future[BatchOutcome[ResultT]]] = (
-            collections.deque()
-        )
-        self._next_index = 0
-        self._exhausted = False
-        self._random = random.Random()  # its uniform() is safe to share between threads
-
-    @property
-    def concurrency(self) -> int:
-        """How many items may be in progress at once right now (the adaptive window)."""
-        return self._state.throttle.concurrency
-
-    @property
-    def throttled_seconds(self) -> float:
-        """Seconds items waited, summed, before retrying a RESOURCE_EXHAUSTED (429)."""
-        return self._state.throttled_seconds
 
     def __iter__(self) -> Batch[ResultT]:
         return self
@@ -81,8 +57,9 @@ class Batch(Generic[ResultT]):
             raise StopIteration
         head = self._pending.popleft()
         try:
-            return head.result()
-        except _Stopped:
+            result: BatchOutcome[ResultT] = head.result()
+            return result
+        except Stopped:
             self.close()
             if self._state.dead is not None:
                 raise self._state.dead from None
@@ -90,9 +67,7 @@ class Batch(Generic[ResultT]):
 
     def _read_ahead(self) -> None:
         """Submits inputs until `read_ahead` are pending or the input ends."""
-        while not self._exhausted and len(self._pending) < self._many.settings.read_ahead:
-            if self._stopped.is_set():
-                return
+        while self._reading() and not self._stopped.is_set():
             try:
                 item = next(self._items)
             except StopIteration:
@@ -121,7 +96,7 @@ class Batch(Generic[ResultT]):
     # -- one item, in a worker thread: the waiting its `ItemAttempts` asks for -------------
 
     def _do(self, index: int, item: object) -> BatchOutcome[ResultT]:
-        plan = self._state.item(index, item, self._many.plan, self._random)
+        plan = self._item(index, item)
         if isinstance(plan, BatchOutcome):
             return plan
         with self._changed:
@@ -161,8 +136,8 @@ class Batch(Generic[ResultT]):
 
     def _check_running(self) -> None:
         if self._stopped.is_set():
-            raise _Stopped
+            raise Stopped
 
     def _sleep(self, seconds: float) -> None:
         if seconds > 0 and self._stopped.wait(seconds):
-            raise _Stopped
+            raise Stopped

@@ -5,11 +5,13 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Iterator
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from groundwire import _api
-from groundwire._base import ClientBase, RetryArgument
+from groundwire.batch import Batch
 from groundwire.core import calls
+from groundwire.core.attempts import Attempts
+from groundwire.core.batch import Many
 from groundwire.core.errors import ClientClosed, GroundwireError
 from groundwire.core.metadata import MetadataLike
 from groundwire.core.results import GenerateResult
@@ -21,7 +23,7 @@ if TYPE_CHECKING:
     from groundwire.transports.base import Transport
 
 
-class GroundingClient(ClientBase):
+class GroundingClient(_api.Api):
     """A client for Google's grounding APIs, fast on raw protobuf, with a REST fallback.
 
     Use it as a context manager (or call `close()`):
@@ -113,15 +115,6 @@ class GroundingClient(ClientBase):
     def _new_lock() -> threading.Lock:
         return threading.Lock()
 
-    _asynchronous = False
-
-    check_grounding = _api.blocking(_api.Methods.check_grounding)
-    corroborate_content = _api.blocking(_api.Methods.corroborate_content)
-    generate_grounded_content = _api.blocking(_api.Methods.generate_grounded_content)
-    stream_generate_grounded_content = _api.iterating(_api.Methods.stream_generate_grounded_content)
-    check_grounding_many = _api.batched(_api.Methods.check_grounding_many)
-    corroborate_content_many = _api.batched(_api.Methods.corroborate_content_many)
-
     # -- plumbing: the lines that wait -------------------------------------------------------
 
     def _transport(self, api: str) -> Transport:
@@ -157,55 +150,39 @@ class GroundingClient(ClientBase):
                 transport.abandon()
             self._forks = lifetime.forks
 
-    def _run(
-        self,
-        call: calls.Call[ResultT],
-        timeout: float | None,
-        metadata: MetadataLike | None,
-        retry: RetryArgument,
-    ) -> ResultT:
-        """One unary call with the user's per-call options; the result read from its answer."""
-        plan = _api.prepare(self, call, timeout, metadata, retry)
-        try:
-            with plan:
-                transport = self._transport(call.method.api)
-                while True:
-                    try:
-                        response = plan.got(plan.send(transport))
-                        break
-                    except GroundwireError as error:
-                        time.sleep(plan.wait_after(error))
-        except GroundwireError as error:
-            raise self._explained(error, call.request) from error.__cause__
-        return call.finish(response)
+    def _run(self, plan: Attempts) -> Any:
+        """One unary call: its attempts, then the result read from its answer."""
+        with plan:
+            transport = self._transport(plan.call.method.api)
+            while True:
+                try:
+                    response = plan.got(plan.send(transport))
+                    break
+                except GroundwireError as error:
+                    time.sleep(plan.wait_after(error))
+        return plan.call.finish(response)
 
     def _send(
         self, call: calls.Call[ResultT], timeout: float, metadata: MetadataLike | None
-    ) -> ResultT:
+    ) -> Any:
         """One attempt of a batch's item: a call without retries."""
-        return self._run(call, timeout, metadata, None)
+        return self._run(_api.prepare(self, call, timeout, metadata, None))
 
-    def _stream(
-        self,
-        call: calls.StreamCall,
-        timeout: float | None,
-        metadata: MetadataLike | None,
-        retry: RetryArgument,
-    ) -> Iterator[GenerateResult]:
+    def _many(self, many: Many[ResultT]) -> Batch[ResultT]:
+        """A batch whose items' attempts this client sends (`_send`)."""
+        return Batch(many, self._send)
+
+    def _stream(self, plan: Attempts) -> Iterator[GenerateResult]:
         """One streaming call: its pieces as they arrive."""
-        plan = _api.prepare(self, call, timeout, metadata, retry)
-        try:
-            with plan:
-                transport = self._transport(call.method.api)
-                while True:
-                    try:
-                        for response in plan.stream(transport):
-                            yield call.finish(plan.got(response))
-                        break
-                    except GroundwireError as error:
-                        time.sleep(plan.wait_after(error))
-        except GroundwireError as error:
-            raise self._explained(error, None) from error.__cause__
+        with plan:
+            transport = self._transport(plan.call.method.api)
+            while True:
+                try:
+                    for response in plan.stream(transport):
+                        yield plan.call.finish(plan.got(response))
+                    break
+                except GroundwireError as error:
+                    time.sleep(plan.wait_after(error))
 
     def close(self) -> None:
         """Closes the connections; the client cannot be used afterwards."""

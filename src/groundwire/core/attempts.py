@@ -38,6 +38,7 @@ from groundwire.core.retry import Jitter, Retrying, RetryPolicy
 
 ResponseT = TypeVar("ResponseT")
 Metadata = tuple[tuple[str, str], ...]
+Explain = Callable[[GroundwireError, Any], GroundwireError]
 RetryLog = Callable[[Any, int, GroundwireError, float], None]
 """Told of each retry: (the method, the attempt that failed, its error, the wait)."""
 
@@ -94,13 +95,14 @@ class Attempts(Retrying):
     """The plan of one call: its attempts' timeouts, the waits between them, what is told.
 
     Use it as a context manager around the whole call, so that the events hear how it
-    ended. Per attempt: `start` (its timeout), then `got` for each response (once for a
-    unary call), or `wait_after` with the attempt's error, which returns the wait before
-    the next attempt, or raises the error when there is none. A stream is not retried once
+    ended (and the caller gets the error `explain` makes of a failure). Per attempt:
+    `send` or `stream` (which `start` it, with its timeout), then `got` for each response,
+    or `wait_after` with the attempt's error, which returns the wait before the next
+    attempt, or raises the error when there is none. A stream is not retried once
     it delivered a response, nor when its requests are a live iterator (`interactive`).
     """
 
-    __slots__ = ("call", "events", "interactive", "last", "log", "method", "received")
+    __slots__ = ("call", "events", "explain", "interactive", "last", "log", "method", "received")
 
     def __init__(
         self,
@@ -124,6 +126,8 @@ class Attempts(Retrying):
         self.last: Any = None
         self.call: Any = None
         """The call the attempts send (`groundwire.core.calls.Call` or `StreamCall`)."""
+        self.explain: Explain | None = None
+        """Rewrites the error the caller gets, given it and the unary request (None: keeps it)."""
 
     @property
     def metadata(self) -> Metadata:
@@ -185,8 +189,11 @@ class Attempts(Retrying):
         if failure is None:
             self.events.attempt_ended(None, self.received)
             self.events.finish(self.last)
-        else:
-            self.events.finish(self.last, failure, self.received)
+            return
+        self.events.finish(self.last, failure, self.received)
+        if self.explain is not None and isinstance(failure, GroundwireError):
+            request = getattr(self.call, "request", None)
+            raise self.explain(failure, request) from failure.__cause__
 
 
 def unlogged(method: Any, attempt: int, error: GroundwireError, delay: float) -> None:

@@ -7,7 +7,9 @@ made here and differ only in how they wait.
 
 from __future__ import annotations
 
+import collections
 import math
+import random
 import threading
 import time
 from collections.abc import Callable, Iterable, Mapping
@@ -350,3 +352,42 @@ class ItemAttempts(Attempts):
     def pace(self) -> float:
         """After the back-off wait: the wait the batch's rate asks for before the next attempt."""
         return self.state.pace(self._clock())
+
+
+class Stopped(Exception):
+    """Raised inside an item's worker or task when its batch has ended (closed, or dead)."""
+
+
+class Engine(Generic[ResultT]):
+    """What the sync and async batch engines share: the state of one running batch.
+
+    `send` sends one attempt of an item's call; `_pending` holds the items in progress, in
+    input order, as the engine's futures or tasks.
+    """
+
+    def __init__(self, many: Many[ResultT], send: Callable[..., Any]) -> None:
+        self._many = many
+        self._send = send
+        self._state = BatchState(many.settings, many.where)
+        self._pending: collections.deque[Any] = collections.deque()
+        self._next_index = 0
+        self._exhausted = False
+        self._random = random.Random()  # its uniform() is safe to share between threads
+
+    @property
+    def concurrency(self) -> int:
+        """How many items may be in progress at once right now (the adaptive window)."""
+        return self._state.throttle.concurrency
+
+    @property
+    def throttled_seconds(self) -> float:
+        """Seconds items waited, summed, before retrying a RESOURCE_EXHAUSTED (429)."""
+        return self._state.throttled_seconds
+
+    def _reading(self) -> bool:
+        """Whether to read another input now: fewer than `read_ahead` pending, input left."""
+        return not self._exhausted and len(self._pending) < self._many.settings.read_ahead
+
+    def _item(self, index: int, item: object) -> ItemAttempts | BatchOutcome[Any]:
+        """Input `index`'s attempts (or its outcome when it is not a call)."""
+        return self._state.item(index, item, self._many.plan, self._random)
