@@ -57,18 +57,29 @@ P = ParamSpec("P")
 ResultT = TypeVar("ResultT")
 SyncT = TypeVar("SyncT")
 AsyncT = TypeVar("AsyncT")
-Unary = tuple[calls.Call[ResultT], float | None, MetadataLike | None, RetryArgument]
-"""A unary call ready to drive, with the user's per-call `timeout`, `metadata` and `retry`."""
-Stream = tuple[calls.StreamCall, float | None, MetadataLike | None, RetryArgument]
-"""A streaming call ready to drive, with the user's per-call options."""
+
+
+class Unary(Generic[ResultT]):
+    """What a unary method's driver gives: the result (sync), or an awaitable of it (asyncio)."""
+
+
+class Streamed:
+    """What a streaming method's driver gives: the pieces' iterator, or async iterator."""
+
+
+class Batched(Generic[ResultT]):
+    """What a `*_many` method's driver gives: a `Batch`, or an `AsyncBatch`."""
+
+
 BatchItems = Iterable[message.Message | Mapping[str, Any]]
 
 
 class Methods(Protocol):
     """The clients' public methods, each written once: its arguments read into a call to drive.
 
-    Neither client inherits them: each binds them to its own drivers (`blocking`, ...), so
-    that one signature and one docstring serve both.
+    Each ends handing its call to the client's driver: `_run(call, timeout, metadata,
+    retry)`, `_stream(...)` or `_many(many)`, which the sync client runs at once and the
+    asyncio one awaits (`Api` binds them so). One signature and one docstring serve both.
     """
 
     _config: calls.ClientConfig
@@ -77,6 +88,12 @@ class Methods(Protocol):
     def _batch(
         self, rpc: str, defaults: Mapping[str, Any], **options: Any
     ) -> tuple[Callable[[object], Planned], BatchSettings, str]: ...
+
+    def _run(self, call: calls.Call[ResultT], *options: Any) -> Unary[ResultT]: ...
+
+    def _stream(self, call: calls.StreamCall, *options: Any) -> Streamed: ...
+
+    def _many(self, many: Many[ResultT]) -> Batched[ResultT]: ...
 
     def check_grounding(
         self,
@@ -119,7 +136,7 @@ class Methods(Protocol):
             user_labels=user_labels,
             grounding_config=grounding_config,
         )
-        return call, timeout, metadata, retry
+        return self._run(call, timeout, metadata, retry)
 
     def corroborate_content(
         self,
@@ -150,7 +167,7 @@ class Methods(Protocol):
             facts=facts,
             citation_threshold=citation_threshold,
         )
-        return call, timeout, metadata, retry
+        return self._run(call, timeout, metadata, retry)
 
     def generate_grounded_content(
         self,
@@ -177,7 +194,7 @@ class Methods(Protocol):
                 `frequency_penalty`, `presence_penalty`, `language_code`; `user_labels`.
         """
         call = calls.unary(self._config, "GenerateGroundedContent", prompt, **options)
-        return call, timeout, metadata, retry
+        return self._run(call, timeout, metadata, retry)
 
     def stream_generate_grounded_content(
         self,
@@ -188,7 +205,7 @@ class Methods(Protocol):
         metadata: MetadataLike | None = None,
         retry: RetryArgument = CLIENT_RETRY,
         **options: Any,
-    ) -> Stream:
+    ) -> Streamed:
         """Streams an answer as it is generated: yields one `GenerateResult` per piece.
 
         `prompt` and `options` are those of `generate_grounded_content`; or pass requests
@@ -200,7 +217,7 @@ class Methods(Protocol):
             call = calls.live_stream(self._config, cast("AsyncIterable[Any]", prompt))
         else:
             call = calls.stream_generate_grounded_content(self._config, prompt, **options)
-        return call, timeout, metadata, retry
+        return self._stream(call, timeout, metadata, retry)
 
     def check_grounding_many(
         self,
@@ -215,7 +232,7 @@ class Methods(Protocol):
         metadata: MetadataLike | None = None,
         retry: RetryArgument = CLIENT_RETRY,
         max_connection_failures: int | None = DEFAULT_MAX_CONNECTION_FAILURES,
-    ) -> Many[CheckGroundingResult]:
+    ) -> Batched[CheckGroundingResult]:
         """Checks many answers concurrently; yields one outcome per input, in input order.
 
         >>> with GroundingClient("my-project") as client:               # doctest: +SKIP
@@ -268,7 +285,7 @@ class Methods(Protocol):
         metadata: MetadataLike | None = None,
         retry: RetryArgument = CLIENT_RETRY,
         max_connection_failures: int | None = DEFAULT_MAX_CONNECTION_FAILURES,
-    ) -> Many[CorroborationResult]:
+    ) -> Batched[CorroborationResult]:
         """Corroborates many contents concurrently; one outcome per input, in input order.
 
         Items are `CorroborateContentRequest`s or mappings of `corroborate_content`'s
@@ -283,13 +300,13 @@ class Methods(Protocol):
 
 def _many(
     client: Methods, rpc: str, requests: Any, defaults: Mapping[str, Any], *options: Any
-) -> Many[Any]:
+) -> Batched[Any]:
     """A batch of `rpc` calls to run: what each `*_many` method reads its arguments into.
 
     `options` are the batch's own arguments, in the order of `_BATCH_OPTIONS`.
     """
     named = dict(zip(_BATCH_OPTIONS, options, strict=True))
-    return Many(requests, *client._batch(rpc, defaults, **named))
+    return client._many(Many(requests, *client._batch(rpc, defaults, **named)))
 
 
 _BATCH_OPTIONS = ("concurrency", "rate", "timeout", "metadata", "retry", "max_connection_failures")
@@ -330,33 +347,24 @@ def unary(
 
 
 def streaming(
-    build: Callable[Concatenate[Any, P], Stream],
+    build: Callable[Concatenate[Any, P], Streamed],
 ) -> Method[P, Iterator[GenerateResult], AsyncIterator[GenerateResult]]:
     """A streaming method: a generator of the pieces (an async one in the asyncio client)."""
     return Method(build, "stream")
 
 
 def batch(
-    build: Callable[Concatenate[Any, P], Many[ResultT]],
+    build: Callable[Concatenate[Any, P], Batched[ResultT]],
 ) -> Method[P, Batch[ResultT], AsyncBatch[ResultT]]:
     """A `*_many` method: a `Batch` of outcomes (an `AsyncBatch` in the asyncio client)."""
     return Method(build, "many")
 
 
-def _blocking(build: Callable[..., Any]) -> Callable[..., Any]:
-    """Runs the call `build` reads (`_run`), at once."""
-
-    def method(self: Any, /, *args: Any, **kwargs: Any) -> Any:
-        return self._run(prepare(self, *build(self, *args, **kwargs)))
-
-    return functools.wraps(build)(method)
-
-
 def _awaitable(build: Callable[..., Any]) -> Callable[..., Any]:
-    """A coroutine that reads the arguments, then awaits the call (`_run`)."""
+    """A coroutine that reads the arguments when awaited, then awaits the call (`_run`)."""
 
     async def method(self: Any, /, *args: Any, **kwargs: Any) -> Any:
-        return await self._run(prepare(self, *build(self, *args, **kwargs)))
+        return await build(self, *args, **kwargs)
 
     return functools.wraps(build)(method)
 
@@ -365,7 +373,7 @@ def _iterating(build: Callable[..., Any]) -> Callable[..., Any]:
     """A generator: reads the arguments when first read, then yields the pieces (`_stream`)."""
 
     def method(self: Any, /, *args: Any, **kwargs: Any) -> Iterator[Any]:
-        yield from self._stream(prepare(self, *build(self, *args, **kwargs)))
+        yield from build(self, *args, **kwargs)
 
     return functools.wraps(build)(method)
 
@@ -374,28 +382,24 @@ def _async_iterating(build: Callable[..., Any]) -> Callable[..., Any]:
     """An async generator: reads the arguments when first read, then yields the pieces."""
 
     async def method(self: Any, /, *args: Any, **kwargs: Any) -> AsyncIterator[Any]:
-        async for piece in self._stream(prepare(self, *build(self, *args, **kwargs))):
+        async for piece in build(self, *args, **kwargs):
             yield piece
 
     return functools.wraps(build)(method)
 
 
-def _batched(build: Callable[..., Any]) -> Callable[..., Any]:
-    """Starts the batch `build` reads (`_many`)."""
-
-    def method(self: Any, /, *args: Any, **kwargs: Any) -> Any:
-        return self._many(build(self, *args, **kwargs))
-
-    return functools.wraps(build)(method)
+def _itself(build: Callable[..., Any]) -> Callable[..., Any]:
+    """The builder, as it is: it hands its call to the driver (`_run`, `_many`) at once."""
+    return build
 
 
 _BINDERS = {
-    ("unary", False): _blocking,
+    ("unary", False): _itself,
     ("unary", True): _awaitable,
     ("stream", False): _iterating,
     ("stream", True): _async_iterating,
-    ("many", False): _batched,
-    ("many", True): _batched,
+    ("many", False): _itself,
+    ("many", True): _itself,
 }
 """What each kind of method becomes in the sync (False) and the asyncio (True) client."""
 
@@ -404,8 +408,7 @@ class Api(ClientBase):
     """The public methods of both clients, declared once; each client binds them to its drivers.
 
     A subclass says whether it is the asyncio client (`_asynchronous`) and defines the
-    drivers: `_run(plan)` and `_stream(plan)`, which drive a call's `Attempts`, and
-    `_many(many)`.
+    drivers that `Methods` hand their calls to.
     """
 
     _asynchronous = False

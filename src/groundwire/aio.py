@@ -9,7 +9,6 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from groundwire import _api
 from groundwire.aio_batch import AsyncBatch
 from groundwire.core import calls
-from groundwire.core.attempts import Attempts
 from groundwire.core.batch import Many
 from groundwire.core.errors import ClientClosed, GroundwireError, WrongEventLoop
 from groundwire.core.metadata import MetadataLike
@@ -105,13 +104,13 @@ class AsyncGroundingClient(_api.Api):
             self._loop = loop
             return stale
 
-    async def _run(self, plan: Attempts) -> Any:
+    async def _run(self, call: Any, timeout: Any, metadata: Any, retry: Any) -> Any:
         """One unary call: its attempts, then the result read from its answer.
 
         A transport already bound to this loop is taken without awaiting.
         """
-        with plan:
-            api = plan.call.method.api
+        with _api.prepare(self, call, timeout, metadata, retry) as plan:
+            api = call.method.api
             transport = self._bound_transport(api) or await self._transport(api)
             while True:
                 try:
@@ -119,26 +118,28 @@ class AsyncGroundingClient(_api.Api):
                     break
                 except GroundwireError as error:
                     await asyncio.sleep(plan.wait_after(error))
-        return plan.call.finish(response)
+        return call.finish(response)
 
     async def _send(
         self, call: calls.Call[ResultT], timeout: float, metadata: MetadataLike | None
     ) -> Any:
         """One attempt of a batch's item: a call without retries."""
-        return await self._run(_api.prepare(self, call, timeout, metadata, None))
+        return await self._run(call, timeout, metadata, None)
 
     def _many(self, many: Many[ResultT]) -> AsyncBatch[ResultT]:
         """A batch whose items' attempts this client sends (`_send`), as tasks."""
         return AsyncBatch(many, self._send)
 
-    async def _stream(self, plan: Attempts) -> AsyncIterator[GenerateResult]:
+    async def _stream(
+        self, call: Any, timeout: Any, metadata: Any, retry: Any
+    ) -> AsyncIterator[GenerateResult]:
         """One streaming call: its pieces as they arrive."""
-        with plan:
-            transport = await self._transport(plan.call.method.api)
+        with _api.prepare(self, call, timeout, metadata, retry) as plan:
+            transport = await self._transport(call.method.api)
             while True:
                 try:
                     async for response in plan.stream(transport):
-                        yield plan.call.finish(plan.got(response))
+                        yield call.finish(plan.got(response))
                     break
                 except GroundwireError as error:
                     await asyncio.sleep(plan.wait_after(error))

@@ -10,7 +10,6 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from groundwire import _api
 from groundwire.batch import Batch
 from groundwire.core import calls
-from groundwire.core.attempts import Attempts
 from groundwire.core.batch import Many
 from groundwire.core.errors import ClientClosed, GroundwireError
 from groundwire.core.metadata import MetadataLike
@@ -150,36 +149,38 @@ class GroundingClient(_api.Api):
                 transport.abandon()
             self._forks = lifetime.forks
 
-    def _run(self, plan: Attempts) -> Any:
+    def _run(self, call: Any, timeout: Any, metadata: Any, retry: Any) -> Any:
         """One unary call: its attempts, then the result read from its answer."""
-        with plan:
-            transport = self._transport(plan.call.method.api)
+        with _api.prepare(self, call, timeout, metadata, retry) as plan:
+            transport = self._transport(call.method.api)
             while True:
                 try:
                     response = plan.got(plan.send(transport))
                     break
                 except GroundwireError as error:
                     time.sleep(plan.wait_after(error))
-        return plan.call.finish(response)
+        return call.finish(response)
 
     def _send(
         self, call: calls.Call[ResultT], timeout: float, metadata: MetadataLike | None
     ) -> Any:
         """One attempt of a batch's item: a call without retries."""
-        return self._run(_api.prepare(self, call, timeout, metadata, None))
+        return self._run(call, timeout, metadata, None)
 
     def _many(self, many: Many[ResultT]) -> Batch[ResultT]:
         """A batch whose items' attempts this client sends (`_send`)."""
         return Batch(many, self._send)
 
-    def _stream(self, plan: Attempts) -> Iterator[GenerateResult]:
+    def _stream(
+        self, call: Any, timeout: Any, metadata: Any, retry: Any
+    ) -> Iterator[GenerateResult]:
         """One streaming call: its pieces as they arrive."""
-        with plan:
-            transport = self._transport(plan.call.method.api)
+        with _api.prepare(self, call, timeout, metadata, retry) as plan:
+            transport = self._transport(call.method.api)
             while True:
                 try:
                     for response in plan.stream(transport):
-                        yield plan.call.finish(plan.got(response))
+                        yield call.finish(plan.got(response))
                     break
                 except GroundwireError as error:
                     time.sleep(plan.wait_after(error))

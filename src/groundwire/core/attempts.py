@@ -9,7 +9,7 @@ and asyncio drivers hold only the waiting, in the shape of this example:
 >>> from groundwire.core.error_codecs import error_from_status
 >>> from groundwire.core.retry import RetryPolicy
 >>> attempts = Attempts(RetryPolicy(initial=0.5, maximum=0.5), 30.0, random.Random(1),
-...                     Unobserved(()), lambda *logged: None, clock=lambda: 0.0)
+...                     NO_ONE, lambda *logged: None, clock=lambda: 0.0)
 >>> answers = iter([error_from_status(14, "busy"), "the answer"])
 >>> with attempts:
 ...     while True:
@@ -91,6 +91,10 @@ class Unobserved:
         """Nothing to tell."""
 
 
+NO_ONE = Unobserved(())
+"""The events of every call no interceptor sees: it sends the call's own metadata."""
+
+
 class Attempts(Retrying):
     """The plan of one call: its attempts' timeouts, the waits between them, what is told.
 
@@ -117,7 +121,14 @@ class Attempts(Retrying):
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         """A call's plan: its deadline `timeout` from now, `events` told of each attempt."""
-        Retrying.__init__(self, policy, timeout, rng, clock)
+        # Retrying.__init__, written out: every call pays for the frame.
+        if policy is not None and policy.timeout < timeout:
+            timeout = policy.timeout
+        self.policy = policy
+        self._expires_at = clock() + timeout
+        self._clock = clock
+        self.rng = rng
+        self.attempts = 0
         self.events = events
         self.log = log
         self.method = method
@@ -129,30 +140,27 @@ class Attempts(Retrying):
         self.explain: Explain | None = None
         """Rewrites the error the caller gets, given it and the unary request (None: keeps it)."""
 
-    @property
-    def metadata(self) -> Metadata:
-        """The metadata each attempt sends."""
-        return self.events.metadata
-
     def start(self, transport: Any) -> float:
         """Starts an attempt over `transport`; returns its timeout, cut from the deadline."""
         self.received = 0
         self.events.attempt_started(transport)
-        return self.attempt_timeout()
+        self.attempts += 1
+        return max(self._expires_at - self._clock(), 0.0)
 
     def send(self, transport: Any) -> Any:
         """Starts an attempt of the unary `call` over `transport`: its response (or awaitable)."""
         call = self.call
-        return transport.unary(
-            call.method, call.request, timeout=self.start(transport), metadata=self.events.metadata
-        )
+        timeout = self.start(transport)
+        # What interceptors add extends the call's metadata: none added, none there.
+        metadata = self.events.metadata or call.metadata
+        return transport.unary(call.method, call.request, timeout=timeout, metadata=metadata)
 
     def stream(self, transport: Any) -> Any:
         """Starts an attempt of the streaming `call`: its responses' (async) iterator."""
         call = self.call
-        return transport.stream(
-            call.method, call.requests, timeout=self.start(transport), metadata=self.events.metadata
-        )
+        timeout = self.start(transport)
+        metadata = self.events.metadata or call.metadata
+        return transport.stream(call.method, call.requests, timeout=timeout, metadata=metadata)
 
     def got(self, response: ResponseT) -> ResponseT:
         """Notes a response of the current attempt; returns it."""
@@ -186,11 +194,13 @@ class Attempts(Retrying):
         failure: BaseException | None,
         traceback: TracebackType | None,
     ) -> None:
+        events = self.events
         if failure is None:
-            self.events.attempt_ended(None, self.received)
-            self.events.finish(self.last)
+            if events is not NO_ONE:
+                events.attempt_ended(None, self.received)
+                events.finish(self.last)
             return
-        self.events.finish(self.last, failure, self.received)
+        events.finish(self.last, failure, self.received)
         if self.explain is not None and isinstance(failure, GroundwireError):
             request = getattr(self.call, "request", None)
             raise self.explain(failure, request) from failure.__cause__

@@ -19,7 +19,7 @@ from typing import Any, Generic, TypeVar
 from google.protobuf import message
 
 from groundwire.core import calls
-from groundwire.core.attempts import Attempts, Unobserved, unlogged
+from groundwire.core.attempts import NO_ONE, Attempts, unlogged
 from groundwire.core.client_options import ConfigurationError
 from groundwire.core.errors import GroundwireError, StatusCode, bad_request
 from groundwire.core.metadata import MetadataLike
@@ -322,7 +322,7 @@ class ItemAttempts(Attempts):
     def __init__(self, state: BatchState, index: int, planned: Planned, rng: Jitter) -> None:
         settings = state.settings
         Attempts.__init__(
-            self, settings.retry, settings.timeout, rng, Unobserved(()), unlogged, clock=state.clock
+            self, settings.retry, settings.timeout, rng, NO_ONE, unlogged, clock=state.clock
         )
         self.state = state
         self.index = index
