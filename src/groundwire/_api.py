@@ -9,6 +9,8 @@ each is written here once, as a builder that reads the arguments into a call rea
 from __future__ import annotations
 
 import functools
+import inspect
+import types
 from collections.abc import (
     AsyncIterable,
     AsyncIterator,
@@ -426,7 +428,35 @@ class Api(ClientBase):
         for name, method in vars(Api).items():
             if isinstance(method, Method) and getattr(cls, name) is method:
                 binder = _BINDERS[method.kind, cls._asynchronous]
-                setattr(cls, name, binder(method.build))
+                setattr(cls, name, _method_of(cls, name, binder(method.build), method))
+
+
+def _method_of(cls: type[Api], name: str, function: Any, method: Method[Any, Any, Any]) -> Any:
+    """`function` as `cls`'s own method: its name, and the return type `cls` gives.
+
+    It is a copy (no frame added), so that `help()` and the API reference show each client
+    its own method with what it returns there, rather than the shared builder's.
+    """
+    copy = types.FunctionType(
+        function.__code__, function.__globals__, name, function.__defaults__, function.__closure__
+    )
+    copy.__kwdefaults__ = function.__kwdefaults__
+    copy.__doc__ = method.build.__doc__
+    copy.__qualname__ = f"{cls.__qualname__}.{name}"
+    copy.__module__ = cls.__module__
+    builds = method.build.__annotations__["return"]  # e.g. "Unary[CheckGroundingResult]"
+    returns = _RETURNS[method.kind][cls._asynchronous].format(builds.partition("[")[2][:-1])
+    signature = inspect.signature(method.build).replace(return_annotation=returns)
+    setattr(copy, "__signature__", signature)  # noqa: B010 (FunctionType declares none)
+    return copy
+
+
+_RETURNS = {
+    "unary": ("{}", "{}"),
+    "stream": ("Iterator[GenerateResult]", "AsyncIterator[GenerateResult]"),
+    "many": ("Batch[{}]", "AsyncBatch[{}]"),
+}
+"""What a method of each kind returns in the sync and the asyncio client, as the docs say."""
 
 
 def prepare(
