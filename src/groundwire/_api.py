@@ -1,9 +1,9 @@
 """The public calls, written once: their arguments read into what both clients then drive.
 
 `GroundingClient` and `AsyncGroundingClient` have the same methods with the same arguments;
-each is written here once, as a builder that reads the arguments into a call ready to send
-(no I/O). A client's method is its builder bound to one of that client's drivers (`sync`,
-`sync_stream`, `awaitable`, ...), which hold the few lines that wait.
+each is written here once (`Methods`): it reads the arguments into a call ready to send (no
+I/O) and hands it to the client's driver (`_run`, `_stream`, `_many`), which holds the few
+lines that wait. `Api` declares the methods for both clients and binds them to each.
 """
 
 from __future__ import annotations
