@@ -143,9 +143,11 @@ class Attempts(Retrying):
     def start(self, transport: Any) -> float:
         """Starts an attempt over `transport`; returns its timeout, cut from the deadline."""
         self.received = 0
-        self.events.attempt_started(transport)
+        if self.events is not NO_ONE:
+            self.events.attempt_started(transport)
         self.attempts += 1
-        return max(self._expires_at - self._clock(), 0.0)
+        remaining = self._expires_at - self._clock()
+        return remaining if remaining > 0.0 else 0.0
 
     def send(self, transport: Any) -> Any:
         """Starts an attempt of the unary `call` over `transport`: its response (or awaitable)."""
