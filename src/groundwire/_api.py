@@ -336,9 +336,7 @@ class Method(Generic[P, SyncT, AsyncT]):
     @overload
     def __get__(self, client: Api, owner: type) -> Callable[P, SyncT]: ...
     def __get__(self, client: Api | None, owner: type) -> Any:
-        if client is None:
-            return self
-        return _BINDERS[self.kind, client._asynchronous](self.build).__get__(client, owner)
+        return self  # each client class has its own function in place of it
 
 
 def unary(
