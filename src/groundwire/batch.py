@@ -8,23 +8,13 @@ its concurrency to them. Interceptors therefore see each attempt as a call of it
 
 from __future__ import annotations
 
-import collections
-import random
 import threading
-import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from concurrent import futures
-from typing import Any, Generic, TypeVar
+from typing import Any, TypeVar
 
 from groundwire.core import calls
-from groundwire.core.attempts import Attempts
-from groundwire.core.batch import (
-    BatchOutcome,
-    BatchSettings,
-    BatchState,
-    Planned,
-    item_id,
-)
+from groundwire.core.batch import BatchOutcome, Engine, ItemAttempts, Many, Stopped
 from groundwire.core.errors import GroundwireError
 from groundwire.core.metadata import MetadataLike
 from groundwire.core.unreachable import cannot_reach, dead_endpoint, endpoint_of
@@ -37,11 +27,7 @@ SendAttempt = Callable[[calls.Call[Any], float, "MetadataLike | None"], Any]
 """Sends one attempt of a planned call with a timeout and metadata; returns its result."""
 
 
-class _Stopped(Exception):
-    """Raised inside a worker when the batch has ended (closed, or its endpoint dead)."""
-
-
-class Batch(Generic[ResultT]):
+class Batch(Engine[ResultT]):
     """The outcomes of a batch, one per input, in input order; iterate over it once.
 
     It reads its input lazily, holding at most twice `concurrency` inputs and outcomes at
@@ -52,43 +38,14 @@ class Batch(Generic[ResultT]):
     `with` block) stops the batch: no item starts after it.
     """
 
-    def __init__(
-        self,
-        items: Iterable[object],
-        plan: Callable[[object], Planned],
-        send: SendAttempt,
-        settings: BatchSettings,
-        where: str,
-    ) -> None:
+    def __init__(self, many: Many[ResultT], send: SendAttempt) -> None:
+        super().__init__(many, send)
+        self._items = iter(many.items)
         self._stopped = threading.Event()
-        self._items = iter(items)
-        self._plan = plan
-        self._send = send
-        self._settings = settings
-        self._where = where
-        self._state = BatchState(settings)
         self._changed = threading.Condition()
         self._pool = futures.ThreadPoolExecutor(
-            settings.concurrency, thread_name_prefix="groundwire-batch"
+            many.settings.concurrency, thread_name_prefix="groundwire-batch"
         )
-        self._pending: collections.deque[futures.Future[BatchOutcome[ResultT]]] = (
-            collections.deque()
-        )
-        self._next_index = 0
-        self._exhausted = False
-        self._random = random.Random()  # its uniform() is safe to share between threads
-
-    @property
-    def concurrency(self) -> int:
-        """How many items may be in progress at once right now (the adaptive window)."""
-        with self._changed:
-            return self._state.throttle.concurrency
-
-    @property
-    def throttled_seconds(self) -> float:
-        """Seconds items waited, summed, before retrying a RESOURCE_EXHAUSTED (429)."""
-        with self._changed:
-            return self._state.throttled_seconds
 
     def __iter__(self) -> Batch[ResultT]:
         return self
@@ -100,8 +57,9 @@ class Batch(Generic[ResultT]):
             raise StopIteration
         head = self._pending.popleft()
         try:
-            return head.result()
-        except _Stopped:
+            result: BatchOutcome[ResultT] = head.result()
+            return result
+        except Stopped:
             self.close()
             if self._state.dead is not None:
                 raise self._state.dead from None
@@ -109,9 +67,7 @@ class Batch(Generic[ResultT]):
 
     def _read_ahead(self) -> None:
         """Submits inputs until `read_ahead` are pending or the input ends."""
-        while not self._exhausted and len(self._pending) < self._settings.read_ahead:
-            if self._stopped.is_set():
-                return
+        while self._reading() and not self._stopped.is_set():
             try:
                 item = next(self._items)
             except StopIteration:
@@ -137,67 +93,51 @@ class Batch(Generic[ResultT]):
     def __del__(self) -> None:
         self._stopped.set()
 
-    # -- one item, in a worker thread ------------------------------------------------------
+    # -- one item, in a worker thread: the waiting its `ItemAttempts` asks for -------------
 
     def _do(self, index: int, item: object) -> BatchOutcome[ResultT]:
-        try:
-            planned = self._plan(item)
-        except GroundwireError as error:
-            return BatchOutcome(index, None, error, 0, item_id(item))
+        plan = self._item(index, item)
+        if isinstance(plan, BatchOutcome):
+            return plan
         with self._changed:
             while not self._state.may_start():
                 self._check_running()
                 self._changed.wait()
             self._check_running()
-            wait = self._state.start(time.monotonic())
+            wait = self._state.start(self._state.clock())
         try:
             self._sleep(wait)
-            return self._attempts(index, planned)
+            return self._attempts(plan)
         finally:
-            with self._changed:
-                self._state.finish()
-                self._changed.notify_all()
+            self._state.finish()
+            self._notify()
 
-    def _attempts(self, index: int, planned: Planned) -> BatchOutcome[ResultT]:
-        settings = self._settings
-        attempts = Attempts.unobserved(settings.retry, settings.timeout, self._random)
+    def _attempts(self, plan: ItemAttempts) -> BatchOutcome[ResultT]:
+        metadata = self._many.settings.metadata
         while True:
-            started = time.monotonic()
+            outcome: float | BatchOutcome[ResultT]
             try:
-                result = self._send(planned.call, attempts.start(None), settings.metadata)
+                outcome = plan.succeeded(self._send(plan.planned.call, plan.begin(), metadata))
             except GroundwireError as error:
-                self._attempted(error, started)
-                delay = attempts.retry_after(error)
-                if delay is None:
-                    return BatchOutcome(index, None, error, attempts.attempts, planned.id)
-                with self._changed:
-                    self._state.waited(error, delay)
-                self._sleep(delay)
-                with self._changed:
-                    pace = self._state.pace(time.monotonic())
-                self._sleep(pace)
-            else:
-                self._attempted(None, started)
-                return BatchOutcome(index, result, None, attempts.attempts, planned.id)
+                outcome = plan.failed(error)
+            self._notify()
+            self._check_running()
+            if isinstance(outcome, BatchOutcome):
+                return outcome
+            self._sleep(outcome)
+            self._sleep(plan.pace())
 
-    def _attempted(self, error: GroundwireError | None, started: float) -> None:
-        connected = error is None or error.connected
+    def _notify(self) -> None:
+        """Wakes the workers waiting for a slot; stops the batch once its endpoint is dead."""
+        if self._state.dead is not None:
+            self._stopped.set()
         with self._changed:
-            dead = self._state.attempted(
-                error, connected=connected, started_at=started, now=time.monotonic()
-            )
-            if dead and self._state.dead is None and error is not None:
-                self._state.dead = dead_endpoint(
-                    self._where, self._state.watch.consecutive_failures, error
-                )
-                self._stopped.set()
             self._changed.notify_all()
-        self._check_running()
 
     def _check_running(self) -> None:
         if self._stopped.is_set():
-            raise _Stopped
+            raise Stopped
 
     def _sleep(self, seconds: float) -> None:
         if seconds > 0 and self._stopped.wait(seconds):
-            raise _Stopped
+            raise Stopped

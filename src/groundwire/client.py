@@ -4,20 +4,16 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from google.protobuf import message
-
-from groundwire._base import CLIENT_RETRY, ClientBase, RetryArgument, with_call_metadata
+from groundwire import _api
 from groundwire.batch import Batch
 from groundwire.core import calls
-from groundwire.core.batch import DEFAULT_CONCURRENCY, DEFAULT_MAX_CONNECTION_FAILURES, Rpc
+from groundwire.core.batch import Many
 from groundwire.core.errors import ClientClosed, GroundwireError
 from groundwire.core.metadata import MetadataLike
-from groundwire.core.requests import FactLike, TurnLike
-from groundwire.core.results import CheckGroundingResult, CorroborationResult, GenerateResult
-from groundwire.interceptors import first_request
+from groundwire.core.results import GenerateResult
 from groundwire.transports import lifetime
 
 ResultT = TypeVar("ResultT")
@@ -26,7 +22,7 @@ if TYPE_CHECKING:
     from groundwire.transports.base import Transport
 
 
-class GroundingClient(ClientBase):
+class GroundingClient(_api.Api):
     """A client for Google's grounding APIs, fast on raw protobuf, with a REST fallback.
 
     Use it as a context manager (or call `close()`):
@@ -118,252 +114,7 @@ class GroundingClient(ClientBase):
     def _new_lock() -> threading.Lock:
         return threading.Lock()
 
-    # -- the API ---------------------------------------------------------------------------
-
-    def check_grounding(
-        self,
-        answer_candidate: str | message.Message,
-        facts: Iterable[FactLike] = (),
-        *,
-        citation_threshold: float | None = None,
-        enable_claim_level_score: bool | None = None,
-        user_labels: Mapping[str, str] | None = None,
-        grounding_config: str = "default_grounding_config",
-        timeout: float | None = None,
-        metadata: MetadataLike | None = None,
-        retry: RetryArgument = CLIENT_RETRY,
-    ) -> CheckGroundingResult:
-        """Checks how well `facts` support `answer_candidate`, claim by claim.
-
-        Args:
-            answer_candidate: the answer to check (or a ready `CheckGroundingRequest`).
-            facts: strings, `(text, attributes)` pairs, dicts (`{"text", "attributes"}`) or
-                `GroundingFact` messages; attributes such as `author` count as evidence.
-            citation_threshold: 0–1; higher gives fewer, stronger citations (service: 0.6).
-            enable_claim_level_score: also score each claim (v1 and v1beta).
-            user_labels: billing labels.
-            grounding_config: the config id or full resource name.
-            timeout: this call's overall deadline, instead of the client's.
-            metadata: extra gRPC metadata (HTTP headers over REST) for this call.
-            retry: this call's retry policy instead of the client's (None: no retries).
-
-        Returns the claims with `start`/`end` that slice `answer_candidate` as a Python
-        string, the UTF-8 offsets the API sent, UTF-16 offsets, and resolved citations.
-        """
-        call = calls.unary(
-            self._config,
-            "CheckGrounding",
-            answer_candidate,
-            facts=facts,
-            citation_threshold=citation_threshold,
-            enable_claim_level_score=enable_claim_level_score,
-            user_labels=user_labels,
-            grounding_config=grounding_config,
-        )
-        return self._run(call, timeout, metadata, retry)
-
-    def corroborate_content(
-        self,
-        content: str | message.Message,
-        facts: Iterable[FactLike] = (),
-        *,
-        citation_threshold: float | None = None,
-        timeout: float | None = None,
-        metadata: MetadataLike | None = None,
-        retry: RetryArgument = CLIENT_RETRY,
-    ) -> CorroborationResult:
-        """Scores how well `facts` corroborate `content` (Vertex AI, aiplatform v1).
-
-        Args:
-            content: the text to corroborate (or a `Content`, or a ready request).
-            facts: strings (a fact's summary), `(text, {"title", "uri"})` pairs, dicts of
-                `Fact` fields, or `Fact` messages.
-            citation_threshold: claims scoring below it are left out (service: 0.6).
-            timeout: this call's overall deadline, instead of the client's.
-            metadata: extra gRPC metadata (HTTP headers over REST) for this call.
-            retry: this call's retry policy instead of the client's (None: no retries).
-        """
-        call = calls.unary(
-            self._config,
-            "CorroborateContent",
-            content,
-            facts=facts,
-            citation_threshold=citation_threshold,
-        )
-        return self._run(call, timeout, metadata, retry)
-
-    def generate_grounded_content(
-        self,
-        prompt: str | Sequence[TurnLike] | message.Message,
-        *,
-        timeout: float | None = None,
-        metadata: MetadataLike | None = None,
-        retry: RetryArgument = CLIENT_RETRY,
-        **options: Any,
-    ) -> GenerateResult:
-        """Generates an answer grounded in the given sources.
-
-        Args:
-            prompt: the user's question, a list of turns (`"text"`, `(role, text)`, dicts,
-                or `GroundedGenerationContent`), or a ready request.
-            timeout: this call's overall deadline, instead of the client's.
-            metadata: extra gRPC metadata (HTTP headers over REST) for this call.
-            retry: this call's retry policy instead of the client's (None: no retries).
-            **options: `system_instruction`; sources: `facts` (inline), `serving_config`
-                with `max_result_count`, `search_filter`, `safe_search` (Vertex AI Search),
-                `google_search=True` with `dynamic_retrieval_threshold`; generation:
-                `model_id`, `temperature`, `top_p`, `top_k`, `seed`, `max_output_tokens`,
-                `frequency_penalty`, `presence_penalty`, `language_code`; `user_labels`.
-        """
-        call = calls.unary(self._config, "GenerateGroundedContent", prompt, **options)
-        return self._run(call, timeout, metadata, retry)
-
-    def stream_generate_grounded_content(
-        self,
-        prompt: str | Sequence[TurnLike] | message.Message | Iterable[message.Message],
-        *,
-        timeout: float | None = None,
-        metadata: MetadataLike | None = None,
-        retry: RetryArgument = CLIENT_RETRY,
-        **options: Any,
-    ) -> Iterator[GenerateResult]:
-        """Streams an answer as it is generated: yields one `GenerateResult` per piece.
-
-        `prompt` and `options` are those of `generate_grounded_content`; or pass requests
-        for the bidirectional form: a list (works over gRPC and REST) or an iterator that
-        produces requests while responses are read (gRPC only).
-        """
-        plan = calls.stream_generate_grounded_content(self._config, prompt, **options)
-        plan = with_call_metadata(plan, metadata)
-        attempts = self._attempts(
-            plan.method,
-            first_request(plan),
-            plan.metadata,
-            timeout,
-            retry,
-            streaming=True,
-            interactive=plan.interactive,
-        )
-        try:
-            with attempts:
-                transport = self._transport(plan.method.api)
-                while True:
-                    try:
-                        for response in transport.stream(
-                            plan.method,
-                            plan.requests,
-                            timeout=attempts.start(transport),
-                            metadata=attempts.metadata,
-                        ):
-                            yield plan.finish(attempts.got(response))
-                        break
-                    except GroundwireError as error:
-                        time.sleep(attempts.wait_after(error))
-        except GroundwireError as error:
-            raise self._explained(error, None) from error.__cause__
-
-    def check_grounding_many(
-        self,
-        requests: Iterable[message.Message | Mapping[str, Any]],
-        *,
-        concurrency: int = DEFAULT_CONCURRENCY,
-        rate: float | None = None,
-        citation_threshold: float | None = None,
-        enable_claim_level_score: bool | None = None,
-        timeout: float | None = None,
-        metadata: MetadataLike | None = None,
-        retry: RetryArgument = CLIENT_RETRY,
-        max_connection_failures: int | None = DEFAULT_MAX_CONNECTION_FAILURES,
-    ) -> Batch[CheckGroundingResult]:
-        """Checks many answers concurrently; yields one outcome per input, in input order.
-
-        >>> with GroundingClient("my-project") as client:               # doctest: +SKIP
-        ...     for outcome in client.check_grounding_many(records, rate=50):
-        ...         print(outcome.index, outcome.error or outcome.result.support_score)
-
-        Args:
-            requests: any iterable, read lazily (at most `2 * concurrency` items are held):
-                `CheckGroundingRequest`s, or mappings of `check_grounding`'s arguments
-                (`answer_candidate` or its synonym `answer`, `facts`, `citation_threshold`,
-                ...) with an optional `id`. A bad item gets an outcome with an
-                `InvalidArgument` error; the others go on.
-            concurrency: the most items in progress at once. The batch lowers it (halves)
-                when the server throttles (RESOURCE_EXHAUSTED, 429) and raises it again
-                by one per window of successes.
-            rate: at most this many attempts per second (a token bucket); None: no limit.
-            citation_threshold: for mapping items that give none.
-            enable_claim_level_score: for mapping items that give none.
-            timeout: each item's overall deadline, retries included (default: the client's).
-            metadata: extra metadata sent with every call.
-            retry: the retry policy of each item (default: the client's; None: one attempt).
-                The batch retries itself, honouring RetryInfo / Retry-After, so it sees
-                every attempt: interceptors see each attempt as a call of its own.
-            max_connection_failures: after this many attempts in a row that could make no
-                connection, iterating raises `Unavailable` ("cannot reach ...") instead of
-                every item waiting out its deadline; None never gives up early.
-
-        Returns a `groundwire.batch.Batch`: iterate it for `BatchOutcome`s (`index`,
-        `result`, `error`, `attempts`, `id`); its `concurrency` and `throttled_seconds`
-        say how the server's throttling slowed it. Close it (or use `with`) to stop early.
-        """
-        return self._many(
-            "CheckGrounding",
-            requests,
-            {
-                "citation_threshold": citation_threshold,
-                "enable_claim_level_score": enable_claim_level_score,
-            },
-            concurrency=concurrency,
-            rate=rate,
-            timeout=timeout,
-            metadata=metadata,
-            retry=retry,
-            max_connection_failures=max_connection_failures,
-        )
-
-    def corroborate_content_many(
-        self,
-        requests: Iterable[message.Message | Mapping[str, Any]],
-        *,
-        concurrency: int = DEFAULT_CONCURRENCY,
-        rate: float | None = None,
-        citation_threshold: float | None = None,
-        timeout: float | None = None,
-        metadata: MetadataLike | None = None,
-        retry: RetryArgument = CLIENT_RETRY,
-        max_connection_failures: int | None = DEFAULT_MAX_CONNECTION_FAILURES,
-    ) -> Batch[CorroborationResult]:
-        """Corroborates many contents concurrently; one outcome per input, in input order.
-
-        Items are `CorroborateContentRequest`s or mappings of `corroborate_content`'s
-        arguments (`content`, or `answer_candidate` / `answer`, `facts`,
-        `citation_threshold`) with an optional `id`; everything else is as in
-        `check_grounding_many`.
-        """
-        return self._many(
-            "CorroborateContent",
-            requests,
-            {"citation_threshold": citation_threshold},
-            concurrency=concurrency,
-            rate=rate,
-            timeout=timeout,
-            metadata=metadata,
-            retry=retry,
-            max_connection_failures=max_connection_failures,
-        )
-
-    # -- plumbing ----------------------------------------------------------------------------
-
-    def _many(
-        self, rpc: Rpc, requests: Iterable[object], defaults: Mapping[str, Any], **options: Any
-    ) -> Batch[Any]:
-        """A `Batch` of `rpc` calls, each attempt one call without retries: the `*_many` body."""
-
-        def send(call: calls.Call[Any], timeout: float, metadata: MetadataLike | None) -> Any:
-            return self._run(call, timeout, metadata, None)
-
-        plan, settings, where = self._batch(rpc, defaults, **options)
-        return Batch(requests, plan, send, settings, where)
+    # -- plumbing: the lines that wait -------------------------------------------------------
 
     def _transport(self, api: str) -> Transport:
         if self._forks != lifetime.forks:  # a forked child: the transports are the parent's
@@ -398,35 +149,41 @@ class GroundingClient(ClientBase):
                 transport.abandon()
             self._forks = lifetime.forks
 
-    def _run(
-        self,
-        call: calls.Call[ResultT],
-        timeout: float | None,
-        metadata: MetadataLike | None,
-        retry: RetryArgument,
-    ) -> ResultT:
-        """One unary call with the user's per-call options; the result read from its answer."""
-        if metadata:
-            call = with_call_metadata(call, metadata)
-        attempts = self._attempts(call.method, call.request, call.metadata, timeout, retry)
-        try:
-            with attempts:
-                transport = self._transport(call.method.api)
-                while True:
-                    try:
-                        response = transport.unary(
-                            call.method,
-                            call.request,
-                            timeout=attempts.start(transport),
-                            metadata=attempts.metadata,
-                        )
-                        break
-                    except GroundwireError as error:
-                        time.sleep(attempts.wait_after(error))
-                attempts.got(response)
-        except GroundwireError as error:
-            raise self._explained(error, call.request) from error.__cause__
+    def _run(self, call: Any, timeout: Any, metadata: Any, retry: Any) -> Any:
+        """One unary call: its attempts, then the result read from its answer."""
+        with _api.prepare(self, call, timeout, metadata, retry) as plan:
+            transport = self._transport(call.method.api)
+            while True:
+                try:
+                    response = plan.got(plan.send(transport))
+                    break
+                except GroundwireError as error:
+                    time.sleep(plan.wait_after(error))
         return call.finish(response)
+
+    def _send(
+        self, call: calls.Call[ResultT], timeout: float, metadata: MetadataLike | None
+    ) -> Any:
+        """One attempt of a batch's item: a call without retries."""
+        return self._run(call, timeout, metadata, None)
+
+    def _many(self, many: Many[ResultT]) -> Batch[ResultT]:
+        """A batch whose items' attempts this client sends (`_send`)."""
+        return Batch(many, self._send)
+
+    def _stream(
+        self, call: Any, timeout: Any, metadata: Any, retry: Any
+    ) -> Iterator[GenerateResult]:
+        """One streaming call: its pieces as they arrive."""
+        with _api.prepare(self, call, timeout, metadata, retry) as plan:
+            transport = self._transport(call.method.api)
+            while True:
+                try:
+                    for response in plan.stream(transport):
+                        yield call.finish(plan.got(response))
+                    break
+                except GroundwireError as error:
+                    time.sleep(plan.wait_after(error))
 
     def close(self) -> None:
         """Closes the connections; the client cannot be used afterwards."""

@@ -21,7 +21,7 @@ Both protocols give every hook a default, so a subclass writes only the hooks it
 ...         return StaticMetadata((("x-tenant", "blue"),))
 
 Like connect-go's interceptors, the chain is built once, when the client is. Every call goes
-through it; an empty chain tells no one (`groundwire.core.attempts.Unobserved`).
+through it; an empty chain tells no one (`groundwire.core.attempts.NO_ONE`).
 """
 
 from __future__ import annotations
@@ -34,7 +34,7 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol
 from google.protobuf.message import Message
 
 from groundwire.core.apis import Method
-from groundwire.core.attempts import Events, Unobserved
+from groundwire.core.attempts import NO_ONE, Events
 from groundwire.core.errors import Cancelled, GroundwireError, Unknown
 from groundwire.transports.base import over_rest
 
@@ -167,7 +167,7 @@ class Chain:
     ) -> Events:
         """Starts a call: each interceptor sees it, with what the previous ones added."""
         if not self._interceptors:
-            return Unobserved(metadata)
+            return NO_ONE
         call = CallInfo(method, request, metadata, streaming)
         observers: list[CallObserver] = []
         try:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import inspect
 import logging
 import time
 from collections.abc import Callable
@@ -288,3 +289,32 @@ def test_a_live_stream_never_falls_back_to_rest(servers: CannedServers) -> None:
     ):
         list(client.stream_generate_grounded_content(live))
     assert servers.recorder.rest_calls == 0
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "check_grounding",
+        "corroborate_content",
+        "generate_grounded_content",
+        "stream_generate_grounded_content",
+        "check_grounding_many",
+        "corroborate_content_many",
+    ],
+)
+def test_both_clients_have_each_method_with_the_same_arguments_and_its_own_return(
+    name: str,
+) -> None:
+    sync, asynchronous = getattr(GroundingClient, name), getattr(AsyncGroundingClient, name)
+    assert inspect.signature(sync).parameters == inspect.signature(asynchronous).parameters
+    assert sync.__doc__ == asynchronous.__doc__
+    assert (sync.__qualname__, asynchronous.__qualname__) == (
+        f"GroundingClient.{name}",
+        f"AsyncGroundingClient.{name}",
+    )
+    if name.startswith("stream"):
+        assert inspect.isgeneratorfunction(sync)
+        assert inspect.isasyncgenfunction(asynchronous)
+    elif not name.endswith("_many"):
+        assert inspect.iscoroutinefunction(asynchronous)
+        assert not inspect.iscoroutinefunction(sync)

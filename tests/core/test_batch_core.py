@@ -15,10 +15,12 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from groundwire.core import calls
-from groundwire.core.batch import BatchSettings, BatchState, plan_item
+from groundwire.core.batch import BatchOutcome, BatchSettings, BatchState, ItemAttempts, plan_item
 from groundwire.core.error_codecs import error_from_status
 from groundwire.core.errors import InvalidArgument
 from groundwire.core.pacing import ReachabilityWatch, Throttle, TokenBucket
+from groundwire.core.retry import RetryPolicy
+from groundwire.transports.base import ConnectionFailure
 from tests.support.typed import typed
 
 CONFIG = calls.ClientConfig("p")
@@ -133,3 +135,69 @@ def test_corroborate_items_take_content_or_the_answer_synonyms() -> None:
         planned = plan_item(CONFIG, "CorroborateContent", {key: "Hi.", "facts": FACTS}, {})
         request = typed(CorroborateContentRequest, planned.call.request)
         assert request.content.parts[0].text == "Hi."
+
+
+class Clock:
+    """A clock the test moves by hand."""
+
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+class Ceiling:
+    """Jitter that always waits the longest it may."""
+
+    def uniform(self, a: float, b: float) -> float:
+        return b
+
+
+def item_attempts(state: BatchState, index: int = 0) -> ItemAttempts:
+    planned = plan_item(
+        CONFIG, "CheckGrounding", {"answer": "Hi.", "facts": FACTS, "id": index}, {}
+    )
+    return ItemAttempts(state, index, planned, Ceiling())
+
+
+def test_an_item_waits_its_back_off_then_the_rate_before_its_next_attempt() -> None:
+    clock = Clock()
+    retry = RetryPolicy(initial=0.5, maximum=0.5)
+    settings = BatchSettings(concurrency=2, rate=2.0, retry=retry, timeout=30.0)
+    state = BatchState(settings, "127.0.0.1:1", clock)
+    assert state.start(clock()) == 0.0
+    attempts = item_attempts(state)
+    assert attempts.begin() == 30.0
+    assert attempts.failed(THROTTLED) == 0.5  # the back-off, counted as throttled time
+    assert state.throttled_seconds == 0.5
+    assert state.throttle.concurrency == 1
+    assert attempts.pace() == pytest.approx(0.5)  # the bucket's second token, at the same time
+    clock.now = 1.0
+    attempts.begin()
+    outcome = attempts.succeeded("a result")
+    assert (outcome.result, outcome.attempts, outcome.id) == ("a result", 2, 0)
+
+
+def test_an_item_that_may_not_retry_ends_with_its_error() -> None:
+    settings = BatchSettings(concurrency=1, rate=None, retry=None, timeout=5.0)
+    attempts = item_attempts(BatchState(settings))
+    attempts.begin()
+    outcome = attempts.failed(THROTTLED)
+    assert isinstance(outcome, BatchOutcome)
+    assert (outcome.error, outcome.attempts) == (THROTTLED, 1)
+
+
+def test_connection_failures_in_a_row_across_items_mark_the_batch_dead() -> None:
+    unreachable = ConnectionFailure("refused")
+    settings = BatchSettings(
+        concurrency=4, rate=None, retry=None, timeout=5.0, max_connection_failures=3
+    )
+    state = BatchState(settings, "127.0.0.1:1")
+    for index in range(3):
+        assert state.dead is None
+        attempts = item_attempts(state, index)
+        attempts.begin()
+        attempts.failed(unreachable)
+    assert state.dead is not None
+    assert "cannot reach 127.0.0.1:1" in str(state.dead)

@@ -9,7 +9,7 @@ and asyncio drivers hold only the waiting, in the shape of this example:
 >>> from groundwire.core.error_codecs import error_from_status
 >>> from groundwire.core.retry import RetryPolicy
 >>> attempts = Attempts(RetryPolicy(initial=0.5, maximum=0.5), 30.0, random.Random(1),
-...                     Unobserved(()), lambda *logged: None, clock=lambda: 0.0)
+...                     NO_ONE, lambda *logged: None, clock=lambda: 0.0)
 >>> answers = iter([error_from_status(14, "busy"), "the answer"])
 >>> with attempts:
 ...     while True:
@@ -38,6 +38,7 @@ from groundwire.core.retry import Jitter, Retrying, RetryPolicy
 
 ResponseT = TypeVar("ResponseT")
 Metadata = tuple[tuple[str, str], ...]
+Explain = Callable[[GroundwireError, Any], GroundwireError]
 RetryLog = Callable[[Any, int, GroundwireError, float], None]
 """Told of each retry: (the method, the attempt that failed, its error, the wait)."""
 
@@ -90,17 +91,22 @@ class Unobserved:
         """Nothing to tell."""
 
 
+NO_ONE = Unobserved(())
+"""The events of every call no interceptor sees: it sends the call's own metadata."""
+
+
 class Attempts(Retrying):
     """The plan of one call: its attempts' timeouts, the waits between them, what is told.
 
     Use it as a context manager around the whole call, so that the events hear how it
-    ended. Per attempt: `start` (its timeout), then `got` for each response (once for a
-    unary call), or `wait_after` with the attempt's error, which returns the wait before
-    the next attempt, or raises the error when there is none. A stream is not retried once
+    ended (and the caller gets the error `explain` makes of a failure). Per attempt:
+    `send` or `stream` (which `start` it, with its timeout), then `got` for each response,
+    or `wait_after` with the attempt's error, which returns the wait before the next
+    attempt, or raises the error when there is none. A stream is not retried once
     it delivered a response, nor when its requests are a live iterator (`interactive`).
     """
 
-    __slots__ = ("events", "interactive", "last", "log", "method", "received")
+    __slots__ = ("call", "events", "explain", "interactive", "last", "log", "method", "received")
 
     def __init__(
         self,
@@ -115,32 +121,48 @@ class Attempts(Retrying):
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         """A call's plan: its deadline `timeout` from now, `events` told of each attempt."""
-        Retrying.__init__(self, policy, timeout, rng, clock)
+        # Retrying.__init__, written out: every call pays for the frame.
+        if policy is not None and policy.timeout < timeout:
+            timeout = policy.timeout
+        self.policy = policy
+        self._expires_at = clock() + timeout
+        self._clock = clock
+        self.rng = rng
+        self.attempts = 0
         self.events = events
         self.log = log
         self.method = method
         self.interactive = interactive
         self.received = 0
         self.last: Any = None
-
-    @classmethod
-    def unobserved(cls, policy: RetryPolicy | None, timeout: float, rng: Jitter) -> Attempts:
-        """A plan no one is told of: a batch's own retries, which it counts.
-
-        Each of the batch's attempts is a call of its own, which its interceptors see.
-        """
-        return cls(policy, timeout, rng, Unobserved(()), _unlogged)
-
-    @property
-    def metadata(self) -> Metadata:
-        """The metadata each attempt sends."""
-        return self.events.metadata
+        self.call: Any = None
+        """The call the attempts send (`groundwire.core.calls.Call` or `StreamCall`)."""
+        self.explain: Explain | None = None
+        """Rewrites the error the caller gets, given it and the unary request (None: keeps it)."""
 
     def start(self, transport: Any) -> float:
         """Starts an attempt over `transport`; returns its timeout, cut from the deadline."""
         self.received = 0
-        self.events.attempt_started(transport)
-        return self.attempt_timeout()
+        if self.events is not NO_ONE:
+            self.events.attempt_started(transport)
+        self.attempts += 1
+        remaining = self._expires_at - self._clock()
+        return remaining if remaining > 0.0 else 0.0
+
+    def send(self, transport: Any) -> Any:
+        """Starts an attempt of the unary `call` over `transport`: its response (or awaitable)."""
+        call = self.call
+        timeout = self.start(transport)
+        # What interceptors add extends the call's metadata: none added, none there.
+        metadata = self.events.metadata or call.metadata
+        return transport.unary(call.method, call.request, timeout=timeout, metadata=metadata)
+
+    def stream(self, transport: Any) -> Any:
+        """Starts an attempt of the streaming `call`: its responses' (async) iterator."""
+        call = self.call
+        timeout = self.start(transport)
+        metadata = self.events.metadata or call.metadata
+        return transport.stream(call.method, call.requests, timeout=timeout, metadata=metadata)
 
     def got(self, response: ResponseT) -> ResponseT:
         """Notes a response of the current attempt; returns it."""
@@ -174,12 +196,17 @@ class Attempts(Retrying):
         failure: BaseException | None,
         traceback: TracebackType | None,
     ) -> None:
+        events = self.events
         if failure is None:
-            self.events.attempt_ended(None, self.received)
-            self.events.finish(self.last)
-        else:
-            self.events.finish(self.last, failure, self.received)
+            if events is not NO_ONE:
+                events.attempt_ended(None, self.received)
+                events.finish(self.last)
+            return
+        events.finish(self.last, failure, self.received)
+        if self.explain is not None and isinstance(failure, GroundwireError):
+            request = getattr(self.call, "request", None)
+            raise self.explain(failure, request) from failure.__cause__
 
 
-def _unlogged(method: Any, attempt: int, error: GroundwireError, delay: float) -> None:
-    """Logs nothing."""
+def unlogged(method: Any, attempt: int, error: GroundwireError, delay: float) -> None:
+    """Logs nothing: the retry log of a plan no one is told of (a batch item's own retries)."""

@@ -7,20 +7,26 @@ made here and differ only in how they wait.
 
 from __future__ import annotations
 
+import collections
 import math
-from collections.abc import Iterable, Mapping
+import random
+import threading
+import time
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
 from google.protobuf import message
 
 from groundwire.core import calls
+from groundwire.core.attempts import NO_ONE, Attempts, unlogged
 from groundwire.core.client_options import ConfigurationError
 from groundwire.core.errors import GroundwireError, StatusCode, bad_request
 from groundwire.core.metadata import MetadataLike
 from groundwire.core.pacing import ReachabilityWatch, Throttle, TokenBucket
-from groundwire.core.retry import RetryPolicy
+from groundwire.core.retry import Jitter, RetryPolicy
 from groundwire.core.spec import SPECS
+from groundwire.core.unreachable import dead_endpoint
 
 ResultT = TypeVar("ResultT")
 Rpc = str
@@ -98,6 +104,19 @@ class Planned:
 
     call: calls.Call[Any]
     id: object
+
+
+@dataclass(frozen=True, slots=True)
+class Many(Generic[ResultT]):
+    """A batch ready to run: its items, how each is read as a call, its settings, its endpoint.
+
+    `where` names the endpoint when the batch cannot reach it.
+    """
+
+    items: Any
+    plan: Callable[[object], Planned]
+    settings: BatchSettings
+    where: str
 
 
 def plan_item(
@@ -189,26 +208,37 @@ def _arguments(
 class BatchState:
     """The shared state of a running batch: its window, rate, reachability and throttled time.
 
-    The engines hold a lock around it (the async one needs none) and ask it, before each
-    attempt, whether a slot is free and how long the token bucket says to wait; after each
-    attempt they report how it went.
+    Both engines ask it, before each item, whether a slot is free (`may_start`, under the
+    lock they wait on), then take one (`start`, which says how long the token bucket makes
+    the item wait); each item's attempts then follow its `ItemAttempts`. It keeps its own
+    lock, so that a thread and the event loop alike may share it.
 
     Example:
-        >>> state = BatchState(BatchSettings(concurrency=2, rate=None, retry=None, timeout=5.0))
+        >>> settings = BatchSettings(concurrency=2, rate=None, retry=None, timeout=5.0)
+        >>> state = BatchState(settings, "127.0.0.1:1")
         >>> state.may_start(), state.start(now=0.0), state.may_start(), state.start(now=0.0)
         (True, 0.0, True, 0.0)
         >>> state.may_start()
         False
     """
 
-    def __init__(self, settings: BatchSettings) -> None:
+    def __init__(
+        self,
+        settings: BatchSettings,
+        where: str = "the endpoint",
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
         self.settings = settings
+        self.where = where
+        self.clock = clock
         self.throttle = Throttle(settings.concurrency)
         self.watch = ReachabilityWatch(settings.max_connection_failures)
         self.bucket = None if settings.rate is None else TokenBucket(settings.rate)
         self.active = 0
         self.throttled_seconds = 0.0
         self.dead: GroundwireError | None = None
+        """The batch's end when its endpoint made no connection too many times in a row."""
+        self.lock = threading.Lock()
 
     def may_start(self) -> bool:
         """Whether an item may take a slot now: fewer in progress than the window allows."""
@@ -216,34 +246,148 @@ class BatchState:
 
     def start(self, now: float) -> float:
         """Takes a slot for an item; returns the seconds its first attempt waits for the rate."""
-        self.active += 1
+        with self.lock:
+            self.active += 1
         return self.pace(now)
 
     def pace(self, now: float) -> float:
         """The seconds the next attempt waits for the token bucket (0 without a rate)."""
-        return 0.0 if self.bucket is None else self.bucket.reserve(now)
+        if self.bucket is None:
+            return 0.0
+        with self.lock:
+            return self.bucket.reserve(now)
 
     def finish(self) -> None:
         """Gives an item's slot back."""
-        self.active -= 1
+        with self.lock:
+            self.active -= 1
 
     def attempted(
         self, error: GroundwireError | None, *, connected: bool, started_at: float, now: float
     ) -> bool:
-        """Records one attempt's end; True when it showed the endpoint dead.
+        """Records one attempt's end; True (and `dead` set) when it showed the endpoint dead.
 
         A throttled attempt (RESOURCE_EXHAUSTED) shrinks the window; successful attempts grow
         it back, by one for each window's worth of them.
         """
-        if self.watch.attempted(connected=connected):
-            return True
-        if error is None:
-            self.throttle.succeeded()
-        elif error.code == StatusCode.RESOURCE_EXHAUSTED and not error.permanent:
-            self.throttle.throttled(started_at, now)
-        return False
+        with self.lock:
+            if self.watch.attempted(connected=connected):
+                if self.dead is None and error is not None:
+                    failures = self.watch.consecutive_failures
+                    self.dead = dead_endpoint(self.where, failures, error)
+                return True
+            if error is None:
+                self.throttle.succeeded()
+            elif error.code == StatusCode.RESOURCE_EXHAUSTED and not error.permanent:
+                self.throttle.throttled(started_at, now)
+            return False
 
     def waited(self, error: GroundwireError, seconds: float) -> None:
         """Records a back-off wait after `error`; a throttled one counts as throttled time."""
         if error.code == StatusCode.RESOURCE_EXHAUSTED:
-            self.throttled_seconds += seconds
+            with self.lock:
+                self.throttled_seconds += seconds
+
+    def item(
+        self, index: int, item: object, plan: Callable[[object], Planned], rng: Jitter
+    ) -> ItemAttempts | BatchOutcome[Any]:
+        """The attempts of input `index`, or its outcome when it is not a call (InvalidArgument)."""
+        try:
+            planned = plan(item)
+        except GroundwireError as error:
+            return BatchOutcome(index, None, error, 0, item_id(item))
+        return ItemAttempts(self, index, planned, rng)
+
+
+class ItemAttempts(Attempts):
+    """One batch item's attempts: a call's plan, paced by the batch and watched for a dead end.
+
+    Each attempt is one call without retries (which interceptors see as a call of its own):
+    `begin` gives its timeout; after it, `succeeded` gives the item's outcome, and `failed`
+    the outcome or the back-off wait, after which `pace` is the wait the rate asks for. The
+    engine stops when its state turned `dead`.
+
+    Example:
+        >>> from groundwire.core.error_codecs import error_from_status
+        >>> settings = BatchSettings(concurrency=1, rate=None, retry=None, timeout=5.0)
+        >>> state = BatchState(settings, "127.0.0.1:1")
+        >>> attempts = ItemAttempts(state, 0, Planned(None, "q-1"), None)
+        >>> timeout = attempts.begin()
+        >>> attempts.failed(error_from_status(14, "down")).error.code.name
+        'UNAVAILABLE'
+    """
+
+    __slots__ = ("index", "planned", "started", "state")
+
+    def __init__(self, state: BatchState, index: int, planned: Planned, rng: Jitter) -> None:
+        settings = state.settings
+        Attempts.__init__(
+            self, settings.retry, settings.timeout, rng, NO_ONE, unlogged, clock=state.clock
+        )
+        self.state = state
+        self.index = index
+        self.planned = planned
+        self.started = 0.0
+
+    def begin(self) -> float:
+        """Starts an attempt; returns its timeout, cut from the item's deadline."""
+        self.started = self._clock()
+        return self.start(None)
+
+    def succeeded(self, result: Any) -> BatchOutcome[Any]:
+        """The item's outcome after an attempt that gave `result`."""
+        self.state.attempted(None, connected=True, started_at=self.started, now=self._clock())
+        return BatchOutcome(self.index, result, None, self.attempts, self.planned.id)
+
+    def failed(self, error: GroundwireError) -> float | BatchOutcome[Any]:
+        """After an attempt failed with `error`: the wait before the next, or the outcome."""
+        now = self._clock()
+        self.state.attempted(error, connected=error.connected, started_at=self.started, now=now)
+        delay = self.retry_after(error)
+        if delay is None:
+            return BatchOutcome(self.index, None, error, self.attempts, self.planned.id)
+        self.state.waited(error, delay)
+        return delay
+
+    def pace(self) -> float:
+        """After the back-off wait: the wait the batch's rate asks for before the next attempt."""
+        return self.state.pace(self._clock())
+
+
+class Stopped(Exception):
+    """Raised inside an item's worker or task when its batch has ended (closed, or dead)."""
+
+
+class Engine(Generic[ResultT]):
+    """What the sync and async batch engines share: the state of one running batch.
+
+    `send` sends one attempt of an item's call; `_pending` holds the items in progress, in
+    input order, as the engine's futures or tasks.
+    """
+
+    def __init__(self, many: Many[ResultT], send: Callable[..., Any]) -> None:
+        self._many = many
+        self._send = send
+        self._state = BatchState(many.settings, many.where)
+        self._pending: collections.deque[Any] = collections.deque()
+        self._next_index = 0
+        self._exhausted = False
+        self._random = random.Random()  # its uniform() is safe to share between threads
+
+    @property
+    def concurrency(self) -> int:
+        """How many items may be in progress at once right now (the adaptive window)."""
+        return self._state.throttle.concurrency
+
+    @property
+    def throttled_seconds(self) -> float:
+        """Seconds items waited, summed, before retrying a RESOURCE_EXHAUSTED (429)."""
+        return self._state.throttled_seconds
+
+    def _reading(self) -> bool:
+        """Whether to read another input now: fewer than `read_ahead` pending, input left."""
+        return not self._exhausted and len(self._pending) < self._many.settings.read_ahead
+
+    def _item(self, index: int, item: object) -> ItemAttempts | BatchOutcome[Any]:
+        """Input `index`'s attempts (or its outcome when it is not a call)."""
+        return self._state.item(index, item, self._many.plan, self._random)

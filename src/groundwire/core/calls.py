@@ -12,7 +12,6 @@ from collections.abc import (
     AsyncIterable,
     AsyncIterator,
     Iterable,
-    Iterator,
     Mapping,
     Sequence,
 )
@@ -171,7 +170,7 @@ def stream_generate_grounded_content(
             spec.check(method, single)
         return StreamCall(method, (single,), _stream_metadata(config, method, single), False)
     refuse_options_beside(method, spec.given(options))
-    converted = _checked_requests(config, method, prompt)
+    converted = (_checked_request(config, method, item, index) for index, item in enumerate(prompt))
     if isinstance(prompt, Sequence):
         fixed = list(converted)
         first = fixed[0] if fixed else None
@@ -220,13 +219,6 @@ def _is_prompt(value: Any) -> bool:
             and first.DESCRIPTOR.name == "GroundedGenerationContent"
         )
     return False
-
-
-def _checked_requests(
-    config: ClientConfig, method: apis.Method, items: Iterable[Any]
-) -> Iterator[message.Message]:
-    for index, item in enumerate(items):
-        yield _checked_request(config, method, item, index)
 
 
 def _checked_request(

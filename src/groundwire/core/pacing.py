@@ -1,7 +1,7 @@
 """How fast a batch may go: a token bucket, an AIMD concurrency window, a dead-endpoint watch.
 
-Pure bookkeeping with the time passed in; the sync and async batch engines
-(`groundwire.batch`, `groundwire.aio_batch`) hold the locks and do the waiting.
+Pure bookkeeping with the time passed in; a batch's state (`groundwire.core.batch.BatchState`)
+holds them under its lock, and the engines (`groundwire.batch`, `groundwire.aio_batch`) wait.
 """
 
 from __future__ import annotations

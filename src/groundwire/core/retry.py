@@ -193,23 +193,8 @@ def next_delay(
     delay = rng.uniform(0.0, policy.ceiling(attempt - 1))
     if error.retry_delay is not None:
         delay = max(delay, error.retry_delay)
-    if not fits_before_deadline(delay, deadline):
-        return None
-    return delay
-
-
-def fits_before_deadline(delay: float, deadline: Deadline) -> bool:
-    """Whether a back-off wait of ``delay`` seconds leaves time for another attempt.
-
-    The rule (see the module's docstring): a wait at least as long as the time left is not
-    taken, and the call gives up with the error it has.
-
-    Example:
-        >>> deadline = Deadline.start(10.0, clock=lambda: 0.0)
-        >>> fits_before_deadline(2.0, deadline), fits_before_deadline(10.0, deadline)
-        (True, False)
-    """
-    return delay < deadline.remaining()
+    # A wait at least as long as the time left is not taken (see the module's docstring).
+    return delay if delay < deadline.remaining() else None
 
 
 class Retrying:

@@ -1,0 +1,487 @@
+"""The public calls, written once: their arguments read into what both clients then drive.
+
+`GroundingClient` and `AsyncGroundingClient` have the same methods with the same arguments;
+each is written here once (`Methods`): it reads the arguments into a call ready to send (no
+I/O) and hands it to the client's driver (`_run`, `_stream`, `_many`), which holds the few
+lines that wait. `Api` declares the methods for both clients and binds them to each.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import types
+from collections.abc import (
+    AsyncIterable,
+    AsyncIterator,
+    Callable,
+    Coroutine,
+    Iterable,
+    Iterator,
+    Mapping,
+    Sequence,
+)
+from typing import (
+    TYPE_CHECKING,
+    Any,
+    Concatenate,
+    Generic,
+    ParamSpec,
+    Protocol,
+    TypeVar,
+    cast,
+    overload,
+)
+
+from google.protobuf import message
+
+from groundwire._base import CLIENT_RETRY, ClientBase, RetryArgument, with_call_metadata
+from groundwire.core import calls
+from groundwire.core.attempts import Attempts
+from groundwire.core.batch import (
+    DEFAULT_CONCURRENCY,
+    DEFAULT_MAX_CONNECTION_FAILURES,
+    BatchSettings,
+    Many,
+    Planned,
+)
+from groundwire.core.metadata import MetadataLike
+from groundwire.core.requests import FactLike, TurnLike
+from groundwire.core.results import CheckGroundingResult, CorroborationResult, GenerateResult
+from groundwire.interceptors import first_request
+
+if TYPE_CHECKING:
+    from groundwire.aio import AsyncGroundingClient
+    from groundwire.aio_batch import AsyncBatch
+    from groundwire.batch import Batch
+
+P = ParamSpec("P")
+ResultT = TypeVar("ResultT")
+SyncT = TypeVar("SyncT")
+AsyncT = TypeVar("AsyncT")
+
+
+class Unary(Generic[ResultT]):
+    """What a unary method's driver gives: the result (sync), or an awaitable of it (asyncio)."""
+
+
+class Streamed:
+    """What a streaming method's driver gives: the pieces' iterator, or async iterator."""
+
+
+class Batched(Generic[ResultT]):
+    """What a `*_many` method's driver gives: a `Batch`, or an `AsyncBatch`."""
+
+
+BatchItems = Iterable[message.Message | Mapping[str, Any]]
+
+
+class Methods(Protocol):
+    """The clients' public methods, each written once: its arguments read into a call to drive.
+
+    Each ends handing its call to the client's driver: `_run(call, timeout, metadata,
+    retry)`, `_stream(...)` or `_many(many)`, which the sync client runs at once and the
+    asyncio one awaits (`Api` binds them so). One signature and one docstring serve both.
+    """
+
+    _config: calls.ClientConfig
+    _asynchronous: bool
+
+    def _batch(
+        self, rpc: str, defaults: Mapping[str, Any], **options: Any
+    ) -> tuple[Callable[[object], Planned], BatchSettings, str]: ...
+
+    def _run(self, call: calls.Call[ResultT], *options: Any) -> Unary[ResultT]: ...
+
+    def _stream(self, call: calls.StreamCall, *options: Any) -> Streamed: ...
+
+    def _many(self, many: Many[ResultT]) -> Batched[ResultT]: ...
+
+    def check_grounding(
+        self,
+        /,
+        answer_candidate: str | message.Message,
+        facts: Iterable[FactLike] = (),
+        *,
+        citation_threshold: float | None = None,
+        enable_claim_level_score: bool | None = None,
+        user_labels: Mapping[str, str] | None = None,
+        grounding_config: str = "default_grounding_config",
+        timeout: float | None = None,
+        metadata: MetadataLike | None = None,
+        retry: RetryArgument = CLIENT_RETRY,
+    ) -> Unary[CheckGroundingResult]:
+        """Checks how well `facts` support `answer_candidate`, claim by claim.
+
+        Args:
+            answer_candidate: the answer to check (or a ready `CheckGroundingRequest`).
+            facts: strings, `(text, attributes)` pairs, dicts (`{"text", "attributes"}`) or
+                `GroundingFact` messages; attributes such as `author` count as evidence.
+            citation_threshold: 0–1; higher gives fewer, stronger citations (service: 0.6).
+            enable_claim_level_score: also score each claim (v1 and v1beta).
+            user_labels: billing labels.
+            grounding_config: the config id or full resource name.
+            timeout: this call's overall deadline, instead of the client's.
+            metadata: extra gRPC metadata (HTTP headers over REST) for this call.
+            retry: this call's retry policy instead of the client's (None: no retries).
+
+        Returns the claims with `start`/`end` that slice `answer_candidate` as a Python
+        string, the UTF-8 offsets the API sent, UTF-16 offsets, and resolved citations.
+        """
+        call = calls.unary(
+            self._config,
+            "CheckGrounding",
+            answer_candidate,
+            facts=facts,
+            citation_threshold=citation_threshold,
+            enable_claim_level_score=enable_claim_level_score,
+            user_labels=user_labels,
+            grounding_config=grounding_config,
+        )
+        return self._run(call, timeout, metadata, retry)
+
+    def corroborate_content(
+        self,
+        /,
+        content: str | message.Message,
+        facts: Iterable[FactLike] = (),
+        *,
+        citation_threshold: float | None = None,
+        timeout: float | None = None,
+        metadata: MetadataLike | None = None,
+        retry: RetryArgument = CLIENT_RETRY,
+    ) -> Unary[CorroborationResult]:
+        """Scores how well `facts` corroborate `content` (Vertex AI, aiplatform v1).
+
+        Args:
+            content: the text to corroborate (or a `Content`, or a ready request).
+            facts: strings (a fact's summary), `(text, {"title", "uri"})` pairs, dicts of
+                `Fact` fields, or `Fact` messages.
+            citation_threshold: claims scoring below it are left out (service: 0.6).
+            timeout: this call's overall deadline, instead of the client's.
+            metadata: extra gRPC metadata (HTTP headers over REST) for this call.
+            retry: this call's retry policy instead of the client's (None: no retries).
+        """
+        call = calls.unary(
+            self._config,
+            "CorroborateContent",
+            content,
+            facts=facts,
+            citation_threshold=citation_threshold,
+        )
+        return self._run(call, timeout, metadata, retry)
+
+    def generate_grounded_content(
+        self,
+        /,
+        prompt: str | Sequence[TurnLike] | message.Message,
+        *,
+        timeout: float | None = None,
+        metadata: MetadataLike | None = None,
+        retry: RetryArgument = CLIENT_RETRY,
+        **options: Any,
+    ) -> Unary[GenerateResult]:
+        """Generates an answer grounded in the given sources.
+
+        Args:
+            prompt: the user's question, a list of turns (`"text"`, `(role, text)`, dicts,
+                or `GroundedGenerationContent`), or a ready request.
+            timeout: this call's overall deadline, instead of the client's.
+            metadata: extra gRPC metadata (HTTP headers over REST) for this call.
+            retry: this call's retry policy instead of the client's (None: no retries).
+            **options: `system_instruction`; sources: `facts` (inline), `serving_config`
+                with `max_result_count`, `search_filter`, `safe_search` (Vertex AI Search),
+                `google_search=True` with `dynamic_retrieval_threshold`; generation:
+                `model_id`, `temperature`, `top_p`, `top_k`, `seed`, `max_output_tokens`,
+                `frequency_penalty`, `presence_penalty`, `language_code`; `user_labels`.
+        """
+        call = calls.unary(self._config, "GenerateGroundedContent", prompt, **options)
+        return self._run(call, timeout, metadata, retry)
+
+    def stream_generate_grounded_content(
+        self,
+        /,
+        prompt: str | Sequence[TurnLike] | message.Message | Iterable[message.Message] | Any,
+        *,
+        timeout: float | None = None,
+        metadata: MetadataLike | None = None,
+        retry: RetryArgument = CLIENT_RETRY,
+        **options: Any,
+    ) -> Streamed:
+        """Streams an answer as it is generated: yields one `GenerateResult` per piece.
+
+        `prompt` and `options` are those of `generate_grounded_content`; or pass requests
+        for the bidirectional form: a list (works over gRPC and REST) or an iterator that
+        produces requests while responses are read (gRPC only); the asyncio client also
+        takes an async iterator of requests.
+        """
+        if self._asynchronous and hasattr(prompt, "__aiter__"):
+            call = calls.live_stream(self._config, cast("AsyncIterable[Any]", prompt))
+        else:
+            call = calls.stream_generate_grounded_content(self._config, prompt, **options)
+        return self._stream(call, timeout, metadata, retry)
+
+    def check_grounding_many(
+        self,
+        /,
+        requests: BatchItems | AsyncIterable[message.Message | Mapping[str, Any]],
+        *,
+        concurrency: int = DEFAULT_CONCURRENCY,
+        rate: float | None = None,
+        citation_threshold: float | None = None,
+        enable_claim_level_score: bool | None = None,
+        timeout: float | None = None,
+        metadata: MetadataLike | None = None,
+        retry: RetryArgument = CLIENT_RETRY,
+        max_connection_failures: int | None = DEFAULT_MAX_CONNECTION_FAILURES,
+    ) -> Batched[CheckGroundingResult]:
+        """Checks many answers concurrently; yields one outcome per input, in input order.
+
+        >>> with GroundingClient("my-project") as client:               # doctest: +SKIP
+        ...     for outcome in client.check_grounding_many(records, rate=50):
+        ...         print(outcome.index, outcome.error or outcome.result.support_score)
+
+        Args:
+            requests: any iterable, read lazily (at most `2 * concurrency` items are held):
+                `CheckGroundingRequest`s, or mappings of `check_grounding`'s arguments
+                (`answer_candidate` or its synonym `answer`, `facts`, `citation_threshold`,
+                ...) with an optional `id`. A bad item gets an outcome with an
+                `InvalidArgument` error; the others go on. The asyncio client also takes an
+                async iterable, and runs the items as tasks.
+            concurrency: the most items in progress at once. The batch lowers it (halves)
+                when the server throttles (RESOURCE_EXHAUSTED, 429) and raises it again
+                by one per window of successes.
+            rate: at most this many attempts per second (a token bucket); None: no limit.
+            citation_threshold: for mapping items that give none.
+            enable_claim_level_score: for mapping items that give none.
+            timeout: each item's overall deadline, retries included (default: the client's).
+            metadata: extra metadata sent with every call.
+            retry: the retry policy of each item (default: the client's; None: one attempt).
+                The batch retries itself, honouring RetryInfo / Retry-After, so it sees
+                every attempt: interceptors see each attempt as a call of its own.
+            max_connection_failures: after this many attempts in a row that could make no
+                connection, iterating raises `Unavailable` ("cannot reach ...") instead of
+                every item waiting out its deadline; None never gives up early.
+
+        Returns a `groundwire.batch.Batch` (`groundwire.aio_batch.AsyncBatch`: `async for`):
+        iterate it for `BatchOutcome`s (`index`, `result`, `error`, `attempts`, `id`); its
+        `concurrency` and `throttled_seconds` say how the server's throttling slowed it.
+        Close it (or use `with`) to stop early.
+        """
+        defaults = {
+            "citation_threshold": citation_threshold,
+            "enable_claim_level_score": enable_claim_level_score,
+        }
+        batch = (concurrency, rate, timeout, metadata, retry, max_connection_failures)
+        return _many(self, "CheckGrounding", requests, defaults, *batch)
+
+    def corroborate_content_many(
+        self,
+        /,
+        requests: BatchItems | AsyncIterable[message.Message | Mapping[str, Any]],
+        *,
+        concurrency: int = DEFAULT_CONCURRENCY,
+        rate: float | None = None,
+        citation_threshold: float | None = None,
+        timeout: float | None = None,
+        metadata: MetadataLike | None = None,
+        retry: RetryArgument = CLIENT_RETRY,
+        max_connection_failures: int | None = DEFAULT_MAX_CONNECTION_FAILURES,
+    ) -> Batched[CorroborationResult]:
+        """Corroborates many contents concurrently; one outcome per input, in input order.
+
+        Items are `CorroborateContentRequest`s or mappings of `corroborate_content`'s
+        arguments (`content`, or `answer_candidate` / `answer`, `facts`,
+        `citation_threshold`) with an optional `id`; everything else is as in
+        `check_grounding_many`.
+        """
+        batch = (concurrency, rate, timeout, metadata, retry, max_connection_failures)
+        defaults = {"citation_threshold": citation_threshold}
+        return _many(self, "CorroborateContent", requests, defaults, *batch)
+
+
+def _many(
+    client: Methods, rpc: str, requests: Any, defaults: Mapping[str, Any], *options: Any
+) -> Batched[Any]:
+    """A batch of `rpc` calls to run: what each `*_many` method reads its arguments into.
+
+    `options` are the batch's own arguments, in the order of `_BATCH_OPTIONS`.
+    """
+    named = dict(zip(_BATCH_OPTIONS, options, strict=True))
+    return client._many(Many(requests, *client._batch(rpc, defaults, **named)))
+
+
+_BATCH_OPTIONS = ("concurrency", "rate", "timeout", "metadata", "retry", "max_connection_failures")
+
+
+# -- the clients' methods: each builder, bound to the client's driver ----------------------
+
+
+class Method(Generic[P, SyncT, AsyncT]):
+    """A public method of both clients, declared once in `Api`: `build` and its kind.
+
+    Each client class gets, in place of it, a function that hands what `build` reads to the
+    client's driver (`_run`, `_stream`, `_many`); for the type checker it is a method of
+    the sync client returning `SyncT`, and of the asyncio client returning `AsyncT`.
+    """
+
+    def __init__(self, build: Callable[..., Any], kind: str) -> None:
+        self.build = build
+        self.kind = kind
+
+    @overload
+    def __get__(self, client: None, owner: type) -> Method[P, SyncT, AsyncT]: ...
+    @overload
+    def __get__(self, client: AsyncGroundingClient, owner: type) -> Callable[P, AsyncT]: ...
+    @overload
+    def __get__(self, client: Api, owner: type) -> Callable[P, SyncT]: ...
+    def __get__(self, client: Api | None, owner: type) -> Any:
+        return self  # each client class has its own function in place of it
+
+
+def unary(
+    build: Callable[Concatenate[Any, P], Unary[ResultT]],
+) -> Method[P, ResultT, Coroutine[Any, Any, ResultT]]:
+    """A unary method: the sync client returns its result, the asyncio one awaits it."""
+    return Method(build, "unary")
+
+
+def streaming(
+    build: Callable[Concatenate[Any, P], Streamed],
+) -> Method[P, Iterator[GenerateResult], AsyncIterator[GenerateResult]]:
+    """A streaming method: a generator of the pieces (an async one in the asyncio client)."""
+    return Method(build, "stream")
+
+
+def batch(
+    build: Callable[Concatenate[Any, P], Batched[ResultT]],
+) -> Method[P, Batch[ResultT], AsyncBatch[ResultT]]:
+    """A `*_many` method: a `Batch` of outcomes (an `AsyncBatch` in the asyncio client)."""
+    return Method(build, "many")
+
+
+def _awaitable(build: Callable[..., Any]) -> Callable[..., Any]:
+    """A coroutine that reads the arguments when awaited, then awaits the call (`_run`)."""
+
+    async def method(self: Any, /, *args: Any, **kwargs: Any) -> Any:
+        return await build(self, *args, **kwargs)
+
+    return functools.wraps(build)(method)
+
+
+def _iterating(build: Callable[..., Any]) -> Callable[..., Any]:
+    """A generator: reads the arguments when first read, then yields the pieces (`_stream`)."""
+
+    def method(self: Any, /, *args: Any, **kwargs: Any) -> Iterator[Any]:
+        yield from build(self, *args, **kwargs)
+
+    return functools.wraps(build)(method)
+
+
+def _async_iterating(build: Callable[..., Any]) -> Callable[..., Any]:
+    """An async generator: reads the arguments when first read, then yields the pieces."""
+
+    async def method(self: Any, /, *args: Any, **kwargs: Any) -> AsyncIterator[Any]:
+        async for piece in build(self, *args, **kwargs):
+            yield piece
+
+    return functools.wraps(build)(method)
+
+
+def _itself(build: Callable[..., Any]) -> Callable[..., Any]:
+    """The builder, as it is: it hands its call to the driver (`_run`, `_many`) at once."""
+    return build
+
+
+_BINDERS = {
+    ("unary", False): _itself,
+    ("unary", True): _awaitable,
+    ("stream", False): _iterating,
+    ("stream", True): _async_iterating,
+    ("many", False): _itself,
+    ("many", True): _itself,
+}
+"""What each kind of method becomes in the sync (False) and the asyncio (True) client."""
+
+
+class Api(ClientBase):
+    """The public methods of both clients, declared once; each client binds them to its drivers.
+
+    A subclass says whether it is the asyncio client (`_asynchronous`) and defines the
+    drivers that `Methods` hand their calls to.
+    """
+
+    _asynchronous = False
+
+    check_grounding = unary(Methods.check_grounding)
+    corroborate_content = unary(Methods.corroborate_content)
+    generate_grounded_content = unary(Methods.generate_grounded_content)
+    stream_generate_grounded_content = streaming(Methods.stream_generate_grounded_content)
+    check_grounding_many = batch(Methods.check_grounding_many)
+    corroborate_content_many = batch(Methods.corroborate_content_many)
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        """Puts each method's function on the client class, so that a call finds it at once."""
+        super().__init_subclass__(**kwargs)
+        for name, method in vars(Api).items():
+            if isinstance(method, Method) and getattr(cls, name) is method:
+                binder = _BINDERS[method.kind, cls._asynchronous]
+                setattr(cls, name, _method_of(cls, name, binder(method.build), method))
+
+
+def _method_of(cls: type[Api], name: str, function: Any, method: Method[Any, Any, Any]) -> Any:
+    """`function` as `cls`'s own method: its name, and the return type `cls` gives.
+
+    It is a copy (no frame added), so that `help()` and the API reference show each client
+    its own method with what it returns there, rather than the shared builder's.
+    """
+    copy = types.FunctionType(
+        function.__code__, function.__globals__, name, function.__defaults__, function.__closure__
+    )
+    copy.__kwdefaults__ = function.__kwdefaults__
+    copy.__doc__ = method.build.__doc__
+    copy.__qualname__ = f"{cls.__qualname__}.{name}"
+    copy.__module__ = cls.__module__
+    builds = method.build.__annotations__["return"]  # e.g. "Unary[CheckGroundingResult]"
+    returns = _RETURNS[method.kind][cls._asynchronous].format(builds.partition("[")[2][:-1])
+    signature = inspect.signature(method.build).replace(return_annotation=returns)
+    setattr(copy, "__signature__", signature)  # noqa: B010 (FunctionType declares none)
+    return copy
+
+
+_RETURNS = {
+    "unary": ("{}", "{}"),
+    "stream": ("Iterator[GenerateResult]", "AsyncIterator[GenerateResult]"),
+    "many": ("Batch[{}]", "AsyncBatch[{}]"),
+}
+"""What a method of each kind returns in the sync and the asyncio client, as the docs say."""
+
+
+def prepare(
+    client: ClientBase,
+    call: Any,
+    timeout: float | None,
+    metadata: MetadataLike | None,
+    retry: RetryArgument,
+) -> Attempts:
+    """The plan of one call with the user's per-call options, its interceptors started.
+
+    The plan holds the call (`Attempts.call`), which carries the user's extra `metadata`.
+    """
+    if metadata:
+        call = with_call_metadata(call, metadata)
+    if type(call) is calls.StreamCall:
+        attempts = client._attempts(
+            call.method,
+            first_request(call),
+            call.metadata,
+            timeout,
+            retry,
+            streaming=True,
+            interactive=call.interactive,
+        )
+    else:
+        attempts = client._attempts(call.method, call.request, call.metadata, timeout, retry)
+    attempts.call = call
+    attempts.explain = client._explained
+    return attempts
