@@ -74,8 +74,8 @@ RULES = (
     ),
     Rule(
         "weakest_claim",
-        "The support score blends the mean of the claims' credits with the weakest claim's score"
-        " at this weight.",
+        "The support score is the weakest claim's score at this weight plus, at the rest, the"
+        " mean over claims of the grounded ones' scores.",
         0.9,
         0.0,
         _TESTS + "test_the_support_score_blends_the_mean_with_the_weakest_claim",
