@@ -28,8 +28,8 @@ from functools import partial
 
 from groundwire.core.validation import MAX_ANSWER_TOKENS, MAX_FACT_CHARACTERS, MAX_FACTS
 from groundwire.emulator.engine import Fact, check_grounding, split_claims
+from groundwire.emulator.engine.index import clear_caches
 from groundwire.emulator.engine.sentences import split_sentences
-from groundwire.emulator.engine.terms import clear_caches
 
 _SYLLABLES = [
     "ka",

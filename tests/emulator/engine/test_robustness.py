@@ -14,8 +14,9 @@ import pytest
 
 from groundwire.emulator.engine import Fact, check_grounding, split_claims
 from groundwire.emulator.engine.check_required import needs_check
+from groundwire.emulator.engine.index import clear_caches
 from groundwire.emulator.engine.sentences import split_sentences
-from groundwire.emulator.engine.terms import clear_caches
+from groundwire.emulator.engine.terms import cached_read
 from groundwire.emulator.engine.terms import terms_of as content_terms
 
 GROWTH = 16
@@ -121,6 +122,5 @@ def test_distinct_huge_single_word_answers_are_not_kept_in_the_caches() -> None:
     clear_caches()
     for letter in "abcdef":
         check_grounding(letter * 200_000, [Fact("Rome is old.")])
-    from groundwire.emulator.engine.terms import _read_cached
 
-    assert _read_cached.cache_info().currsize == 0
+    assert cached_read.cache_info().currsize == 0

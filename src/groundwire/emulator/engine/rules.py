@@ -7,7 +7,7 @@ A rule is a row: its name, what it does in one line, its weight, the weight that
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 
@@ -106,6 +106,12 @@ CACHE_FACTS = 512
 """How many facts' readings stay cached, so a repeated request reads its facts once."""
 
 _weights = {rule.name: rule.weight for rule in RULES}
+_cache_clearers: list[Callable[[], None]] = []
+
+
+def on_rule_change(clear: Callable[[], None]) -> None:
+    """Have ``clear`` called whenever :func:`rules_off` changes a weight (a cache to forget)."""
+    _cache_clearers.append(clear)
 
 
 def rule_weight(name: str) -> float:
@@ -127,16 +133,16 @@ def rules_off(*names: str) -> Iterator[None]:
         ...     rule_weight("numbers")
         1.0
     """
-    from groundwire.emulator.engine.terms import clear_caches
-
     saved = dict(_weights)
     _weights.update({rule.name: rule.off for rule in RULES if rule.name in names})
-    clear_caches()
+    for clear in _cache_clearers:
+        clear()
     try:
         yield
     finally:
         _weights.update(saved)
-        clear_caches()
+        for clear in _cache_clearers:
+            clear()
 
 
 def rule_table() -> str:

@@ -44,11 +44,11 @@ def fold_accents(word: str) -> str:
 
 
 def stem(word: str) -> str:
-    """Reduce a casefolded word to the stem its inflections (and synonyms) share.
+    """Reduce a casefolded word to the stem its inflections share, cut to ``word_prefix`` letters.
 
     Example:
         >>> stem("pollinators"), stem("stopped"), stem("making"), stem("make"), stem("столицей")
-        ('pollinator', 'stop', 'mak', 'mak', 'столиц')
+        ('polli', 'stop', 'mak', 'mak', 'столиц')
     """
     word = IRREGULAR_FORMS.get(word, word)
     folded = fold_accents(word)

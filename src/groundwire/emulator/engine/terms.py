@@ -26,7 +26,7 @@ from decimal import Decimal, InvalidOperation
 from functools import lru_cache
 from typing import NamedTuple
 
-from groundwire.emulator.engine.rules import CACHE_SENTENCE_CHARACTERS, rule_weight
+from groundwire.emulator.engine.rules import CACHE_SENTENCE_CHARACTERS, on_rule_change, rule_weight
 from groundwire.emulator.engine.stemming import stem
 from groundwire.emulator.engine.words import word_map, word_set
 
@@ -72,7 +72,7 @@ def read(sentence: str) -> Reading:
     """:func:`read_sentence`, cached for sentences up to ``CACHE_SENTENCE_CHARACTERS``."""
     if len(sentence) > CACHE_SENTENCE_CHARACTERS:
         return read_sentence(sentence)
-    return _read_cached(sentence)
+    return cached_read(sentence)
 
 
 def read_sentence(sentence: str) -> Reading:
@@ -80,7 +80,7 @@ def read_sentence(sentence: str) -> Reading:
 
     Example:
         >>> read("Paris isn't home to 2,100 museums.")
-        Reading(terms=(('paris', 0), ('home', 0), ('2100', 1), ('museum', 0)), negated=True)
+        Reading(terms=(('paris', 0), ('hom', 0), ('2100', 1), ('museu', 0)), negated=True)
     """
     sentence = _SOURCE_NOTE.sub(" ", unicodedata.normalize("NFC", sentence))
     opening = _LIST_MARK.match(sentence)
@@ -126,7 +126,8 @@ def read_sentence(sentence: str) -> Reading:
 
 
 @lru_cache(maxsize=4_096)
-def _read_cached(sentence: str) -> Reading:
+def cached_read(sentence: str) -> Reading:
+    """:func:`read_sentence` through a cache of the last 4,096 sentences read."""
     return read_sentence(sentence)
 
 
@@ -138,14 +139,6 @@ def terms_of(text: str) -> frozenset[str]:
         ['日本', '首都']
     """
     return frozenset(term for term, _ in read(text).terms)
-
-
-def clear_caches() -> None:
-    """Forget every cached reading (the bench's cold runs; a rule turned off)."""
-    _read_cached.cache_clear()
-    from groundwire.emulator.engine.index import read_fact
-
-    read_fact.cache_clear()
 
 
 def _keep(found: dict[str, int], term: str, kind: int) -> None:
@@ -262,3 +255,4 @@ _NEGATION_MARKS = word_set("negation_marks")
 _MONTHS = {name: int(number) for name, number in word_map("months").items()}
 _NUMBER_WORDS = {word: Decimal(value) for word, value in word_map("number_words").items()}
 _MULTIPLIERS = {word: Decimal(value) for word, value in word_map("multipliers").items()}
+on_rule_change(cached_read.cache_clear)
