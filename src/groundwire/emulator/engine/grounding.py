@@ -155,11 +155,17 @@ def candidate_windows(claim: Reading, index: FactIndex, *, vetoes: bool = True) 
         >>> [(w.fact_index, w.score) for w in candidate_windows(read("Rome is big."), index)]
         [(1, 1.0), (0, 0.5)]
     """
-    weights = dict(zip((term for term, _ in claim.terms), claim.weights(), strict=True))
-    total = sum(weights.values())
+    wanted = frozenset(term for term, _ in claim.terms)
+    numbers = frozenset(term for term, kind in claim.terms if kind == NUMBER)
+    word_weight, number_weight = rule_weight("content_words"), rule_weight("numbers")
+
+    def weight(held: frozenset[str] | set[str]) -> float:
+        extra = (number_weight - word_weight) * len(held & numbers) if numbers else 0.0
+        return word_weight * len(held) + extra
+
+    total = weight(wanted)
     if not total:
         return []
-    wanted = frozenset(weights)
     candidates: set[int] = set()
     for term in sorted(wanted, key=lambda term: (len(index.postings.get(term, ())), term)):
         found = index.postings.get(term, [])
@@ -169,7 +175,7 @@ def candidate_windows(claim: Reading, index: FactIndex, *, vetoes: bool = True) 
     sentences = index.sentences
     ranked = heapq.nsmallest(
         CANDIDATE_SENTENCES,
-        ((-sum(weights[term] for term in wanted & sentences[s].terms), s) for s in candidates),
+        ((-weight(wanted & sentences[s].terms), s) for s in candidates),
     )
     spans: set[tuple[int, int]] = set()
     for _, sentence in ranked:
@@ -183,12 +189,21 @@ def candidate_windows(claim: Reading, index: FactIndex, *, vetoes: bool = True) 
     shares = []
     for first, last in spans:
         fact_index = index.sentence_fact[first]
+        bounds = index.fact_sentences[fact_index]
+        if last - first >= MAX_WINDOW_SENTENCES and (first, last + 1) == (
+            bounds.start,
+            bounds.stop,
+        ):
+            shares.append(
+                (-weight(wanted & index.fact_terms[fact_index]) / total, last - first, first, last)
+            )
+            continue
         held = set(wanted.intersection(index.attribute_terms[fact_index]))
         for n in range(first, last + 1):
             if n not in held_by_sentence:
                 held_by_sentence[n] = wanted.intersection(sentences[n].terms)
             held.update(held_by_sentence[n])
-        shares.append((-sum(weights[term] for term in held) / total, last - first, first, last))
+        shares.append((-weight(held) / total, last - first, first, last))
     best: dict[int, Window] = {}
     veto = _Vetoes(claim, index) if vetoes else None
     for negative_share, _, first, last in sorted(shares):
