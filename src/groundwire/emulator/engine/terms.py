@@ -2,6 +2,7 @@
 
 * A list mark opening the sentence (``1.``, ``-``) and notes naming a source (``(Passage 2)``)
   are no terms, nor are words naming the sources (words/source_words.txt: ``passages``).
+* A dotted abbreviation is one name without its dots (``U.S.`` = ``US``).
 * Words are casefolded, lose Latin and Greek accents and are lightly stemmed (plurals, ``-ed``,
   ``-ing``, irregular forms from words/irregular_forms.txt) and cut to their first letters
   (the ``word_prefix`` rule).
@@ -39,7 +40,8 @@ _SPACELESS = (
     "\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff"
 )
 _TOKEN = re.compile(
-    rf"\d+(?:[.,:/-]\d+)*|[{_SPACELESS}]+|[^\W\d_{_SPACELESS}]+(?:['’][^\W\d_{_SPACELESS}]+)*|%"
+    rf"\d+(?:[.,:/-]\d+)*|[{_SPACELESS}]+|[^\W\d_](?:\.[^\W\d_])++\.?"
+    rf"|[^\W\d_{_SPACELESS}]+(?:['’][^\W\d_{_SPACELESS}]+)*|%"
 )
 _LIST_MARK = re.compile(r"\s*+(?:[-*•]|\d{1,3}[.)])\s")
 _SOURCE_NOTE = re.compile(
@@ -51,7 +53,7 @@ _ISO_DATE = re.compile(r"(\d{4})-(\d{1,2})-(\d{1,2})")
 _US_DATE = re.compile(r"(\d{1,2})/(\d{1,2})/(\d{4})")
 _THOUSANDS = re.compile(r"\d{1,3}(?:,\d{3})+(?:\.\d+)?")
 _CLOCK = re.compile(r"(\d{1,2}):(\d{1,2})")
-_MERIDIEM = {"am": 0, "pm": 12, "a": 0, "p": 12}
+_MERIDIEM = {"am": 0, "pm": 12, "a.m.": 0, "p.m.": 12, "a.m": 0, "p.m": 12}
 _CAMEL_PART = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])")
 _NUMBER_PART = re.compile(r"\d+(?:\.\d+)?")
 _SUFFIXES = frozenset({"st", "nd", "rd", "th", "s"})
@@ -111,6 +113,9 @@ def read_sentence(sentence: str) -> Reading:
             _keep(found, "%", NUMBER)
         elif lowered in _MONTHS and (token[0].isupper() or lowered not in _FUNCTION_WORDS):
             _keep(found, f"month:{_MONTHS[lowered]}", NUMBER)
+        elif "." in token:  # lowercase ones (e.g., i.e.) are no names
+            if not token.islower():
+                _keep(found, lowered.replace(".", ""), NAME)
         elif lowered not in _FUNCTION_WORDS and lowered not in _SOURCE_WORDS:
             parts = (
                 _CAMEL_PART.findall(token) if not token.istitle() and not token.isupper() else []
