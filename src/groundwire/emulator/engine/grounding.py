@@ -40,7 +40,6 @@ class Window(NamedTuple):
     """A run of sentences of one fact and how well it supports a claim (``score``, vetoes in)."""
 
     score: float
-    share: float
     fact_index: int
     first: int
     last: int
@@ -211,9 +210,7 @@ def candidate_windows(claim: Reading, index: FactIndex, *, vetoes: bool = True) 
         if fact_index in best and best[fact_index].score >= -negative_share:
             continue  # vetoes only lower a share: this window cannot do better
         factor = veto.factor(fact_index, first, last) if veto else 1.0
-        window = Window(
-            round(-negative_share * factor, 4), -negative_share, fact_index, first, last
-        )
+        window = Window(round(-negative_share * factor, 4), fact_index, first, last)
         if fact_index not in best or window.score > best[fact_index].score:
             best[fact_index] = window
     return sorted(best.values(), key=lambda w: (-w.score, w.fact_index))
