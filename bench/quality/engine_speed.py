@@ -1,8 +1,8 @@
 """Times the grounding engine in-process on a small request and on the largest legal one.
 
-Targets: a small request (5 facts of about 1 KB, a 5-sentence answer) in 8 ms or less at the
-median; the largest (200 facts of 10,000 characters, an answer of 4,096 tokens) in one second
-or less at p99 on prose, two seconds on the adversarial generators. The generators, all seeded:
+Targets (issue 24): a small request (5 facts of about 1 KB, a 5-sentence answer) in 5 ms or
+less at the median on every generator; the largest (200 facts of 10,000 characters, an answer of
+4,096 tokens) in one second or less at warm p99 on every generator. The generators, all seeded:
 
 * ``zipf``: shaped like prose: Zipf-distributed words, names, numbers and dates, and an answer
   that mixes copied, altered and invented sentences;

@@ -105,7 +105,7 @@ def source_pairs(
         >>> right = responses.Response("QA", "1", facts, "Rome is in Italy.", ())
         >>> wrong = responses.Response("QA", "1", facts, "Rome is in Spain.", ((11, 16),))
         >>> [(r, round(w, 2)) for r, w in source_pairs([right, wrong], scorers.engine_scorer)]
-        [(1.0, 0.16)]
+        [(1.0, 0.23)]
     """
     by_source: dict[str, list[responses.Response]] = defaultdict(list)
     for answer in answers:

@@ -2,18 +2,13 @@
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 from collections.abc import Sequence
 from itertools import pairwise
 
 import pytest
 
 from groundwire.emulator.engine import Claim, Fact, check_grounding
-from groundwire.emulator.engine.grounding import WEAKEST_CLAIM_WEIGHT
-from groundwire.emulator.engine.index import build_index
-from groundwire.emulator.engine.scoring import support_claim
+from groundwire.emulator.engine.rules import rule_weight
 
 
 def check(claim: str, *facts: str | Fact, threshold: float = 0.6) -> Claim:
@@ -103,18 +98,6 @@ def test_a_negated_claim_is_grounded_by_the_negated_fact() -> None:
     ).grounded
 
 
-def test_swapped_subject_and_object_is_not_grounded() -> None:
-    fact = "In the final, Bob defeated Alice in straight sets."
-    assert check("Bob defeated Alice in the final.", fact).grounded
-    assert not check("Alice defeated Bob in the final.", fact).grounded
-
-
-def test_passive_voice_keeps_the_roles() -> None:
-    fact = "YouTube was acquired by Google in November 2006."
-    assert check("Google acquired YouTube in 2006.", fact).grounded
-    assert not check("YouTube acquired Google in 2006.", fact).grounded
-
-
 def test_right_people_with_the_wrong_year_is_not_grounded_and_cites_nothing() -> None:
     claim = check(
         "Alexander Fleming discovered penicillin in 1938.",
@@ -132,13 +115,6 @@ def test_one_real_name_and_one_invented_name_is_not_grounded() -> None:
     ).grounded
 
 
-def test_a_quantity_must_count_the_same_thing() -> None:
-    assert not check(
-        "The vaccine is given as three doses.",
-        "The vaccine is given as two doses, three weeks apart.",
-    ).grounded
-
-
 def test_a_claim_spanning_two_sentences_of_a_fact_cites_both_sentences() -> None:
     fact = "Turing was born in London in 1912. He died in Wilmslow in 1954. He liked running."
     claim = check("Turing was born in London and died in 1954.", fact)
@@ -147,17 +123,6 @@ def test_a_claim_spanning_two_sentences_of_a_fact_cites_both_sentences() -> None
     assert claim.citations[0].text == (
         "Turing was born in London in 1912. He died in Wilmslow in 1954."
     )
-
-
-def test_a_claim_needing_two_facts_is_grounded_and_cites_both() -> None:
-    claim = check(
-        "Python was created by Guido van Rossum and first released in 1991.",
-        "Python is a programming language created by Guido van Rossum.",
-        "The first version of Python was released in February 1991.",
-        "Java was released by Sun Microsystems in 1995.",
-    )
-    assert claim.grounded
-    assert sorted(cited(claim)) == [0, 1]
 
 
 def test_two_facts_together_still_need_to_support_every_part() -> None:
@@ -287,9 +252,8 @@ def test_support_score_blends_the_mean_with_the_weakest_claim() -> None:
     assert [claim.grounded for claim in checked] == [True, False]
     mean = checked[0].score / 2
     weakest = checked[1].score
-    assert result.support_score == pytest.approx(
-        (1 - WEAKEST_CLAIM_WEIGHT) * mean + WEAKEST_CLAIM_WEIGHT * weakest, abs=1e-4
-    )
+    weight = rule_weight("weakest_claim")
+    assert result.support_score == pytest.approx((1 - weight) * mean + weight * weakest, abs=1e-4)
 
 
 def test_one_invented_sentence_pulls_a_long_answer_below_half_support() -> None:
@@ -334,81 +298,6 @@ def test_two_invented_steps_pull_a_long_answer_below_half_support() -> None:
     assert result.support_score < 0.5
 
 
-def test_a_sentence_the_facts_only_partly_cover_costs_an_answer_less_than_a_contradicted_one() -> (
-    None
-):
-    facts = [
-        Fact(
-            "The bridge opened in 1937. It spans 1,280 metres between its towers. "
-            "Its towers are painted orange to stay visible in fog."
-        )
-    ]
-    grounded = "The bridge opened in 1937. It spans 1,280 metres between its towers. "
-    partly = grounded + "Its towers are painted orange, a colour that stands out on grey days."
-    contradicted = grounded + "Its towers are painted orange to stay visible in the fog of 1951."
-    partly_result = check_grounding(partly, facts)
-    contradicted_result = check_grounding(contradicted, facts)
-    assert not partly_result.claims[-1].grounded
-    assert not contradicted_result.claims[-1].grounded
-    assert partly_result.support_score is not None
-    assert contradicted_result.support_score is not None
-    assert partly_result.support_score > contradicted_result.support_score + 0.03
-
-
-_EQUAL_WEIGHT_CLAUSES = """
-from groundwire.emulator.engine.analysis import analyse
-from groundwire.emulator.engine.checks import negation_conflict
-weights = {"amber": 0.1, "basalt": 0.2, "cobalt": 0.3, "dun": 0.3, "ember": 0.2, "flint": 0.1}
-claim = analyse("Amber basalt cobalt dune ember flint.")
-evidence = [analyse("Amber basalt cobalt were not seen."), analyse("Dune ember flint were seen.")]
-print(negation_conflict(claim, evidence, lambda term: weights.get(term, 0.0)))
-"""
-
-
-def test_a_negative_and_a_positive_clause_of_equal_weight_tie_whatever_the_hash_seed() -> None:
-    # The claim shares 0.1 + 0.2 + 0.3 with each clause; summed in a set's order (which the
-    # hash seed picks), the two totals differed in the last bit in some processes.
-    verdicts = set()
-    for seed in range(16):
-        environment = {**os.environ, "PYTHONHASHSEED": str(seed)}
-        run = subprocess.run(
-            [sys.executable, "-c", _EQUAL_WEIGHT_CLAUSES],
-            env=environment,
-            capture_output=True,
-            text=True,
-            timeout=60,
-            check=True,
-        )
-        verdicts.add(run.stdout.strip())
-    assert verdicts == {"False"}
-
-
-def test_a_negation_read_in_prose_keeps_a_claim_uncited_but_contradicts_nothing() -> None:
-    prose = build_index([Fact("The council did not approve the new harbour budget in March.")])
-    denied = support_claim("The council approved the new harbour budget in March.", prose)
-    assert denied.score < 0.6
-    assert not denied.contradicted
-    other_month = support_claim("The council did not approve the new harbour budget in May.", prose)
-    assert other_month.contradicted
-
-
-def test_swapped_roles_and_an_opposite_word_keep_a_claim_uncited_but_contradict_nothing() -> None:
-    prose = build_index([Fact("In the 2017 final, Vera Holt defeated Anna Brandt in Leeds.")])
-    swapped = support_claim("In the 2017 final, Anna Brandt defeated Vera Holt in Leeds.", prose)
-    report = build_index([Fact("Harbour ticket sales decreased by 5% in 2023, the port said.")])
-    opposite = support_claim("Harbour ticket sales increased by 5% in 2023.", report)
-    for support in (swapped, opposite):
-        assert support.score < 0.6
-        assert not support.contradicted
-
-
-def test_a_record_that_denies_a_claim_still_contradicts_it() -> None:
-    record = build_index([Fact("name: Casa Verde\ncity: Tucson\nOutdoorSeating: False")])
-    support = support_claim("Casa Verde in Tucson has outdoor seating.", record)
-    assert support.score < 0.6
-    assert support.contradicted
-
-
 def test_support_score_is_none_when_no_claim_needs_a_check() -> None:
     result = check_grounding("Hello! Can I help?", [Fact("Paris is in France.")])
     assert result.support_score is None
@@ -425,18 +314,3 @@ def test_a_threshold_outside_zero_to_one_is_rejected() -> None:
         check_grounding(
             "Paris is in France.", [Fact("Paris is in France.")], citation_threshold=1.5
         )
-
-
-def test_only_evidence_that_would_ground_a_claim_can_contradict_it() -> None:
-    index = build_index(
-        [
-            Fact(
-                "The Eiffel Tower was completed in 1889. "
-                "It was designed by the company of Gustave Eiffel."
-            )
-        ]
-    )
-    assert support_claim("The Eiffel Tower was completed in 1899.", index).contradicted
-    assert not support_claim(
-        "Gustave Eiffel later designed several bridges in Portugal.", index
-    ).contradicted

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from groundwire.emulator.engine import Fact, check_grounding
-from groundwire.emulator.engine.text import content_terms
+from groundwire.emulator.engine.terms import terms_of as content_terms
 
 
 def grounded(claim: str, fact: str) -> bool:

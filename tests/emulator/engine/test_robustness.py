@@ -13,13 +13,11 @@ from collections.abc import Callable
 import pytest
 
 from groundwire.emulator.engine import Fact, check_grounding, split_claims
-from groundwire.emulator.engine.analysis import analyse, may_negate
-from groundwire.emulator.engine.caches import TextCache
 from groundwire.emulator.engine.check_required import needs_check
 from groundwire.emulator.engine.index import clear_caches
-from groundwire.emulator.engine.relations import compares
 from groundwire.emulator.engine.sentences import split_sentences
-from groundwire.emulator.engine.text import content_terms
+from groundwire.emulator.engine.terms import cached_read
+from groundwire.emulator.engine.terms import terms_of as content_terms
 
 GROWTH = 16
 LINEAR_BOUND = 64
@@ -62,9 +60,6 @@ READERS: dict[str, Callable[[str], object]] = {
     "split_sentences": split_sentences,
     "split_claims": split_claims,
     "content_terms": content_terms,
-    "analyse": analyse,
-    "compares": lambda text: compares(analyse(text)),
-    "may_negate": may_negate,
     "needs_check": needs_check,
     "check_grounding as answer": lambda text: check_grounding("x" + text + "y", [Fact("x y.")]),
     "check_grounding as fact": lambda text: check_grounding("Bob met Alice.", [Fact(text)]),
@@ -123,21 +118,9 @@ def test_a_run_of_dots_before_a_space_still_ends_the_sentence() -> None:
     assert [text[s:e] for s, e in split_sentences(text)] == ["Wait.....", "Then it rained."]
 
 
-def test_text_caches_hold_at_most_their_budget_of_characters() -> None:
-    cache = TextCache(len, max_characters=1_000, max_key_characters=400)
-    for size in range(100, 10_000, 37):
-        cache("w" * size)
-    assert cache.cached_characters <= 1_000
-
-
-def test_text_caches_keep_nothing_of_a_key_longer_than_their_bound() -> None:
-    cache = TextCache(len, max_characters=10_000, max_key_characters=400)
-    assert cache("w" * 5_000) == 5_000
-    assert cache.cached_characters == 0
-
-
 def test_distinct_huge_single_word_answers_are_not_kept_in_the_caches() -> None:
     clear_caches()
     for letter in "abcdef":
         check_grounding(letter * 200_000, [Fact("Rome is old.")])
-    assert content_terms.cached_characters + analyse.cached_characters < 200_000
+
+    assert cached_read.cache_info().currsize == 0

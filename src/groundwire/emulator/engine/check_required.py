@@ -3,46 +3,22 @@
 Google's checker marks such sentences ``grounding_check_required = false``: they get no
 citations and do not count toward the support score. A sentence states no fact when it
 
-* asks something (ends with ``?``),
-* introduces what follows (ends with ``:``, as in ``Sure, here is what I found:``),
-* is made only of small-talk words (``Hi there!``, ``Great question!``, ``Bonjour !``), or
-* opens as the assistant speaking of itself (``Let me``, ``I hope``, ``Feel free``) and holds
-  no number, or
-* says only that the sources are silent (``Passage 2 does not mention the cost.``, ``Unable
-  to answer based on the given passages.``): a remark on the request, not on the world.
+* asks something (ends with ``?``) or introduces what follows (ends with ``:``),
+* is made only of small-talk words (words/small_talk_words.txt: ``Hi there!``),
+* opens, after ``Sure``/``Okay``, as the assistant speaking of itself
+  (words/small_talk_openers.txt: ``Let me``, ``I hope``) and holds no digit, or
+* says only that the sources are silent (``Passage 2 does not mention the cost.``): a negation,
+  a source word and a verb of telling, no contrast word after its first word, and no digit.
 """
 
 from __future__ import annotations
 
+import re
 import unicodedata
 
-from groundwire.emulator.engine.layout import strip_layout
-from groundwire.emulator.engine.lexicon import (
-    CLAUSE_BREAK_WORDS,
-    SILENCE_NEGATIONS,
-    SMALL_TALK_OPENERS,
-    SMALL_TALK_WORDS,
-    SOURCE_WORDS,
-    TELLING_WORDS,
-)
-from groundwire.emulator.engine.text import TOKEN_PATTERN, expanded_name
+from groundwire.emulator.engine.words import word_set
 
-_AGREEMENT_WORDS = frozenset(
-    {
-        "sure",
-        "certainly",
-        "absolutely",
-        "okay",
-        "ok",
-        "alright",
-        "yes",
-        "great",
-        "well",
-        "so",
-        "of",
-        "course",
-    }
-)
+_WORD = re.compile(r"\w+(?:['’]\w+)*")
 
 
 def needs_check(sentence: str) -> bool:
@@ -54,51 +30,45 @@ def needs_check(sentence: str) -> bool:
         >>> needs_check("Sure, the tower is 330 metres tall."), needs_check("US"), needs_check("us")
         (True, True, False)
     """
-    said = [word.replace("’", "'").casefold() for word in TOKEN_PATTERN.findall(sentence)]
-    sentence = strip_layout(sentence)
-    last = _last_meaningful_character(sentence)
-    if last in {"?", "？", ":", "："}:
+    if _last_meaningful_character(sentence) in {"?", "？", ":", "："}:
         return False
-    written = TOKEN_PATTERN.findall(sentence)
+    written = _WORD.findall(sentence)
     words = [word.replace("’", "'").casefold() for word in written]
-    if not words or all(word in SMALL_TALK_WORDS for word in words):
+    if all(word in word_set("small_talk_words") for word in words):
         # ``US`` in capitals is the country, not the pronoun.
-        return any(expanded_name(word) is not None for word in written)
-    while words and words[0] in _AGREEMENT_WORDS:
-        words = words[1:]
-    opening = " ".join(words) + " "
-    speaks_of_itself = any(opening.startswith(opener + " ") for opener in SMALL_TALK_OPENERS)
+        return any(len(word) > 1 and word.isupper() for word in written)
     has_digit = any(character.isdigit() for character in sentence)
-    return not (speaks_of_itself and not has_digit) and not (
-        _says_sources_are_silent(said) and not has_digit
+    opening = words
+    while opening and opening[0] in word_set("agreement_words"):
+        opening = opening[1:]
+    spoken = " ".join(opening) + " "
+    speaks_of_itself = any(
+        spoken.startswith(opener + " ") for opener in word_set("small_talk_openers")
     )
+    return has_digit or not (speaks_of_itself or _says_sources_are_silent(words))
 
 
 def _says_sources_are_silent(words: list[str]) -> bool:
-    """A negated verb of telling with the sources as its topic, and no contrast after it.
-
-    A contrast that opens the sentence (``However, the passages do not say...``) looks back
-    at the previous sentence: it starts no second clause of this one.
-    """
     present = set(words)
-    opening = next((place for place, word in enumerate(words) if word.isalpha()), 0)
-    negated = not present.isdisjoint(SILENCE_NEGATIONS) or any(
-        word.endswith("n't") for word in words
+    negated = not present.isdisjoint(word_set("silence_negations")) or any(
+        w.endswith("n't") for w in words
     )
     return (
         negated
-        and not present.isdisjoint(SOURCE_WORDS)
-        and not present.isdisjoint(TELLING_WORDS)
-        and not any(word in CLAUSE_BREAK_WORDS for word in words[opening + 1 :])
+        and not present.isdisjoint(word_set("source_words"))
+        and not present.isdisjoint(word_set("telling_words"))
+        and present.isdisjoint(word_set("clause_breaks").difference(words[:1]))
     )
 
 
 def _last_meaningful_character(sentence: str) -> str:
     for character in reversed(sentence):
         category = unicodedata.category(character)
-        if character.isspace() or category in {"So", "Sk", "Cf", "Mn", "Pf", "Pe"}:
-            continue
-        if character in "\"'":
+        if (
+            character.isspace()
+            or character in "\"'*"
+            or category in {"So", "Sk", "Cf", "Mn", "Pf", "Pe"}
+        ):
             continue
         return character
     return ""

@@ -1,20 +1,21 @@
 """Answers a question from facts alone, extractively, with the grounding metadata to show for it.
 
-The emulator's stand-in for a grounded model: it picks the fact sentences that share the most
-(rarity-weighted) terms with the question, most relevant first, and joins them. Each sentence
-comes with the facts that support it, as :func:`check_grounding` would cite them. With no
-sentence sharing a term with the question, the answer is :data:`NO_ANSWER` and cites nothing.
+The emulator's stand-in for a grounded model: it picks the fact sentences that hold the most
+weight of the question's terms (names and numbers weigh more, as in checking), most relevant
+first, and joins them. Each sentence comes with the facts that support it, as
+:func:`check_grounding` would cite them. With no sentence sharing a term with the question,
+the answer is :data:`NO_ANSWER` and cites nothing.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
-from groundwire.emulator.engine.index import FactIndex, build_index
-from groundwire.emulator.engine.matching import RELATED_TERM_CREDIT
+from groundwire.emulator.engine.grounding import candidate_windows, support_of
+from groundwire.emulator.engine.index import build_index
 from groundwire.emulator.engine.results import AnswerSupport, Fact, GeneratedAnswer
-from groundwire.emulator.engine.scoring import DEFAULT_BAR, support_claim
-from groundwire.emulator.engine.text import content_terms
+from groundwire.emulator.engine.rules import DEFAULT_BAR
+from groundwire.emulator.engine.terms import read
 
 NO_ANSWER = "I could not find an answer to that in the provided facts."
 """What the answer says when no fact sentence shares a term with the question."""
@@ -34,42 +35,28 @@ def generate_answer(
     if max_sentences < 1:
         raise ValueError(f"max_sentences must be at least 1, got {max_sentences}")
     index = build_index(facts)
-    chosen = _most_relevant_sentences(question, index, max_sentences)
+    asked = read(question)
+    weights = dict(zip((term for term, _ in asked.terms), asked.weights(), strict=True))
+    ranked = []
+    for number, sentence in enumerate(index.sentences):
+        relevance = sum(weights.get(term, 0.0) for term in sentence.terms)
+        if relevance > 0:
+            ranked.append((-relevance, len(sentence.terms), number))
+    chosen: list[str] = []
+    seen: set[frozenset[str]] = set()
+    for _, _, number in sorted(ranked):
+        sentence = index.sentences[number]
+        if sentence.terms not in seen and len(chosen) < max_sentences:
+            seen.add(sentence.terms)
+            chosen.append(index.window_text(index.sentence_fact[number], number, number))
     if not chosen:
         return GeneratedAnswer(text=NO_ANSWER, supports=())
     supports: list[AnswerSupport] = []
     byte_position = 0
-    for sentence in chosen:
-        start_byte = byte_position
-        end_byte = start_byte + len(sentence.encode())
-        support = support_claim(sentence, index)
-        fact_indices = tuple(c.fact_index for c in support.citations(index, DEFAULT_BAR))
-        supports.append(AnswerSupport(sentence, start_byte, end_byte, fact_indices, support.score))
+    for text in chosen:
+        end_byte = byte_position + len(text.encode())
+        support = support_of(candidate_windows(read(text), index), index, DEFAULT_BAR)
+        fact_indices = tuple(citation.fact_index for citation in support.citations)
+        supports.append(AnswerSupport(text, byte_position, end_byte, fact_indices, support.score))
         byte_position = end_byte + 1
     return GeneratedAnswer(text=" ".join(chosen), supports=tuple(supports))
-
-
-def _most_relevant_sentences(question: str, index: FactIndex, limit: int) -> list[str]:
-    asked = content_terms(question)
-    variants = {term: (term, *index.related_terms(term)) for term in asked}
-    ranked: list[tuple[float, int, int]] = []
-    for sentence, terms in enumerate(index.sentence_terms):
-        relevance = 0.0
-        for term, forms in variants.items():
-            if term in terms:
-                relevance += index.weight(term)
-            elif any(form in terms for form in forms[1:]):
-                relevance += RELATED_TERM_CREDIT * index.weight(term)
-        if relevance > 0:
-            ranked.append((-relevance, len(terms), sentence))
-    chosen: list[str] = []
-    seen: set[frozenset[str]] = set()
-    for _, _, sentence in sorted(ranked):
-        terms = index.sentence_terms[sentence]
-        if terms in seen:
-            continue
-        seen.add(terms)
-        chosen.append(index.sentence_text(sentence))
-        if len(chosen) == limit:
-            break
-    return chosen

@@ -1,42 +1,55 @@
-"""Checks an answer candidate against facts, claim by claim: the CheckGrounding computation."""
+"""Checks an answer candidate against facts, claim by claim: the CheckGrounding computation.
+
+A claim (a sentence that needs a check) is compared with windows of up to
+``MAX_WINDOW_SENTENCES`` consecutive sentences of one fact, around the fact sentences that hold
+most of its weight. A window's score is the weighted share of the claim's terms it holds (with
+the fact's attributes), times ``1 - weight`` of each veto that fires on it (rules.RULES). The
+claim's score is its best window's; every fact whose best window reaches the citation threshold
+is cited. With a judge, the judge scores those windows instead.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import heapq
+from collections.abc import Callable, Sequence
+from typing import NamedTuple
 
 from groundwire.emulator.engine.budget import WorkBudget
 from groundwire.emulator.engine.check_required import needs_check
 from groundwire.emulator.engine.index import FactIndex, build_index
-from groundwire.emulator.engine.results import Claim, Fact, GroundingResult
-from groundwire.emulator.engine.scoring import DEFAULT_BAR, support_claim
+from groundwire.emulator.engine.results import Citation, Claim, Fact, GroundingResult
+from groundwire.emulator.engine.rules import (
+    CANDIDATE_LIMIT,
+    CANDIDATE_SENTENCES,
+    CITABLE_FLOOR,
+    CLAIM_UNITS,
+    DEFAULT_BAR,
+    MAX_WINDOW_SENTENCES,
+    WHOLE_FACT_CHARACTERS,
+    rule_weight,
+)
 from groundwire.emulator.engine.sentences import split_claims
-from groundwire.emulator.engine.text import content_terms
+from groundwire.emulator.engine.terms import NAME, NUMBER, Reading, read
 
-WEAKEST_CLAIM_WEIGHT = 0.4
-"""The share of the support score that the answer's least supported claim decides.
+BatchJudge = Callable[[list[tuple[str, list[str]]]], list[list[float]]]
+"""A judge of the user's own, batch form: ``[(claim, [passage, ...]), ...]`` in, one list of
+scores in [0, 1] per claim out, one score per passage."""
 
-One unsupported sentence makes an answer unfaithful however well the rest is grounded, so the
-mean over claims alone lets a long answer hide an invented detail; tuned on the tune part of
-the engine-dev data only.
-"""
-PARTIAL_CREDIT = 0.5
-"""How much of the bar's credit a claim the facts only partly cover earns (one they contradict
-earns none); tuned on the tune part of the engine-dev data and our data-to-text set."""
-BARELY_TOUCHED = 0.3
-"""A claim scoring under this is one the facts barely touch."""
-MORE_BARELY_TOUCHED_FACTOR = 0.9
-"""The support score's factor for each barely touched claim after the first.
 
-The weakest claim already weighs in once; a second and a third such claim are less likely
-to be unlucky paraphrases than invented steps (a long answer that adds several). Tuned on
-the tune part of the engine-dev data (bar 0.2..0.4 by factor 0.85..0.95 all raise it)."""
+class Window(NamedTuple):
+    """A run of sentences of one fact and how well it supports a claim (``score``, vetoes in)."""
 
-CLAIM_UNITS = 40_000
-"""What a claim costs however few fact sentences share its terms: reading it, scoring the
-windows around its candidate sentences and running the vetoes on the best of them (a few
-milliseconds, about what comparing it with 40,000 fact sentences costs). With the emulator's
-budget, an answer is checked up to some 600 claims (a 4,096-token answer of prose holds 230 to
-330)."""
+    score: float
+    fact_index: int
+    first: int
+    last: int
+
+
+class Support(NamedTuple):
+    """What the facts say of one claim: its score and its citations."""
+
+    score: float
+    citations: tuple[Citation, ...]
 
 
 def check_grounding(
@@ -45,17 +58,17 @@ def check_grounding(
     *,
     citation_threshold: float = DEFAULT_BAR,
     budget: WorkBudget | None = None,
+    judge: BatchJudge | None = None,
 ) -> GroundingResult:
     """Split the answer into claims and say, for each, whether and where the facts support it.
 
     A claim is grounded when its score reaches ``citation_threshold``; it then cites every fact
-    whose support reaches the threshold too (a higher threshold: fewer, stronger citations).
-    Support under ``CITABLE_FLOOR`` (0.2) is never cited, however low the threshold. Sentences
-    that state no fact get ``check_required=False`` and count toward nothing.
-
-    With a ``budget``, each claim checked spends :func:`claim_work`, a count that depends on the
-    request alone. Claims reached once it is spent are unsupported, uncited and counted in
-    ``unfinished_claims``.
+    whose best window reaches the threshold too, strongest first. Support under
+    ``CITABLE_FLOOR`` (0.2) is never cited. Sentences that state no fact get
+    ``check_required=False`` and count toward nothing. With a ``budget``, each claim checked
+    spends :func:`claim_work`; claims reached once it is spent are unsupported, uncited and
+    counted in ``unfinished_claims``. With a ``judge``, it is called once with every checked
+    claim that has candidate windows, and its scores replace the lexical score and the vetoes.
 
     Example:
         >>> facts = [Fact("The capital is Toronto.", {"author": "Wikipedia"})]
@@ -67,34 +80,51 @@ def check_grounding(
     """
     if not 0.0 <= citation_threshold <= 1.0:
         raise ValueError(f"citation_threshold must be within [0, 1], got {citation_threshold}")
-    index = build_index(facts)
     encoded = answer.encode()
-    claims: list[Claim] = []
-    contradicted: list[bool] = []
-    unfinished = 0
-    for start_byte, end_byte in split_claims(answer):
-        text = encoded[start_byte:end_byte].decode()
-        if not needs_check(text):
-            claims.append(Claim(text, start_byte, end_byte, False, 0.0, False, ()))
-            continue
+    spans = split_claims(answer)
+    texts = [encoded[start:end].decode() for start, end in spans]
+    checked = {number for number, text in enumerate(texts) if needs_check(text)}
+    index = build_index(facts, {term for n in checked for term, _ in read(texts[n]).terms})
+    supports: dict[int, Support] = {}
+    unfinished: set[int] = set()
+    judged: dict[int, list[Window]] = {}
+    known: dict[str, Support | list[Window]] = {}
+    for number in sorted(checked):
+        text = texts[number]
         if budget is not None:
             if budget.exhausted:
-                unfinished += 1
-                contradicted.append(False)
-                claims.append(Claim(text, start_byte, end_byte, True, 0.0, False, ()))
+                unfinished.add(number)
                 continue
             budget.spend(claim_work(text, index))
-        support = support_claim(text, index, citation_threshold)
-        citations = support.citations(index, citation_threshold)
-        contradicted.append(support.contradicted)
+        if text not in known:
+            windows = candidate_windows(read(text), index, vetoes=judge is None)
+            known[text] = windows if judge else support_of(windows, index, citation_threshold)
+        found = known[text]
+        if isinstance(found, Support):
+            supports[number] = found
+        elif found:
+            judged[number] = found
+    if judge is not None and judged:
+        supports.update(_judged(judge, texts, judged, index, citation_threshold))
+    claims: list[Claim] = []
+    for number, ((start, end), text) in enumerate(zip(spans, texts, strict=True)):
+        support = supports.get(number, Support(0.0, ()))
         claims.append(
-            Claim(text, start_byte, end_byte, True, support.score, bool(citations), citations)
+            Claim(
+                text,
+                start,
+                end,
+                number in checked,
+                support.score,
+                bool(support.citations),
+                support.citations,
+            )
         )
-    checked = [claim for claim in claims if claim.check_required]
+    checked_claims = [claim for claim in claims if claim.check_required]
     return GroundingResult(
         claims=tuple(claims),
-        support_score=answer_support(checked, contradicted),
-        unfinished_claims=unfinished,
+        support_score=answer_support(checked_claims),
+        unfinished_claims=len(unfinished),
     )
 
 
@@ -109,49 +139,168 @@ def claim_work(claim_text: str, index: FactIndex) -> int:
         3
     """
     postings = index.postings
-    matches = sum(len(postings.get(term, ())) for term in content_terms(claim_text))
-    return CLAIM_UNITS + matches
+    return CLAIM_UNITS + sum(len(postings.get(term, ())) for term, _ in read(claim_text).terms)
 
 
-def answer_support(
-    checked: Sequence[Claim], contradicted: Sequence[bool] | None = None
-) -> float | None:
+def candidate_windows(claim: Reading, index: FactIndex, *, vetoes: bool = True) -> list[Window]:
+    """Each fact's best window for a claim, best first (without vetoes: the windows a judge sees).
+
+    Windows are read around the ``CANDIDATE_SENTENCES`` fact sentences holding most of the
+    claim's weight, among those holding its rarest terms (up to ``CANDIDATE_LIMIT`` sentences,
+    rarest term first); a fact none of whose sentences is among them has no window.
+
+    Example:
+        >>> index = build_index([Fact("Rome is old."), Fact("Rome is big.")])
+        >>> [(w.fact_index, w.score) for w in candidate_windows(read("Rome is big."), index)]
+        [(1, 1.0), (0, 0.5)]
+    """
+    wanted = frozenset(term for term, _ in claim.terms)
+    numbers = frozenset(term for term, kind in claim.terms if kind == NUMBER)
+    word_weight, number_weight = rule_weight("content_words"), rule_weight("numbers")
+
+    def weight(held: frozenset[str] | set[str]) -> float:
+        extra = (number_weight - word_weight) * len(held & numbers) if numbers else 0.0
+        return word_weight * len(held) + extra
+
+    total = weight(wanted)
+    if not total:
+        return []
+    candidates: set[int] = set()
+    for term in sorted(wanted, key=lambda term: (len(index.postings.get(term, ())), term)):
+        found = index.postings.get(term, [])
+        if candidates and len(candidates) + len(found) > CANDIDATE_LIMIT:
+            break
+        candidates.update(found[:CANDIDATE_LIMIT])
+    sentences = index.sentences
+    ranked = heapq.nsmallest(
+        CANDIDATE_SENTENCES,
+        ((-weight(wanted & sentences[s].terms), s) for s in candidates),
+    )
+    spans: set[tuple[int, int]] = set()
+    for _, sentence in ranked:
+        bounds = index.fact_sentences[index.sentence_fact[sentence]]
+        for first in range(max(bounds.start, sentence - MAX_WINDOW_SENTENCES + 1), sentence + 1):
+            stop = min(bounds.stop, first + MAX_WINDOW_SENTENCES)
+            spans.update((first, last) for last in range(sentence, stop))
+        if len(index.facts[index.sentence_fact[sentence]].text) <= WHOLE_FACT_CHARACTERS:
+            spans.add((bounds.start, bounds.stop - 1))
+    held_by_sentence: dict[int, frozenset[str]] = {}
+    shares = []
+    for first, last in spans:
+        fact_index = index.sentence_fact[first]
+        bounds = index.fact_sentences[fact_index]
+        if last - first >= MAX_WINDOW_SENTENCES and (first, last + 1) == (
+            bounds.start,
+            bounds.stop,
+        ):
+            shares.append(
+                (-weight(wanted & index.fact_terms[fact_index]) / total, last - first, first, last)
+            )
+            continue
+        held = set(wanted.intersection(index.attribute_terms[fact_index]))
+        for n in range(first, last + 1):
+            if n not in held_by_sentence:
+                held_by_sentence[n] = wanted.intersection(sentences[n].terms)
+            held.update(held_by_sentence[n])
+        shares.append((-weight(held) / total, last - first, first, last))
+    best: dict[int, Window] = {}
+    veto = _Vetoes(claim, index) if vetoes else None
+    for negative_share, _, first, last in sorted(shares):
+        fact_index = index.sentence_fact[first]
+        if fact_index in best and best[fact_index].score >= -negative_share:
+            continue  # vetoes only lower a share: this window cannot do better
+        factor = veto.factor(fact_index, first, last) if veto else 1.0
+        window = Window(round(-negative_share * factor, 4), fact_index, first, last)
+        if fact_index not in best or window.score > best[fact_index].score:
+            best[fact_index] = window
+    return sorted(best.values(), key=lambda w: (-w.score, w.fact_index))
+
+
+def support_of(windows: Sequence[Window], index: FactIndex, threshold: float) -> Support:
+    """A claim's score (its best window's) and the facts it cites."""
+    if not windows:
+        return Support(0.0, ())
+    bar = max(threshold, CITABLE_FLOOR)
+    citations = tuple(
+        Citation(w.fact_index, index.window_text(w.fact_index, w.first, w.last), w.score)
+        for w in windows
+        if w.score >= bar
+    )
+    return Support(windows[0].score, citations)
+
+
+def answer_support(checked: Sequence[Claim]) -> float | None:
     """How well the answer as a whole is supported, from the claims that need a check.
 
-    A blend: the mean of the claims' credits and, with weight ``WEAKEST_CLAIM_WEIGHT``, the
-    least supported claim's score; an answer is only as faithful as its weakest sentence lets
-    it be. Each claim the facts barely touch after the first (``BARELY_TOUCHED``) multiplies
-    the blend by ``MORE_BARELY_TOUCHED_FACTOR``. A grounded claim's credit is its score. A
-    claim that is not grounded gets partial credit, ``PARTIAL_CREDIT`` times its share of the
-    default bar, when the facts only cover part of it (a paraphrase says more than its source
-    in other words), and none when its evidence contradicts it (``contradicted``, per claim;
-    when not given, no claim gets partial credit). None when no claim needs a check.
+    The weakest claim's score, blended at the ``weakest_claim`` weight with the mean of the
+    claims' credits (a grounded claim's credit is its score, an ungrounded one's 0): an answer is
+    only as faithful as its least supported sentence. None when no claim needs a check.
 
     Example:
         >>> grounded = Claim("Rome is old.", 0, 12, True, 1.0, True, ())
         >>> invented = Claim("Rome has 9 moons.", 13, 30, True, 0.3, False, ())
-        >>> answer_support([grounded, grounded, grounded])
-        1.0
         >>> answer_support([grounded, grounded, grounded, invented])
-        0.57
-        >>> answer_support([grounded, grounded, grounded, invented], [False] * 4)
-        0.6075
+        0.345
         >>> answer_support([]) is None
         True
     """
     if not checked:
         return None
-    flags = [True] * len(checked) if contradicted is None else list(contradicted)
-    credits = [
-        claim.score
-        if claim.grounded
-        else 0.0
-        if against
-        else PARTIAL_CREDIT * min(1.0, claim.score / DEFAULT_BAR)
-        for claim, against in zip(checked, flags, strict=True)
-    ]
-    mean = sum(credits) / len(checked)
-    weakest = min(c.score for c in checked)
-    touched = sum(claim.score < BARELY_TOUCHED for claim in checked)
-    blend = (1.0 - WEAKEST_CLAIM_WEIGHT) * mean + WEAKEST_CLAIM_WEIGHT * weakest
-    return round(blend * MORE_BARELY_TOUCHED_FACTOR ** max(0, touched - 1), 4)
+    mean = sum(claim.score for claim in checked if claim.grounded) / len(checked)
+    weakest = rule_weight("weakest_claim")
+    return round((1.0 - weakest) * mean + weakest * min(claim.score for claim in checked), 4)
+
+
+class _Vetoes:
+    """The vetoes of one claim, as a factor on a window's share."""
+
+    def __init__(self, claim: Reading, index: FactIndex) -> None:
+        self.index = index
+        self.numbers = frozenset(term for term, kind in claim.terms if kind == NUMBER)
+        self.negated = claim.negated
+        self.terms = frozenset(term for term, _ in claim.terms)
+        unknown = any(kind == NAME and not index.knows(term) for term, kind in claim.terms)
+        self.base = 1.0 - rule_weight("unknown_name") if unknown else 1.0
+
+    def factor(self, fact_index: int, first: int, last: int) -> float:
+        """The product of ``1 - weight`` of each veto that fires on the window."""
+        sentences = self.index.sentences[first : last + 1]
+        factor = self.base
+        if self.numbers:
+            held = self.index.attribute_numbers[fact_index].union(*(s.numbers for s in sentences))
+            if held and not self.numbers <= held:
+                factor *= 1.0 - rule_weight("number_differs")
+        negated = any(s.negated for s in sentences if not s.terms.isdisjoint(self.terms))
+        if negated != self.negated:
+            factor *= 1.0 - rule_weight("negation_flipped")
+        return factor
+
+
+def _judged(
+    judge: BatchJudge,
+    texts: Sequence[str],
+    judged: dict[int, list[Window]],
+    index: FactIndex,
+    threshold: float,
+) -> dict[int, Support]:
+    """Ask the judge once about every claim with windows; its best score is the claim's."""
+    order = sorted(judged)
+    passages = {
+        number: [index.window_text(w.fact_index, w.first, w.last) for w in judged[number]]
+        for number in order
+    }
+    scores = judge([(texts[number], passages[number]) for number in order])
+    supports: dict[int, Support] = {}
+    bar = max(threshold, CITABLE_FLOOR)
+    for number, claim_scores in zip(order, scores, strict=True):
+        ranked = sorted(
+            zip(claim_scores, judged[number], passages[number], strict=True),
+            key=lambda found: (-found[0], found[1].fact_index),
+        )
+        citations = tuple(
+            Citation(window.fact_index, text, score)
+            for score, window, text in ranked
+            if score >= bar
+        )
+        supports[number] = Support(ranked[0][0], citations)
+    return supports

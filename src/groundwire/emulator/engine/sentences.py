@@ -14,7 +14,10 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from groundwire.emulator.engine.lexicon import STOPWORDS, TITLE_ABBREVIATIONS
+from groundwire.emulator.engine.words import word_set
+
+STOPWORDS = word_set("function_words")
+TITLE_ABBREVIATIONS = word_set("abbreviations")
 
 _CLOSERS = "\"'”’)\\]»」』"
 _LATIN_END = re.compile(rf"[.!?…]++[{_CLOSERS}]*+")

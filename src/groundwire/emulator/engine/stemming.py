@@ -11,39 +11,12 @@ from __future__ import annotations
 
 import unicodedata
 
-from groundwire.emulator.engine.lexicon import IRREGULAR_FORMS, SYNONYMS
+from groundwire.emulator.engine.rules import rule_weight
+from groundwire.emulator.engine.words import entries, word_map
 
-_CYRILLIC_ENDINGS = (
-    "ами",
-    "ями",
-    "ого",
-    "его",
-    "ому",
-    "ему",
-    "ых",
-    "их",
-    "ой",
-    "ей",
-    "ий",
-    "ый",
-    "ая",
-    "яя",
-    "ое",
-    "ее",
-    "ом",
-    "ем",
-    "ах",
-    "ях",
-    "ы",
-    "и",
-    "а",
-    "я",
-    "е",
-    "у",
-    "ю",
-    "о",
-    "ь",
-)
+IRREGULAR_FORMS = word_map("irregular_forms")
+
+_CYRILLIC_ENDINGS = [ending for (ending,) in entries("cyrillic_endings")]
 _BRITISH_ENDINGS = (
     ("isation", "ization"),
     ("ise", "ize"),
@@ -71,19 +44,17 @@ def fold_accents(word: str) -> str:
 
 
 def stem(word: str) -> str:
-    """Reduce a casefolded word to the stem its inflections (and synonyms) share.
+    """Reduce a casefolded word to the stem its inflections share, cut to ``word_prefix`` letters.
 
     Example:
         >>> stem("pollinators"), stem("stopped"), stem("making"), stem("make"), stem("столицей")
-        ('pollinator', 'stop', 'mak', 'mak', 'столиц')
+        ('polli', 'stop', 'mak', 'mak', 'столиц')
     """
-    if word in SYNONYMS:
-        return english_stem(SYNONYMS[word])
     word = IRREGULAR_FORMS.get(word, word)
     folded = fold_accents(word)
     if folded.isascii():
         stemmed = english_stem(_american_spelling(folded))
-        return _STEMMED_SYNONYMS.get(stemmed, stemmed)
+        return stemmed[: int(rule_weight("word_prefix")) or None]
     if "\u0400" <= folded[0] <= "\u04ff":
         return _cyrillic_stem(folded)
     return folded
@@ -133,10 +104,3 @@ def _cyrillic_stem(word: str) -> str:
         if word.endswith(ending) and len(word) - len(ending) >= 3:
             return word[: -len(ending)]
     return word
-
-
-_STEMMED_SYNONYMS: dict[str, str] = {
-    english_stem(_american_spelling(fold_accents(word))): english_stem(canonical)
-    for word, canonical in SYNONYMS.items()
-    if word.isalpha()
-}
