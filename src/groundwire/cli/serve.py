@@ -14,7 +14,8 @@ Serve the grounding APIs offline, over gRPC and REST, until Ctrl-C or SIGTERM. T
 it prints is an `export GROUNDWIRE_EMULATOR_HOST=… GROUNDWIRE_EMULATOR_REST=…` for a shell;
 clients also take --endpoint/--rest-endpoint. Faults (--fault-rate, --fault-codes, --latency)
 show how your code copes with a failing API. Every client is held to the limits below, so a
-stalled upload or an idle stream cannot stop the emulator answering the others."""
+stalled upload or an idle stream cannot stop the emulator answering the others. --judge puts
+a scorer of your own (an NLI model, an LLM behind your endpoint) in the engine's place."""
 
 LOG_LEVELS = ("debug", "info", "warning", "error")
 
@@ -71,6 +72,15 @@ def configure(parser: argparse.ArgumentParser) -> None:
     faults.add_argument(
         "--fault-seed", type=int, metavar="N", help="makes the sequence of faults repeatable"
     )
+    judge = parser.add_argument_group("judge")
+    judge.add_argument(
+        "--judge",
+        metavar="MODULE:CALLABLE",
+        help="your judge(claim, passages) -> scores in [0, 1], imported by each worker; it "
+        "replaces the engine's scores (see docs/judge.md)",
+    )
+    _limit(judge, "--judge-timeout", float, "S", "seconds the judge has per request", 30.0)
+    _limit(judge, "--judge-concurrency", int, "N", "judge calls in flight per worker", 4)
 
 
 def _limit(
@@ -122,6 +132,8 @@ def run(args: argparse.Namespace, stdin: IO[Any] | None, stdout: IO[str]) -> int
         faults = FaultPolicy(
             rate=args.fault_rate, codes=codes, latency_ms=args.latency, seed=args.fault_seed
         )
+    from groundwire.core.client_options import ConfigurationError
+    from groundwire.emulator.judges import Judge, JudgeLoadError
     from groundwire.emulator.limits import Limits
     from groundwire.emulator.server import ServeError, serve
 
@@ -136,6 +148,14 @@ def run(args: argparse.Namespace, stdin: IO[Any] | None, stdout: IO[str]) -> int
         )
     except ValueError as error:
         raise InputError(f"serve: {error}") from None
+    judge = None
+    if args.judge is not None:
+        try:
+            judge = Judge(
+                args.judge, timeout=args.judge_timeout, concurrency=args.judge_concurrency
+            )
+        except ConfigurationError as error:
+            raise InputError(f"serve: {error.message}") from None
     try:
         serve(
             host=args.host,
@@ -145,7 +165,10 @@ def run(args: argparse.Namespace, stdin: IO[Any] | None, stdout: IO[str]) -> int
             faults=faults,
             limits=limits,
             log_level=getattr(logging, args.log_level.upper()),
+            judge=judge,
         )
+    except JudgeLoadError as error:
+        raise InputError(f"--judge: {error.message}") from None
     except ServeError as error:
         raise CliError(str(error)) from None
     return 0

@@ -3,7 +3,8 @@
 `with emulator() as emu:` starts the gRPC server and the REST gateway on free loopback ports
 and stops them on exit. Importing this package is cheap: gRPC and the HTTP server load only
 when an emulator starts. `Limits` bounds what one client may hold (timeouts, connections,
-streams). For a standalone server, see `groundwire.emulator.server.serve`.
+streams); `judge=` puts a scorer of the user's own in the engine's place
+(`groundwire.emulator.judges`). For a standalone server, see `groundwire.emulator.server.serve`.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ if TYPE_CHECKING:
     from groundwire.aio import AsyncGroundingClient
     from groundwire.client import GroundingClient
     from groundwire.emulator.faults import FaultPolicy
+    from groundwire.emulator.judges import UserJudge
     from groundwire.emulator.limits import Limits
 
 EMULATOR_PROJECT = "emulator-project"
@@ -71,9 +73,18 @@ class Emulator:
 
 @contextmanager
 def emulator(
-    *, faults: FaultPolicy | None = None, limits: Limits | None = None
+    *,
+    faults: FaultPolicy | None = None,
+    limits: Limits | None = None,
+    judge: UserJudge | str | None = None,
+    judge_timeout: float = 30.0,
+    judge_concurrency: int = 4,
 ) -> Iterator[Emulator]:
     """Runs both servers on free loopback ports for the duration of the `with` block.
+
+    `judge` (a function ``judge(claim, passages) -> list[float]``, plain or async, or
+    ``"module:callable"``) scores claims in the engine's place; it has `judge_timeout`
+    seconds per request and `judge_concurrency` calls in flight (see `docs/judge.md`).
 
     Example:
         >>> with emulator() as emu:
@@ -81,8 +92,12 @@ def emulator(
         True
     """
     from groundwire.emulator.in_process import start_servers
+    from groundwire.emulator.judges import Judge
 
-    servers = start_servers("127.0.0.1", 0, 0, faults=faults, limits=limits)
+    scorer = None
+    if judge is not None:
+        scorer = Judge(judge, timeout=judge_timeout, concurrency=judge_concurrency)
+    servers = start_servers("127.0.0.1", 0, 0, faults=faults, limits=limits, judge=scorer)
     try:
         yield Emulator(servers.grpc_address, servers.http_url)
     finally:

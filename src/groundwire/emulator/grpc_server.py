@@ -22,7 +22,7 @@ import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from concurrent import futures
 from functools import cache
-from typing import Any, NoReturn, TypeVar
+from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
 
 import grpc
 from google.protobuf import descriptor, descriptor_pool
@@ -43,6 +43,9 @@ from groundwire.emulator import prescan, service
 from groundwire.emulator.faults import FaultInjector, FaultPolicy
 from groundwire.emulator.limits import MAX_BODY_BYTES, Limits
 from groundwire.emulator.serving import PortInUse
+
+if TYPE_CHECKING:
+    from groundwire.emulator.judges import BatchJudge
 
 MAX_REQUEST_BYTES = MAX_BODY_BYTES
 """As for REST bodies: room for the largest legal request (200 facts of 10,000 four-byte
@@ -82,11 +85,13 @@ async def create_server(
     limits: Limits | None = None,
     reuse_port: bool = False,
     threads: int = DEFAULT_THREADS,
+    judge: BatchJudge | None = None,
 ) -> GrpcServer:
     """A started gRPC server on `host:port` (`port=0` picks a free one), on the running loop.
 
     `reuse_port` lets several processes serve one port (SO_REUSEPORT); it is off otherwise,
-    so a second emulator on a taken port fails instead of silently sharing it.
+    so a second emulator on a taken port fails instead of silently sharing it. A `judge`
+    scores claims in the engine's place.
 
     Example:
         >>> server = await create_server(port=0)  # doctest: +SKIP
@@ -106,7 +111,7 @@ async def create_server(
         interceptors=[_CallCaps(limits)],
     )
     injector = FaultInjector(faults) if faults is not None else None
-    server.add_generic_rpc_handlers(tuple(generic_handlers(injector, executor, limits)))
+    server.add_generic_rpc_handlers(tuple(generic_handlers(injector, executor, limits, judge)))
     await _add_health(server)
     _add_reflection(server)
     try:
@@ -121,13 +126,16 @@ async def create_server(
 
 
 def generic_handlers(
-    injector: FaultInjector | None, executor: futures.Executor, limits: Limits
+    injector: FaultInjector | None,
+    executor: futures.Executor,
+    limits: Limits,
+    judge: BatchJudge | None = None,
 ) -> list[grpc.GenericRpcHandler[bytes, Message]]:
     """One generic handler per service, serving every method of `apis.all_methods()`."""
     by_service: dict[str, dict[str, grpc.RpcMethodHandler[bytes, Message]]] = {}
     for method in all_methods():
         service_name = method.grpc_path.split("/")[1]
-        handler = _method_handler(method, _Calls(injector, executor, limits))
+        handler = _method_handler(method, _Calls(injector, executor, limits, judge))
         by_service.setdefault(service_name, {})[method.name] = handler
     return [
         grpc.method_handlers_generic_handler(name, handlers)
@@ -146,14 +154,19 @@ def service_names() -> list[str]:
 
 
 class _Calls:
-    """What every handler shares: faults, the engine's thread pool and the limits."""
+    """What every handler shares: faults, the engine's thread pool, the limits and the judge."""
 
     def __init__(
-        self, injector: FaultInjector | None, executor: futures.Executor, limits: Limits
+        self,
+        injector: FaultInjector | None,
+        executor: futures.Executor,
+        limits: Limits,
+        judge: BatchJudge | None,
     ) -> None:
         self.injector = injector
         self.executor = executor
         self.limits = limits
+        self.judge = judge
 
     async def run(self, function: Callable[..., _T], *args: Any) -> _T:
         return await asyncio.get_running_loop().run_in_executor(self.executor, function, *args)
@@ -191,7 +204,7 @@ def _method_handler(method: Method, calls: _Calls) -> grpc.RpcMethodHandler[byte
         started = time.perf_counter()
         try:
             await calls.inject()
-            answered = await calls.run(_handle_unary, method, raw)
+            answered = await calls.run(_handle_unary, method, raw, calls.judge)
         except Exception as error:  # every failure becomes a status
             _end_failed(context, method, error, started)
             return None
@@ -224,7 +237,8 @@ async def _answer_stream(method: Method, calls: _Calls, context: _Context, sent:
             ) from None
         if not isinstance(raw, bytes):  # grpc.aio.EOF: the client has sent its last request
             return
-        responses = service.handle_stream(method, [await calls.run(_parse, method, raw)])
+        requests = [await calls.run(_parse, method, raw)]
+        responses = service.handle_stream(method, requests, calls.judge)
         while (response := await calls.run(next, responses, None)) is not None:
             try:
                 async with asyncio.timeout(limits.write_timeout):
@@ -366,8 +380,8 @@ def _full(capacity: int, what: str) -> ResourceExhausted:
     return ResourceExhausted(f"the emulator has {capacity:,} {what}, its limit; retry shortly")
 
 
-def _handle_unary(method: Method, raw: bytes) -> service.Answered:
-    return service.answer_unary(method, _parse(method, raw))
+def _handle_unary(method: Method, raw: bytes, judge: BatchJudge | None) -> service.Answered:
+    return service.answer_unary(method, _parse(method, raw), judge=judge)
 
 
 def _serialize(response: Message) -> bytes:

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from groundwire.emulator.faults import FaultPolicy
+from groundwire.emulator.judges import Judge
 from groundwire.emulator.limits import Limits
 from groundwire.emulator.serving import (
     BACKLOG,
@@ -63,10 +64,12 @@ def start_servers(
     faults: FaultPolicy | None = None,
     limits: Limits | None = None,
     reuse_port: bool = False,
+    judge: Judge | None = None,
 ) -> Servers:
     """Starts both servers in the background; port 0 picks a free port.
 
-    A port that is taken raises `PortInUse`, naming it.
+    A port that is taken raises `PortInUse`, naming it. A `judge` scores claims in the
+    engine's place; it is loaded first (`JudgeLoadError` if it cannot be).
 
     Example:
         >>> servers = start_servers()
@@ -74,12 +77,14 @@ def start_servers(
         True
         >>> servers.stop(grace=0)
     """
+    if judge is not None:
+        judge.load()
     if not reuse_port:
         for protocol, port in (("gRPC", grpc_port), ("REST", http_port)):
             check_free(protocol, host, port)
     loop = _event_loop()
     starting = asyncio.run_coroutine_threadsafe(
-        _start(host, grpc_port, http_port, faults, limits or Limits(), reuse_port), loop
+        _start(host, grpc_port, http_port, faults, limits or Limits(), reuse_port, judge), loop
     )
     servers = starting.result(timeout=STARTUP_TIMEOUT_SECONDS)
     lifetime.grpc_servers.add(id(servers))  # gRPC is not safe in a child forked while it runs
@@ -105,15 +110,16 @@ async def _start(
     faults: FaultPolicy | None,
     limits: Limits,
     reuse_port: bool,
+    judge: Judge | None,
 ) -> Servers:
     from groundwire.emulator.grpc_server import create_server
     from groundwire.emulator.http_server import HttpServer
     from groundwire.emulator.rest_gateway import RestGateway
 
     grpc_server = await create_server(
-        host, grpc_port, faults=faults, limits=limits, reuse_port=reuse_port
+        host, grpc_port, faults=faults, limits=limits, reuse_port=reuse_port, judge=judge
     )
-    gateway = RestGateway(faults=faults)
+    gateway = RestGateway(faults=faults, judge=judge)
     http = HttpServer(gateway, limits)
     try:
         sock = listening_socket(host, http_port, reuse_port)

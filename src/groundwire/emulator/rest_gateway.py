@@ -22,7 +22,7 @@ import contextlib
 import logging
 from collections.abc import Callable
 from concurrent import futures
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from google.protobuf.message import Message
 
@@ -52,6 +52,9 @@ from groundwire.emulator.faults import FaultInjector, FaultPolicy
 from groundwire.emulator.http_server import HttpRequest, Reply
 from groundwire.emulator.service import Responses
 
+if TYPE_CHECKING:
+    from groundwire.emulator.judges import BatchJudge
+
 DEFAULT_THREADS = 8
 _JSON = "application/json"
 _JSON_REPLY = [("Content-Type", "application/json; charset=utf-8")]
@@ -68,9 +71,14 @@ class RestGateway:
     """
 
     def __init__(
-        self, *, faults: FaultPolicy | None = None, threads: int = DEFAULT_THREADS
+        self,
+        *,
+        faults: FaultPolicy | None = None,
+        threads: int = DEFAULT_THREADS,
+        judge: BatchJudge | None = None,
     ) -> None:
         self._methods = all_methods()
+        self._judge = judge
         self._executor = futures.ThreadPoolExecutor(threads, thread_name_prefix="groundwire-rest")
         self._injector = FaultInjector(faults) if faults is not None else None
 
@@ -88,7 +96,7 @@ class RestGateway:
             if route.method.server_streaming:
                 await self._stream(reply, route, request.body, parameters)
                 return
-            answered = await self._run(_unary, route, request.body)
+            answered = await self._run(_unary, route, request.body, self._judge)
             body = response_to_json(
                 answered.response, enum_encoding_int=parameters.enum_encoding_int
             )
@@ -113,7 +121,7 @@ class RestGateway:
         is an ordinary error response with its own HTTP status.
         """
         requests = await self._run(_requests, route, body)
-        responses = service.handle_stream(route.method, iter(requests))
+        responses = service.handle_stream(route.method, iter(requests), self._judge)
         try:
             made = await self._run(_next, responses)
             content_type = "text/event-stream" if parameters.alt == "sse" else _JSON
@@ -193,9 +201,9 @@ async def _inject(injector: FaultInjector | None) -> None:
         raise fault.error
 
 
-def _unary(route: Route, body: bytes) -> service.Answered:
+def _unary(route: Route, body: bytes, judge: BatchJudge | None) -> service.Answered:
     (request,) = _requests(route, body)
-    return service.answer_unary(route.method, request)
+    return service.answer_unary(route.method, request, judge=judge)
 
 
 def _requests(route: Route, body: bytes) -> list[Message]:

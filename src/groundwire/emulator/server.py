@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from groundwire.emulator.faults import FaultPolicy
 from groundwire.emulator.in_process import start_servers
+from groundwire.emulator.judges import Judge
 from groundwire.emulator.limits import Limits
 from groundwire.emulator.serving import (
     ReadyCallback,
@@ -35,14 +36,16 @@ def serve(
     *,
     limits: Limits | None = None,
     log_level: int | None = None,
+    judge: Judge | None = None,
 ) -> None:
     """Serves both protocols until SIGINT or SIGTERM; call it from the main thread.
 
     Prints one line naming both addresses once they listen, and one `export` line for a
     shell, then calls `ready(grpc_address, http_url)` if given. With `workers > 1`, port 0
     picks a free port before the workers start, and they all share it. `log_level` (e.g.
-    `logging.INFO`: one line per request) also applies in the workers. A taken port raises
-    `PortInUse`; a worker that dies raises `ServeError` naming it.
+    `logging.INFO`: one line per request) also applies in the workers. A `judge` scores claims
+    in the engine's place; each worker loads it itself. A taken port raises `PortInUse`; a
+    worker that dies raises `ServeError` naming it; a judge that cannot load, `JudgeLoadError`.
 
     Example:
         >>> serve(grpc_port=50051, http_port=8080)  # doctest: +SKIP
@@ -55,7 +58,9 @@ def serve(
     hand_back_large_blocks()
     with stop_on_signals() as stop:
         if workers == 1:
-            servers = start_servers(host, grpc_port, http_port, faults=faults, limits=limits)
+            servers = start_servers(
+                host, grpc_port, http_port, faults=faults, limits=limits, judge=judge
+            )
             try:
                 announce(servers.grpc_address, servers.http_url, workers, ready)
                 stop.wait()
@@ -67,7 +72,7 @@ def serve(
             grpc_port,
             http_port,
             workers,
-            WorkerOptions(faults, limits, log_level),
+            WorkerOptions(faults, limits, log_level, judge),
             ready,
             stop,
         )

@@ -11,6 +11,7 @@ from typing import Any
 
 from groundwire.emulator.faults import FaultPolicy
 from groundwire.emulator.in_process import start_servers
+from groundwire.emulator.judges import Judge
 from groundwire.emulator.limits import Limits
 from groundwire.emulator.serving import (
     POLL_SECONDS,
@@ -31,11 +32,12 @@ from groundwire.emulator.serving import (
 
 @dataclass(frozen=True)
 class WorkerOptions:
-    """What every worker is started with, besides the ports."""
+    """What every worker is started with, besides the ports; each loads the judge itself."""
 
     faults: FaultPolicy | None
     limits: Limits | None
     log_level: int | None
+    judge: Judge | None = None
 
 
 def serve_workers(
@@ -182,6 +184,7 @@ def _worker(
                 faults=options.faults,
                 limits=options.limits,
                 reuse_port=True,
+                judge=options.judge,
             )
         except Exception as error:
             reports.put((number, f"{type(error).__name__}: {error}"))

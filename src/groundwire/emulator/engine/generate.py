@@ -8,7 +8,7 @@ sentence sharing a term with the question, the answer is :data:`NO_ANSWER` and c
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from groundwire.emulator.engine.index import FactIndex, build_index
 from groundwire.emulator.engine.matching import RELATED_TERM_CREDIT
@@ -21,9 +21,15 @@ NO_ANSWER = "I could not find an answer to that in the provided facts."
 
 
 def generate_answer(
-    question: str, facts: Sequence[Fact], *, max_sentences: int = 3
+    question: str,
+    facts: Sequence[Fact],
+    *,
+    max_sentences: int = 3,
+    judge: Callable[[list[tuple[str, list[str]]]], list[list[float]]] | None = None,
 ) -> GeneratedAnswer:
     """Answer with up to ``max_sentences`` fact sentences, most relevant first; deterministic.
+
+    A ``judge`` scores each sentence against the facts' texts instead of the engine.
 
     Example:
         >>> facts = [Fact("Paris is the capital of France."), Fact("Rome is in Italy.")]
@@ -37,14 +43,23 @@ def generate_answer(
     chosen = _most_relevant_sentences(question, index, max_sentences)
     if not chosen:
         return GeneratedAnswer(text=NO_ANSWER, supports=())
+    judged = (
+        judge([(sentence, [fact.text for fact in facts]) for sentence in chosen]) if judge else []
+    )
     supports: list[AnswerSupport] = []
     byte_position = 0
-    for sentence in chosen:
+    for number, sentence in enumerate(chosen):
         start_byte = byte_position
         end_byte = start_byte + len(sentence.encode())
-        support = support_claim(sentence, index)
-        fact_indices = tuple(c.fact_index for c in support.citations(index, DEFAULT_BAR))
-        supports.append(AnswerSupport(sentence, start_byte, end_byte, fact_indices, support.score))
+        if judge:
+            scores = judged[number]
+            fact_indices = tuple(i for i, score in enumerate(scores) if score >= DEFAULT_BAR)
+            score = max(scores, default=0.0)
+        else:
+            support = support_claim(sentence, index)
+            fact_indices = tuple(c.fact_index for c in support.citations(index, DEFAULT_BAR))
+            score = support.score
+        supports.append(AnswerSupport(sentence, start_byte, end_byte, fact_indices, score))
         byte_position = end_byte + 1
     return GeneratedAnswer(text=" ".join(chosen), supports=tuple(supports))
 

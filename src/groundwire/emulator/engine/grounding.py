@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from groundwire.emulator.engine.budget import WorkBudget
 from groundwire.emulator.engine.check_required import needs_check
 from groundwire.emulator.engine.index import FactIndex, build_index
-from groundwire.emulator.engine.results import Claim, Fact, GroundingResult
+from groundwire.emulator.engine.results import Citation, Claim, Fact, GroundingResult
 from groundwire.emulator.engine.scoring import DEFAULT_BAR, support_claim
 from groundwire.emulator.engine.sentences import split_claims
 from groundwire.emulator.engine.text import content_terms
@@ -45,6 +45,7 @@ def check_grounding(
     *,
     citation_threshold: float = DEFAULT_BAR,
     budget: WorkBudget | None = None,
+    judge: Callable[[list[tuple[str, list[str]]]], list[list[float]]] | None = None,
 ) -> GroundingResult:
     """Split the answer into claims and say, for each, whether and where the facts support it.
 
@@ -55,7 +56,8 @@ def check_grounding(
 
     With a ``budget``, each claim checked spends :func:`claim_work`, a count that depends on the
     request alone. Claims reached once it is spent are unsupported, uncited and counted in
-    ``unfinished_claims``.
+    ``unfinished_claims``. A ``judge`` (called once, with each claim and the facts' texts)
+    scores instead: a claim's score is its best fact's, and facts at the threshold are cited.
 
     Example:
         >>> facts = [Fact("The capital is Toronto.", {"author": "Wikipedia"})]
@@ -67,6 +69,8 @@ def check_grounding(
     """
     if not 0.0 <= citation_threshold <= 1.0:
         raise ValueError(f"citation_threshold must be within [0, 1], got {citation_threshold}")
+    if judge is not None:
+        return _judged(answer, facts, citation_threshold, judge)
     index = build_index(facts)
     encoded = answer.encode()
     claims: list[Claim] = []
@@ -96,6 +100,27 @@ def check_grounding(
         support_score=answer_support(checked, contradicted),
         unfinished_claims=unfinished,
     )
+
+
+def _judged(
+    answer: str,
+    facts: Sequence[Fact],
+    threshold: float,
+    judge: Callable[[list[tuple[str, list[str]]]], list[list[float]]],
+) -> GroundingResult:
+    encoded = answer.encode()
+    spans = [(start, end, encoded[start:end].decode()) for start, end in split_claims(answer)]
+    checked = [text for _, _, text in spans if needs_check(text)]
+    judged = iter(judge([(text, [fact.text for fact in facts]) for text in checked]))
+    claims = []
+    for start, end, text in spans:
+        scores = next(judged) if needs_check(text) else []
+        cited = sorted((-score, i) for i, score in enumerate(scores) if score >= threshold)
+        citations = tuple(Citation(i, facts[i].text, -score) for score, i in cited)
+        score = max(scores, default=0.0)
+        claims.append(Claim(text, start, end, needs_check(text), score, bool(cited), citations))
+    judged_claims = [claim for claim in claims if claim.check_required]
+    return GroundingResult(tuple(claims), answer_support(judged_claims, [False] * len(checked)))
 
 
 def claim_work(claim_text: str, index: FactIndex) -> int:
