@@ -126,7 +126,7 @@ def test_a_conftest_fixture_gives_the_session_a_judge_function(pytester: pytest.
     [
         ("grounding_judge()", "*ConfigurationError*missing 1 required positional argument*"),
         ("grounding_judge(None, timout=1)", "*unexpected keyword argument 'timout'; it takes*"),
-        ('grounding_judge("judges:nothing")', "*JudgeLoadError*nothing is called 'nothing'*"),
+        ('grounding_judge("judges:nothing")', "*ConfigurationError*nothing is called 'nothing'*"),
         ('grounding_judge("judges:hangs", timeout=0)', "*timeout must be a positive number*"),
     ],
 )

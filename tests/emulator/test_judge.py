@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import pickle
 import threading
 import time
 from collections.abc import Iterator
@@ -12,8 +13,9 @@ from typing import Any
 
 import pytest
 
-from groundwire import DeadlineExceeded, GroundingClient, Internal
+from groundwire import ConfigurationError, DeadlineExceeded, GroundingClient, Internal
 from groundwire.emulator import emulator
+from groundwire.emulator.judges import Judge
 from tests.emulator.support import run_python
 from tests.emulator.test_official_clients import ANSWER, CHECK_GROUNDING, FACTS
 
@@ -296,3 +298,37 @@ def test_the_official_client_sees_the_judges_citations(transport: str) -> None:
         result = json.loads(run_python(script, transport, address, ANSWER, json.dumps(FACTS)))
     assert [claim["sources"] for claim in result["claims"]] == [["2"], ["2"], ["2"]]
     assert result["support_score"] == pytest.approx(1.0)
+
+
+def test_a_judge_named_by_module_travels_to_a_worker_by_name_and_loads_there() -> None:
+    judge = Judge("tests.emulator.test_judge:prefers_bananas", timeout=2.0, concurrency=3)
+    judge.load()
+    moved = pickle.loads(pickle.dumps(judge))
+    assert (moved.name, moved.timeout, moved.concurrency) == (judge.name, 2.0, 3)
+    assert moved([(PARIS, [PARIS, BANANAS])]) == [[0.0, 0.9]]
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        ({"timeout": 0}, "the judge timeout must be a positive number, not 0"),
+        ({"timeout": float("inf")}, "the judge timeout must be a positive number, not inf"),
+        ({"concurrency": 0}, "the judge concurrency must be at least 1, not 0"),
+    ],
+)
+def test_a_judge_needs_a_positive_timeout_and_concurrency(
+    options: dict[str, Any], message: str
+) -> None:
+    with pytest.raises(ConfigurationError) as raised:
+        Judge(prefers_bananas, **options)
+    assert raised.value.message == message
+
+
+def test_something_neither_callable_nor_with_a_batch_is_no_judge() -> None:
+    with (
+        pytest.raises(
+            ConfigurationError, match=r"the judge int is not callable \(its type is int\)"
+        ),
+        emulator(judge=3),  # type: ignore[arg-type]
+    ):
+        pass

@@ -136,14 +136,18 @@ def test_serve_answers_deadline_exceeded_past_the_judge_timeout_and_still_stops(
             "--judge: the judge 'serve_judge:missing' does not exist: nothing is called 'missing' "
             "there",
         ),
-        (["--judge", "serve_judge:not_callable"], 2, "serve_judge:not_callable is a int"),
+        (
+            ["--judge", "serve_judge:not_callable"],
+            2,
+            "serve_judge:not_callable is not callable (its type is int)",
+        ),
         (["--judge", "serve_judge"], 2, "a judge is named MODULE:CALLABLE, not 'serve_judge'"),
         (["--judge", "serve_judge:hangs", "--judge-timeout", "0"], 2, "timeout must be a positive"),
         (["--judge", "serve_judge:hangs", "--judge-concurrency", "0"], 2, "at least 1, not 0"),
         (
             ["--judge", "no_such_module:judge", "--workers", "2"],
             1,
-            "emulator worker * could not start: JudgeLoadError: INVALID_ARGUMENT: cannot import",
+            "worker * could not start: ConfigurationError: INVALID_ARGUMENT: cannot import",
         ),
     ],
 )

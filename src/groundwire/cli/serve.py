@@ -133,7 +133,7 @@ def run(args: argparse.Namespace, stdin: IO[Any] | None, stdout: IO[str]) -> int
             rate=args.fault_rate, codes=codes, latency_ms=args.latency, seed=args.fault_seed
         )
     from groundwire.core.client_options import ConfigurationError
-    from groundwire.emulator.judges import Judge, JudgeLoadError
+    from groundwire.emulator.judges import Judge
     from groundwire.emulator.limits import Limits
     from groundwire.emulator.server import ServeError, serve
 
@@ -167,7 +167,7 @@ def run(args: argparse.Namespace, stdin: IO[Any] | None, stdout: IO[str]) -> int
             log_level=getattr(logging, args.log_level.upper()),
             judge=judge,
         )
-    except JudgeLoadError as error:
+    except ConfigurationError as error:  # only the judge is configured in `serve`
         raise InputError(f"--judge: {error.message}") from None
     except ServeError as error:
         raise CliError(str(error)) from None

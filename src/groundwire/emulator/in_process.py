@@ -69,7 +69,7 @@ def start_servers(
     """Starts both servers in the background; port 0 picks a free port.
 
     A port that is taken raises `PortInUse`, naming it. A `judge` scores claims in the
-    engine's place; it is loaded first (`JudgeLoadError` if it cannot be).
+    engine's place; it is loaded first (`ConfigurationError` if it cannot be).
 
     Example:
         >>> servers = start_servers()

@@ -42,16 +42,13 @@ DEFAULT_JUDGE_CONCURRENCY = 4
 """Judge calls in flight at once in one process (``--judge-concurrency``)."""
 
 
-class JudgeLoadError(ConfigurationError):
-    """A ``MODULE:CALLABLE`` that names no judge: no such module or attribute, or not callable."""
-
-
 class Judge:
     """The user's judge as the engine calls it: ``judge(pairs)`` gives one score list per pair.
 
     ``judge`` is the function itself or ``"module:callable"`` to import, which happens at
     :meth:`load` (the servers load it when they start, each worker process for itself). Pairs
-    without passages get an empty list and cost no call.
+    without passages get an empty list and cost no call. A bad timeout or concurrency is a
+    `ConfigurationError`.
 
     Example:
         >>> def overlap(claim, passages):
@@ -83,7 +80,7 @@ class Judge:
         self._slots = asyncio.Semaphore(concurrency)
 
     def load(self) -> None:
-        """Imports the judge named ``module:callable``, once; `JudgeLoadError` if it cannot."""
+        """Imports the judge named ``module:callable``, once; `ConfigurationError` if it cannot."""
         if self._function is None:
             self._function = _checked(load_judge(str(self._target)), self.name)
 
@@ -215,7 +212,7 @@ class Judge:
 def load_judge(target: str) -> UserJudge:
     """The judge that ``"module:callable"`` names (``callable`` may be dotted: ``Class.method``).
 
-    Raises `JudgeLoadError`, in one line, when the module cannot be imported, lacks the
+    Raises `ConfigurationError`, in one line, when the module cannot be imported, lacks the
     attribute, or the attribute is not callable.
 
     Example:
@@ -224,18 +221,18 @@ def load_judge(target: str) -> UserJudge:
     """
     module_name, _, attribute = target.partition(":")
     if not module_name or not attribute:
-        raise JudgeLoadError(f"a judge is named MODULE:CALLABLE, not {target!r}")
+        raise ConfigurationError(f"a judge is named MODULE:CALLABLE, not {target!r}")
     try:
         found: Any = importlib.import_module(module_name)
     except Exception as error:  # the user's module may fail in any way while it loads
-        raise JudgeLoadError(
+        raise ConfigurationError(
             f"cannot import the judge's module {module_name!r}: {type(error).__name__}: {error}"
         ) from None
     for name in attribute.split("."):
         try:
             found = getattr(found, name)
         except AttributeError:
-            raise JudgeLoadError(
+            raise ConfigurationError(
                 f"the judge {target!r} does not exist: nothing is called {name!r} there"
             ) from None
     return _checked(found, target)
@@ -243,7 +240,9 @@ def load_judge(target: str) -> UserJudge:
 
 def _checked(judge: Any, name: str) -> Any:
     if not callable(judge) and not callable(getattr(judge, "batch", None)):
-        raise JudgeLoadError(f"the judge {name} is a {type(judge).__name__}, not a callable")
+        raise ConfigurationError(
+            f"the judge {name} is not callable (its type is {type(judge).__name__})"
+        )
     return judge
 
 
@@ -281,7 +280,6 @@ __all__ = [
     "BatchJudge",
     "ClaimsAndPassages",
     "Judge",
-    "JudgeLoadError",
     "UserJudge",
     "load_judge",
 ]

@@ -45,7 +45,7 @@ def serve(
     picks a free port before the workers start, and they all share it. `log_level` (e.g.
     `logging.INFO`: one line per request) also applies in the workers. A `judge` scores claims
     in the engine's place; each worker loads it itself. A taken port raises `PortInUse`; a
-    worker that dies raises `ServeError` naming it; a judge that cannot load, `JudgeLoadError`.
+    worker that dies raises `ServeError` naming it; a judge that cannot load, `ConfigurationError`.
 
     Example:
         >>> serve(grpc_port=50051, http_port=8080)  # doctest: +SKIP
