@@ -43,15 +43,14 @@ def generate_answer(
     chosen = _most_relevant_sentences(question, index, max_sentences)
     if not chosen:
         return GeneratedAnswer(text=NO_ANSWER, supports=())
-    judged = (
-        judge([(sentence, [fact.text for fact in facts]) for sentence in chosen]) if judge else []
-    )
+    passages = [fact.text for fact in facts]
+    judged = [] if judge is None else judge([(sentence, passages) for sentence in chosen])
     supports: list[AnswerSupport] = []
     byte_position = 0
     for number, sentence in enumerate(chosen):
         start_byte = byte_position
         end_byte = start_byte + len(sentence.encode())
-        if judge:
+        if judge is not None:
             scores = judged[number]
             fact_indices = tuple(i for i, score in enumerate(scores) if score >= DEFAULT_BAR)
             score = max(scores, default=0.0)
