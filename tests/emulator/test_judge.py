@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import gc
 import json
 import pickle
 import threading
@@ -332,3 +333,17 @@ def test_something_neither_callable_nor_with_a_batch_is_no_judge() -> None:
         emulator(judge=3),  # type: ignore[arg-type]
     ):
         pass
+
+
+def test_the_garbage_collector_runs_while_a_judge_scores() -> None:
+    collector_on: list[bool] = []
+
+    def notes_the_collector(claim: str, passages: list[str]) -> list[float]:
+        collector_on.append(gc.isenabled())
+        return [1.0] * len(passages)
+
+    assert gc.isenabled()
+    with judged_client(notes_the_collector) as client:
+        client.check_grounding(PARIS, [PARIS])
+        list(client.stream_generate_grounded_content("The capital?", facts=[PARIS]))
+    assert collector_on == [True, True]

@@ -116,7 +116,7 @@ def answer_unary(method: Method, request: Message, *, judge: BatchJudge | None =
         raise Unimplemented(f"{method.grpc_path} is not a unary method of the emulator")
     spec_for(method).check(method, request)
     check_location(method, request)
-    with _collector_paused():
+    with _collector_paused(judge):
         return handler(method, request, judge)
 
 
@@ -255,7 +255,7 @@ def stream_generate_grounded_content(
     support chunks have their `index` set.
     """
     for request in requests:
-        with _collector_paused():
+        with _collector_paused(judge):
             complete: Any = _answer(method, request, chunk_index=True, judge=judge)
         candidate = complete.candidates[0]
         pieces = _pieces(candidate.content.parts[0].text)
@@ -382,14 +382,19 @@ _collector_was_enabled = False
 
 
 @contextlib.contextmanager
-def _collector_paused() -> Iterator[None]:
+def _collector_paused(judge: BatchJudge | None) -> Iterator[None]:
     """Runs an engine call with Python's cyclic garbage collector off, on again once none runs.
 
     Indexing the largest request's facts makes millions of containers (CJK text: 1.8 million
     terms), and the collector would scan the whole heap again and again while they are made:
     that nearly doubled the call (3.5 -> 1.8 s of CPU). The engine's garbage is freed by
-    reference counting; anything cyclic waits for the next collection.
+    reference counting; anything cyclic waits for the next collection. Not while a judge
+    scores: its calls can take seconds each and overlap, and a model's garbage needs the
+    collector.
     """
+    if judge is not None:
+        yield
+        return
     global _paused_calls, _collector_was_enabled
     with _pause_lock:
         if _paused_calls == 0:
