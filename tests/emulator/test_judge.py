@@ -18,7 +18,7 @@ from groundwire import ConfigurationError, DeadlineExceeded, GroundingClient, In
 from groundwire.emulator import emulator
 from groundwire.emulator.judges import Judge
 from tests.emulator.support import run_python
-from tests.emulator.test_official_clients import ANSWER, CHECK_GROUNDING, FACTS
+from tests.emulator.test_official_clients import ANSWER, CHECK_GROUNDING, CORROBORATE, FACTS
 
 PARIS = "Paris is the capital of France."
 BANANAS = "Bananas are yellow."
@@ -299,6 +299,20 @@ def test_the_official_client_sees_the_judges_citations(transport: str) -> None:
         result = json.loads(run_python(script, transport, address, ANSWER, json.dumps(FACTS)))
     assert [claim["sources"] for claim in result["claims"]] == [["2"], ["2"], ["2"]]
     assert result["support_score"] == pytest.approx(1.0)
+
+
+@pytest.mark.official
+def test_the_official_vertex_client_sees_the_judges_corroboration(transport: str) -> None:
+    content = f"{PARIS} The moon is made of cheese."
+    with emulator(judge=prefers_bananas) as emu:
+        address = emu.grpc_address if transport == "grpc" else emu.http_url
+        output = run_python(CORROBORATE, transport, address, content, json.dumps([PARIS, BANANAS]))
+    claims = json.loads(output)["claims"]
+    assert [content.encode()[c["start"] : c["end"]].decode() for c in claims] == [
+        PARIS,
+        "The moon is made of cheese.",
+    ]
+    assert [(c["facts"], round(c["score"], 6)) for c in claims] == [([1], 0.9), ([1], 0.9)]
 
 
 def test_a_judge_named_by_module_travels_to_a_worker_by_name_and_loads_there() -> None:
