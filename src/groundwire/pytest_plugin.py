@@ -5,11 +5,15 @@ imports nothing but pytest: the emulator, gRPC and the clients load when a test 
 for one of these fixtures.
 
 - ``grounding_emulator`` (session): an in-process emulator (`groundwire.emulator.Emulator`),
-  fault-free, started on first use.
+  fault-free, started on first use, with the session's ``grounding_judge``.
+- ``grounding_judge`` (session): the judge that scores claims in the engine's place, None for
+  the engine itself: ``--groundwire-judge MODULE:CALLABLE`` or the ``groundwire_judge`` ini
+  option; override the fixture in a ``conftest.py`` to return a function instead.
 - ``grounding_test_emulator`` (function): the emulator this test talks to. That is the
-  session's, unless the test carries ``@pytest.mark.grounding_faults(...)``. Then it is an
-  emulator of its own, started with those faults and stopped after the test: the emulator's
-  faults are fixed when it starts.
+  session's, unless the test carries ``@pytest.mark.grounding_faults(...)`` or
+  ``@pytest.mark.grounding_judge(judge=..., timeout=30.0, concurrency=4)``. Then it is an
+  emulator of its own, started with those faults and that judge (else the session's) and
+  stopped after the test: an emulator's faults and judge are fixed when it starts.
 - ``grounding_client`` / ``async_grounding_client`` (function): a `GroundingClient` /
   `AsyncGroundingClient` connected to ``grounding_test_emulator``, closed after the test.
   The async one needs pytest-asyncio, and only when a test uses it.
@@ -48,6 +52,7 @@ if TYPE_CHECKING:
     from groundwire.client import GroundingClient
     from groundwire.emulator import Emulator
     from groundwire.emulator.faults import FaultPolicy
+    from groundwire.emulator.judges import UserJudge
     from groundwire.emulator.replay import ReplayOptions
 
 __all__ = ["GroundingStubs", "cassette_for", "fault_policy", "official_grounding_client_for"]
@@ -57,6 +62,18 @@ _MARKER_HELP = (
     f"{FAULTS_MARKER}(rate=0.0, codes=['UNAVAILABLE'], latency_ms=0, seed=None): run this test "
     "against an emulator of its own that injects these faults (groundwire's pytest plugin)"
 )
+JUDGE_MARKER = "grounding_judge"
+_JUDGE_MARKER_HELP = (
+    f"{JUDGE_MARKER}(judge=..., timeout=30.0, concurrency=4): run this test against an emulator "
+    "of its own whose claims `judge` scores (a function or 'module:callable'; None: the engine)"
+)
+_JUDGE_HELP = "MODULE:CALLABLE: the judge that scores claims in the emulator's engine's place"
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    """Add ``--groundwire-judge`` and the ``groundwire_judge`` ini option."""
+    parser.addoption("--groundwire-judge", metavar="MODULE:CALLABLE", help=_JUDGE_HELP)
+    parser.addini("groundwire_judge", _JUDGE_HELP)
 
 
 STUB_MARKER = "grounding_stub"
@@ -71,6 +88,7 @@ def pytest_configure(config: pytest.Config) -> None:
     """Register the plugin's markers (``--strict-markers`` accepts them) and its async fixture."""
     config.addinivalue_line("markers", _MARKER_HELP)
     config.addinivalue_line("markers", _STUB_MARKER_HELP)
+    config.addinivalue_line("markers", _JUDGE_MARKER_HELP)
     config.pluginmanager.register(_async_fixtures(config), "groundwire-async-fixtures")
 
 
@@ -111,11 +129,22 @@ def fault_policy(
 
 
 @pytest.fixture(scope="session")
-def grounding_emulator() -> Iterator[Emulator]:
+def grounding_judge(pytestconfig: pytest.Config) -> UserJudge | str | None:
+    """The session's judge: ``--groundwire-judge``, else the ``groundwire_judge`` ini option.
+
+    None (the engine scores) when neither is set. Override this fixture in a ``conftest.py``
+    to return a judge function instead.
+    """
+    named = pytestconfig.getoption("groundwire_judge") or pytestconfig.getini("groundwire_judge")
+    return str(named) if named else None
+
+
+@pytest.fixture(scope="session")
+def grounding_emulator(grounding_judge: UserJudge | str | None) -> Iterator[Emulator]:
     """An in-process emulator on free loopback ports for the whole session, fault-free."""
     from groundwire.emulator import emulator
 
-    with emulator() as running:
+    with emulator(judge=grounding_judge) as running:
         yield running
 
 
@@ -138,28 +167,37 @@ def grounding_module_emulator(request: pytest.FixtureRequest) -> Iterator[Emulat
         return
     from groundwire.emulator import emulator
 
-    with emulator(replay=_replay(cassette)) as running:
+    judge = request.getfixturevalue("grounding_judge")
+    with emulator(replay=_replay(cassette), judge=judge) as running:
         yield running
 
 
 @pytest.fixture
 def grounding_test_emulator(request: pytest.FixtureRequest) -> Iterator[Emulator]:
-    """The emulator this test talks to: its module's, or its own if it asks for faults.
+    """The emulator this test talks to: its module's, or its own for faults or a judge.
 
     Stubs from the test's ``grounding_stub`` markers are on it during the test.
     """
-    marker = request.node.get_closest_marker(FAULTS_MARKER)
-    if marker is None:
+    faults = request.node.get_closest_marker(FAULTS_MARKER)
+    judge = request.node.get_closest_marker(JUDGE_MARKER)
+    if faults is None and judge is None:
         module_emulator = request.getfixturevalue("grounding_module_emulator")
         with _marked_stubs(request, module_emulator) as running:
             yield running
         return
-    policy = _marker_policy(marker)
+    policy = None if faults is None else _marker_policy(faults)
+    if judge is None:
+        judging: dict[str, Any] = {"judge": request.getfixturevalue("grounding_judge")}
+    else:
+        judging = _judge_options(*judge.args, **judge.kwargs)
     from groundwire.emulator import emulator
 
     cassette = cassette_for(request.path)
     replay = _replay(cassette) if cassette.exists() else None
-    with emulator(faults=policy, replay=replay) as own, _marked_stubs(request, own) as running:
+    with (
+        emulator(faults=policy, replay=replay, **judging) as own,
+        _marked_stubs(request, own) as running,
+    ):
         yield running
 
 
@@ -227,6 +265,24 @@ def grounding_stubs(grounding_test_emulator: Emulator) -> Iterator[GroundingStub
         yield scope
     finally:
         scope.remove()
+
+
+def _judge_options(*args: Any, **kwargs: Any) -> dict[str, Any]:
+    """The `emulator` arguments a ``grounding_judge`` marker asks for; ConfigurationError if bad."""
+
+    def grounding_judge(
+        judge: UserJudge | str | None, timeout: float = 30.0, concurrency: int = 4
+    ) -> dict[str, Any]:
+        return {"judge": judge, "judge_timeout": timeout, "judge_concurrency": concurrency}
+
+    try:
+        return grounding_judge(*args, **kwargs)
+    except TypeError as error:
+        from groundwire.core.client_options import ConfigurationError
+
+        raise ConfigurationError(
+            f"{error}; it takes (judge=..., timeout=30.0, concurrency=4)"
+        ) from None
 
 
 def _marker_policy(marker: pytest.Mark) -> FaultPolicy:

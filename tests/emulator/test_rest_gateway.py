@@ -191,8 +191,10 @@ def test_a_stream_is_a_json_array_sent_element_by_element(
     held: list[bool] = []  # whether the client had the first answer while the rest waited
     handle_stream = service.handle_stream
 
-    def held_after_the_first(method: Method, requests: Iterable[Message]) -> Iterator[Message]:
-        responses = iter(handle_stream(method, requests))
+    def held_after_the_first(
+        method: Method, requests: Iterable[Message], judge: Any = None
+    ) -> Iterator[Message]:
+        responses = iter(handle_stream(method, requests, judge))
         yield next(responses)
         held.append(first_arrived.wait(STREAM_HOLD))
         yield from responses

@@ -301,7 +301,7 @@ def test_a_keep_alive_connection_idle_past_its_timeout_is_closed() -> None:
 def test_a_stream_the_client_never_reads_is_abandoned_after_the_write_timeout(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    def endless(method: Method, _: object) -> Iterator[Message]:
+    def endless(method: Method, *unused: object) -> Iterator[Message]:
         response: Any = method.response_class()
         response.candidates.add(index=0).content.parts.add(text="x" * 100_000)
         for _ in range(1000):  # 100 MB: more than any socket buffers

@@ -22,7 +22,8 @@ clients also take --endpoint/--rest-endpoint. Faults (--fault-rate, --fault-code
 show how your code copes with a failing API. Every client is held to the limits below, so a
 stalled upload or an idle stream cannot stop the emulator answering the others. On loopback the
 REST port also serves the admin API (/groundwire/v1/stubs and /groundwire/v1/requests) for
-stubs and the request journal; see docs/testing.md."""
+stubs and the request journal; see docs/testing.md. --judge puts a scorer of your own (an NLI
+model, an LLM behind your endpoint) in the engine's place."""
 
 LOG_LEVELS = ("debug", "info", "warning", "error")
 
@@ -146,6 +147,16 @@ def configure(parser: argparse.ArgumentParser) -> None:
         help="replay X times as fast as recorded; 0: at once (default: 1)",
     )
 
+    judge = parser.add_argument_group("judge")
+    judge.add_argument(
+        "--judge",
+        metavar="MODULE:CALLABLE",
+        help="your judge(claim, passages) -> scores in [0, 1], imported by each worker; it "
+        "replaces the engine's scores (see docs/judge.md)",
+    )
+    _limit(judge, "--judge-timeout", float, "S", "seconds the judge has per request", 30.0)
+    _limit(judge, "--judge-concurrency", int, "N", "judge calls in flight per worker", 4)
+
 
 def _limit(
     group: Any, flag: str, kind: type[float] | type[int], metavar: str, what: str, default: float
@@ -266,6 +277,8 @@ def run(args: argparse.Namespace, stdin: IO[Any] | None, stdout: IO[str]) -> int
         faults = FaultPolicy(
             rate=args.fault_rate, codes=codes, latency_ms=args.latency, seed=args.fault_seed
         )
+    from groundwire.core.client_options import ConfigurationError
+    from groundwire.emulator.judges import Judge
     from groundwire.emulator.limits import Limits
     from groundwire.emulator.server import ServeError, serve
 
@@ -281,6 +294,14 @@ def run(args: argparse.Namespace, stdin: IO[Any] | None, stdout: IO[str]) -> int
     except ValueError as error:
         raise InputError(f"serve: {error}") from None
     control = _control_options(args)
+    judge = None
+    if args.judge is not None:
+        try:
+            judge = Judge(
+                args.judge, timeout=args.judge_timeout, concurrency=args.judge_concurrency
+            )
+        except ConfigurationError as error:
+            raise InputError(f"serve: {error.message}") from None
     try:
         serve(
             host=args.host,
@@ -291,7 +312,10 @@ def run(args: argparse.Namespace, stdin: IO[Any] | None, stdout: IO[str]) -> int
             limits=limits,
             log_level=getattr(logging, args.log_level.upper()),
             control=control,
+            judge=judge,
         )
+    except ConfigurationError as error:  # only the judge is configured in `serve`
+        raise InputError(f"--judge: {error.message}") from None
     except ServeError as error:
         raise CliError(str(error)) from None
     return 0

@@ -3,7 +3,8 @@
 `with emulator() as emu:` starts the gRPC server and the REST gateway on free loopback ports
 and stops them on exit. Importing this package is cheap: gRPC and the HTTP server load only
 when an emulator starts. `Limits` bounds what one client may hold (timeouts, connections,
-streams). `Emulator.stub`, `reset` and `requests` steer it through its admin API. For a
+streams). `Emulator.stub`, `reset` and `requests` steer it through its admin API; `judge=`
+puts a scorer of the user's own in the engine's place (`groundwire.emulator.judges`). For a
 standalone server, see `groundwire.emulator.server.serve`.
 """
 
@@ -20,6 +21,7 @@ if TYPE_CHECKING:
     from groundwire.client import GroundingClient
     from groundwire.emulator.control import ControlOptions
     from groundwire.emulator.faults import FaultPolicy
+    from groundwire.emulator.judges import UserJudge
     from groundwire.emulator.limits import Limits
     from groundwire.emulator.replay import ReplayOptions
 
@@ -158,13 +160,19 @@ def emulator(
     limits: Limits | None = None,
     control: ControlOptions | None = None,
     replay: str | os.PathLike[str] | ReplayOptions | None = None,
+    judge: UserJudge | str | None = None,
+    judge_timeout: float = 30.0,
+    judge_concurrency: int = 4,
 ) -> Iterator[Emulator]:
     """Runs both servers on free loopback ports for the duration of the `with` block.
 
     `control` sets the journal's bounds, CORS origins and stream pacing (the admin API is on:
     the emulator listens on loopback), and can record (`control.cassette`). `replay` answers
     from a cassette (a path: recorded pacing, unmatched calls fail; or `ReplayOptions`);
-    an unreadable cassette raises `ConfigurationError` naming its line.
+    an unreadable cassette raises `ConfigurationError` naming its line. `judge` (a function
+    ``judge(claim, passages) -> list[float]``, plain or async, or ``"module:callable"``)
+    scores claims in the engine's place; it has `judge_timeout` seconds per request and
+    `judge_concurrency` calls in flight (see `docs/judge.md`).
 
     Example:
         >>> with emulator() as emu:
@@ -173,6 +181,7 @@ def emulator(
     """
     from groundwire.emulator.control import local_state
     from groundwire.emulator.in_process import start_servers
+    from groundwire.emulator.judges import Judge
 
     if replay is not None:
         import dataclasses
@@ -184,7 +193,12 @@ def emulator(
             replay = ReplayOptions(replay)
         control = dataclasses.replace(control or ControlOptions(), cassette=replay)
     state = local_state(control)
-    servers = start_servers("127.0.0.1", 0, 0, faults=faults, limits=limits, control=state)
+    scorer = None
+    if judge is not None:
+        scorer = Judge(judge, timeout=judge_timeout, concurrency=judge_concurrency)
+    servers = start_servers(
+        "127.0.0.1", 0, 0, faults=faults, limits=limits, control=state, judge=scorer
+    )
     try:
         yield Emulator(servers.grpc_address, servers.http_url)
     finally:

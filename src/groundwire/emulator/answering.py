@@ -29,6 +29,7 @@ from google.protobuf.message import Message
 from groundwire.core.apis import Method
 from groundwire.core.errors import Internal
 from groundwire.emulator import service
+from groundwire.emulator.engine import BatchJudge
 from groundwire.emulator.outcomes import Piece, Step
 
 Transport = Literal["grpc", "rest"]
@@ -93,7 +94,7 @@ class Pacing:
 
 
 class Switchboard:
-    """Decides who answers each call: the answerers in order, then the engine.
+    """Decides who answers each call: the answerers in order, then the engine (with `judge`).
 
     Example:
         >>> from groundwire.core.apis import method
@@ -112,10 +113,12 @@ class Switchboard:
         *,
         journal: JournalSink | None = None,
         pacing: Pacing = Pacing(),
+        judge: BatchJudge | None = None,
     ) -> None:
         self.answerers = tuple(answerers)
         self.journal = journal
         self.pacing = pacing
+        self.judge = judge
 
     def steps(self, call: Call) -> Iterator[Step]:
         """What to play for `call`, lazily; the engine's errors are raised as they come.
@@ -133,9 +136,9 @@ class Switchboard:
     def _engine(self, call: Call) -> Iterator[Step]:
         method = call.method
         if not method.server_streaming:
-            answered = service.answer_unary(method, call.request)
+            answered = service.answer_unary(method, call.request, judge=self.judge)
             return iter([Piece(answered.response, 0.0, tuple(answered.metadata()))])
-        responses = service.handle_stream(method, [call.request])
+        responses = service.handle_stream(method, [call.request], self.judge)
         if not (self.pacing.piece_chars or self.pacing.piece_delay_seconds):
             return (Piece(response) for response in responses)
         return self._paced(method, responses)

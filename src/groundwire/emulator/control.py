@@ -22,6 +22,7 @@ from groundwire.emulator.journal import DEFAULT_MAX_BYTES, DEFAULT_MAX_REQUESTS,
 from groundwire.emulator.stubs import StubAnswerer, StubBook
 
 if TYPE_CHECKING:
+    from groundwire.emulator.engine import BatchJudge
     from groundwire.emulator.recorder import RecordOptions
     from groundwire.emulator.replay import ReplayOptions
 
@@ -116,10 +117,13 @@ class _JournalOf:
         self.journal.add(entry_for(call))
 
 
-def switchboard_for(state: ControlState) -> Switchboard:
-    """The switchboard for servers sharing `state`: stubs, a cassette's answerer, the engine."""
+def switchboard_for(state: ControlState, judge: BatchJudge | None = None) -> Switchboard:
+    """The switchboard for servers sharing `state`: stubs, a cassette's answerer, the engine.
+
+    A `judge` scores claims in the engine's place.
+    """
     journal = None if state.journal is None else _JournalOf(state.journal)
     answerers: list[Answerer] = [StubAnswerer(state.book)]
     if state.options.cassette is not None:
         answerers.append(state.options.cassette.answerer())
-    return Switchboard(answerers, journal=journal, pacing=state.options.pacing)
+    return Switchboard(answerers, journal=journal, pacing=state.options.pacing, judge=judge)

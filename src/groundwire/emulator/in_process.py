@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 
 from groundwire.emulator.control import ControlState, local_state
 from groundwire.emulator.faults import FaultPolicy
+from groundwire.emulator.judges import Judge
 from groundwire.emulator.limits import Limits
 from groundwire.emulator.serving import (
     BACKLOG,
@@ -66,11 +67,13 @@ def start_servers(
     limits: Limits | None = None,
     reuse_port: bool = False,
     control: ControlState | None = None,
+    judge: Judge | None = None,
 ) -> Servers:
     """Starts both servers in the background; port 0 picks a free port.
 
     `control` holds the stubs and the journal (by default this process's own, with the
-    admin API on). A port that is taken raises `PortInUse`, naming it.
+    admin API on). A `judge` scores claims in the engine's place; it is loaded first
+    (`ConfigurationError` if it cannot be). A port that is taken raises `PortInUse`, naming it.
 
     Example:
         >>> servers = start_servers()
@@ -83,6 +86,8 @@ def start_servers(
 
         if isinstance(control.options.cassette, RecordOptions):
             control.options.cassette.check_host(host)  # it holds credentials: loopback only
+    if judge is not None:
+        judge.load()
     if not reuse_port:
         for protocol, port in (("gRPC", grpc_port), ("REST", http_port)):
             check_free(protocol, host, port)
@@ -96,6 +101,7 @@ def start_servers(
             limits or Limits(),
             reuse_port,
             control or local_state(),
+            judge,
         ),
         loop,
     )
@@ -124,6 +130,7 @@ async def _start(
     limits: Limits,
     reuse_port: bool,
     control: ControlState,
+    judge: Judge | None,
 ) -> Servers:
     from groundwire.emulator.admin import AdminApi, with_admin
     from groundwire.emulator.control import switchboard_for
@@ -132,7 +139,7 @@ async def _start(
     from groundwire.emulator.http_server import HttpServer
     from groundwire.emulator.rest_gateway import RestGateway
 
-    switchboard = switchboard_for(control)
+    switchboard = switchboard_for(control, judge)
     grpc_server = await create_server(
         host,
         grpc_port,

@@ -14,6 +14,7 @@ from __future__ import annotations
 from groundwire.emulator.control import ControlOptions, local_state, shared_state
 from groundwire.emulator.faults import FaultPolicy
 from groundwire.emulator.in_process import start_servers
+from groundwire.emulator.judges import Judge
 from groundwire.emulator.limits import Limits
 from groundwire.emulator.serving import (
     ReadyCallback,
@@ -37,6 +38,7 @@ def serve(
     limits: Limits | None = None,
     log_level: int | None = None,
     control: ControlOptions | None = None,
+    judge: Judge | None = None,
 ) -> None:
     """Serves both protocols until SIGINT or SIGTERM; call it from the main thread.
 
@@ -45,8 +47,9 @@ def serve(
     picks a free port before the workers start, and they all share it. `log_level` (e.g.
     `logging.INFO`: one line per request) also applies in the workers. `control` offers the
     admin API, the journal, CORS and stream pacing; with workers, their stubs and journal live
-    in a manager process that every worker shares. A taken port raises `PortInUse`; a worker
-    that dies raises `ServeError` naming it.
+    in a manager process that every worker shares. A `judge` scores claims in the engine's
+    place; each worker loads it itself. A taken port raises `PortInUse`; a worker that dies
+    raises `ServeError` naming it; a judge that cannot load, `ConfigurationError`.
 
     Example:
         >>> serve(grpc_port=50051, http_port=8080)  # doctest: +SKIP
@@ -67,6 +70,7 @@ def serve(
                 faults=faults,
                 limits=limits,
                 control=local_state(control),
+                judge=judge,
             )
             try:
                 announce(servers.grpc_address, servers.http_url, workers, ready)
@@ -80,7 +84,7 @@ def serve(
                 grpc_port,
                 http_port,
                 workers,
-                WorkerOptions(faults, limits, log_level, state),
+                WorkerOptions(faults, limits, log_level, state, judge),
                 ready,
                 stop,
             )

@@ -18,6 +18,9 @@ Decisions where the API leaves room:
   Claims it does not reach are unsupported and uncited, and the servers report how many in
   :data:`UNFINISHED_CLAIMS_HEADER` (a response header over REST, trailing metadata over gRPC);
   when every claim was checked the header is absent.
+* A user's judge (:mod:`groundwire.emulator.judges`), when the server has one, scores the claims
+  of every method in the engine's place; its failures are the call's INTERNAL or
+  DEADLINE_EXCEEDED.
 """
 
 from __future__ import annotations
@@ -28,7 +31,7 @@ import re
 import threading
 from collections.abc import Generator, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from google.protobuf.message import Message
 
@@ -38,6 +41,9 @@ from groundwire.core.spec import spec_for
 from groundwire.emulator.engine import Fact, WorkBudget, generate_answer
 from groundwire.emulator.engine import check_grounding as check_answer
 from groundwire.emulator.locations import check_location
+
+if TYPE_CHECKING:
+    from groundwire.emulator.judges import BatchJudge
 
 DEFAULT_CITATION_THRESHOLD = 0.6
 DEFAULT_GROUNDING_CONFIG = "default_grounding_config"
@@ -76,8 +82,10 @@ class Answered:
         return [(UNFINISHED_CLAIMS_HEADER, str(self.unfinished_claims))]
 
 
-def handle_unary(method: Method, request: Message) -> Message:
+def handle_unary(method: Method, request: Message, *, judge: BatchJudge | None = None) -> Message:
     """Answers one call of a unary method, once its spec finds the request within the limits.
+
+    With a `judge`, it scores the claims in the engine's place.
 
     Example:
         >>> from groundwire.core.apis import method
@@ -88,10 +96,10 @@ def handle_unary(method: Method, request: Message) -> Message:
         >>> handle_unary(check, request).claims[0].grounding_check_required
         False
     """
-    return answer_unary(method, request).response
+    return answer_unary(method, request, judge=judge).response
 
 
-def answer_unary(method: Method, request: Message) -> Answered:
+def answer_unary(method: Method, request: Message, *, judge: BatchJudge | None = None) -> Answered:
     """`handle_unary`, with the count of claims the work budget did not reach.
 
     Example:
@@ -108,11 +116,13 @@ def answer_unary(method: Method, request: Message) -> Answered:
         raise Unimplemented(f"{method.grpc_path} is not a unary method of the emulator")
     spec_for(method).check(method, request)
     check_location(method, request)
-    with _collector_paused():
-        return handler(method, request)
+    with _collector_paused(judge):
+        return handler(method, request, judge)
 
 
-def handle_stream(method: Method, requests: Iterable[Message]) -> Responses:
+def handle_stream(
+    method: Method, requests: Iterable[Message], judge: BatchJudge | None = None
+) -> Responses:
     """Answers a streaming call: the responses to `requests`, lazily, in order.
 
     Each request is checked by the method's spec when its turn comes.
@@ -136,10 +146,10 @@ def handle_stream(method: Method, requests: Iterable[Message]) -> Responses:
             check_location(method, request)
             yield request
 
-    return handler(method, checked())
+    return handler(method, checked(), judge)
 
 
-def check_grounding(method: Method, request: Message) -> Answered:
+def check_grounding(method: Method, request: Message, judge: BatchJudge | None = None) -> Answered:
     """CheckGrounding: the engine's claims, citations into deduplicated `cited_chunks`.
 
     v1 and v1beta also list `cited_facts` parallel to `cited_chunks`, and give each claim a
@@ -155,6 +165,7 @@ def check_grounding(method: Method, request: Message) -> Answered:
         facts,
         citation_threshold=DEFAULT_CITATION_THRESHOLD if threshold is None else threshold,
         budget=WorkBudget(),
+        judge=judge,
     )
     response: Any = method.response_class()
     has_cited_facts = "cited_facts" in response.DESCRIPTOR.fields_by_name
@@ -191,7 +202,9 @@ def check_grounding(method: Method, request: Message) -> Answered:
     return Answered(response, result.unfinished_claims)
 
 
-def corroborate_content(method: Method, request: Message) -> Answered:
+def corroborate_content(
+    method: Method, request: Message, judge: BatchJudge | None = None
+) -> Answered:
     """CorroborateContent: claims at or above the citation threshold, offsets in UTF-8 bytes.
 
     A fact's text is its `summary`, else its chunk's text; `title` and `uri` count as evidence.
@@ -204,7 +217,9 @@ def corroborate_content(method: Method, request: Message) -> Answered:
         Fact(text, _present(fact, ("title", "uri")))
         for text, fact in zip(fact_texts, fields.facts, strict=True)
     ]
-    result = check_answer(content_text, facts, citation_threshold=threshold, budget=WorkBudget())
+    result = check_answer(
+        content_text, facts, citation_threshold=threshold, budget=WorkBudget(), judge=judge
+    )
     response: Any = method.response_class()
     for claim in result.claims:
         if not claim.check_required or claim.score < threshold:
@@ -220,24 +235,28 @@ def corroborate_content(method: Method, request: Message) -> Answered:
     return Answered(response, result.unfinished_claims)
 
 
-def generate_grounded_content(method: Method, request: Message) -> Answered:
+def generate_grounded_content(
+    method: Method, request: Message, judge: BatchJudge | None = None
+) -> Answered:
     """GenerateGroundedContent: an extractive answer to the last user turn from inline facts.
 
     Sources that need Google (search, Google Search, enterprise web retrieval) fail with
     FAILED_PRECONDITION: the emulator works offline.
     """
-    return Answered(_answer(method, request, chunk_index=False))
+    return Answered(_answer(method, request, chunk_index=False, judge=judge))
 
 
-def stream_generate_grounded_content(method: Method, requests: Iterable[Message]) -> Responses:
+def stream_generate_grounded_content(
+    method: Method, requests: Iterable[Message], judge: BatchJudge | None = None
+) -> Responses:
     """StreamGenerateGroundedContent: each request's answer in pieces of a few words.
 
     Only the last piece of an answer carries `grounding_score` and `grounding_metadata`, whose
     support chunks have their `index` set.
     """
     for request in requests:
-        with _collector_paused():
-            complete: Any = _answer(method, request, chunk_index=True)
+        with _collector_paused(judge):
+            complete: Any = _answer(method, request, chunk_index=True, judge=judge)
         candidate = complete.candidates[0]
         pieces = _pieces(candidate.content.parts[0].text)
         for number, piece in enumerate(pieces, start=1):
@@ -252,7 +271,9 @@ def stream_generate_grounded_content(method: Method, requests: Iterable[Message]
             yield response
 
 
-def _answer(method: Method, request: Message, *, chunk_index: bool) -> Message:
+def _answer(
+    method: Method, request: Message, *, chunk_index: bool, judge: BatchJudge | None
+) -> Message:
     fields: Any = request
     inline_sources = _inline_sources(fields.grounding_spec.grounding_sources)
     facts = [
@@ -260,7 +281,7 @@ def _answer(method: Method, request: Message, *, chunk_index: bool) -> Message:
         for source in inline_sources
         for fact in source.grounding_facts
     ]
-    answer = generate_answer(_question(fields.contents), facts)
+    answer = generate_answer(_question(fields.contents), facts, judge=judge)
     response: Any = method.response_class()
     candidate = response.candidates.add(index=0)
     candidate.content.role = "model"
@@ -361,14 +382,19 @@ _collector_was_enabled = False
 
 
 @contextlib.contextmanager
-def _collector_paused() -> Iterator[None]:
+def _collector_paused(judge: BatchJudge | None) -> Iterator[None]:
     """Runs an engine call with Python's cyclic garbage collector off, on again once none runs.
 
     Indexing the largest request's facts makes millions of containers (CJK text: 1.8 million
     terms), and the collector would scan the whole heap again and again while they are made:
     that nearly doubled the call (3.5 -> 1.8 s of CPU). The engine's garbage is freed by
-    reference counting; anything cyclic waits for the next collection.
+    reference counting; anything cyclic waits for the next collection. Not while a judge
+    scores: its calls can take seconds each and overlap, and a model's garbage needs the
+    collector.
     """
+    if judge is not None:
+        yield
+        return
     global _paused_calls, _collector_was_enabled
     with _pause_lock:
         if _paused_calls == 0:

@@ -12,6 +12,7 @@ from typing import Any
 from groundwire.emulator.control import ControlState
 from groundwire.emulator.faults import FaultPolicy
 from groundwire.emulator.in_process import start_servers
+from groundwire.emulator.judges import Judge
 from groundwire.emulator.limits import Limits
 from groundwire.emulator.serving import (
     POLL_SECONDS,
@@ -32,13 +33,14 @@ from groundwire.emulator.serving import (
 
 @dataclass(frozen=True)
 class WorkerOptions:
-    """What every worker is started with, besides the ports."""
+    """What every worker is started with, besides the ports; each loads the judge itself."""
 
     faults: FaultPolicy | None
     limits: Limits | None
     log_level: int | None
     control: ControlState | None = None
     """The stubs and journal every worker shares (a manager's proxies)."""
+    judge: Judge | None = None
 
 
 def serve_workers(
@@ -186,6 +188,7 @@ def _worker(
                 limits=options.limits,
                 reuse_port=True,
                 control=options.control,
+                judge=options.judge,
             )
         except Exception as error:
             reports.put((number, f"{type(error).__name__}: {error}"))

@@ -11,7 +11,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from groundwire.emulator.engine.grounding import candidate_windows, support_of
+from groundwire.emulator.engine.grounding import (
+    NO_SUPPORT,
+    BatchJudge,
+    candidate_windows,
+    judged_supports,
+    support_of,
+)
 from groundwire.emulator.engine.index import build_index
 from groundwire.emulator.engine.results import AnswerSupport, Fact, GeneratedAnswer
 from groundwire.emulator.engine.rules import DEFAULT_BAR
@@ -22,9 +28,11 @@ NO_ANSWER = "I could not find an answer to that in the provided facts."
 
 
 def generate_answer(
-    question: str, facts: Sequence[Fact], *, max_sentences: int = 3
+    question: str, facts: Sequence[Fact], *, max_sentences: int = 3, judge: BatchJudge | None = None
 ) -> GeneratedAnswer:
     """Answer with up to ``max_sentences`` fact sentences, most relevant first; deterministic.
+
+    With a ``judge``, the judge scores each sentence's support, as in :func:`check_grounding`.
 
     Example:
         >>> facts = [Fact("Paris is the capital of France."), Fact("Rome is in Italy.")]
@@ -51,11 +59,17 @@ def generate_answer(
             chosen.append(index.window_text(index.sentence_fact[number], number, number))
     if not chosen:
         return GeneratedAnswer(text=NO_ANSWER, supports=())
+    windows = [candidate_windows(read(text), index, vetoes=judge is None) for text in chosen]
+    if judge is None:
+        found = [support_of(each, index, DEFAULT_BAR) for each in windows]
+    else:
+        to_judge = {number: each for number, each in enumerate(windows) if each}
+        judged = judged_supports(judge, chosen, to_judge, index, DEFAULT_BAR)
+        found = [judged.get(number, NO_SUPPORT) for number in range(len(chosen))]
     supports: list[AnswerSupport] = []
     byte_position = 0
-    for text in chosen:
+    for text, support in zip(chosen, found, strict=True):
         end_byte = byte_position + len(text.encode())
-        support = support_of(candidate_windows(read(text), index), index, DEFAULT_BAR)
         fact_indices = tuple(citation.fact_index for citation in support.citations)
         supports.append(AnswerSupport(text, byte_position, end_byte, fact_indices, support.score))
         byte_position = end_byte + 1

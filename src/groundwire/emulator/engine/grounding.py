@@ -52,6 +52,10 @@ class Support(NamedTuple):
     citations: tuple[Citation, ...]
 
 
+NO_SUPPORT = Support(0.0, ())
+"""A claim no window supports: score 0, no citation."""
+
+
 def check_grounding(
     answer: str,
     facts: Sequence[Fact],
@@ -105,21 +109,11 @@ def check_grounding(
         elif found:
             judged[number] = found
     if judge is not None and judged:
-        supports.update(_judged(judge, texts, judged, index, citation_threshold))
+        supports.update(judged_supports(judge, texts, judged, index, citation_threshold))
     claims: list[Claim] = []
     for number, ((start, end), text) in enumerate(zip(spans, texts, strict=True)):
-        support = supports.get(number, Support(0.0, ()))
-        claims.append(
-            Claim(
-                text,
-                start,
-                end,
-                number in checked,
-                support.score,
-                bool(support.citations),
-                support.citations,
-            )
-        )
+        score, cited = supports.get(number, NO_SUPPORT)
+        claims.append(Claim(text, start, end, number in checked, score, bool(cited), cited))
     checked_claims = [claim for claim in claims if claim.check_required]
     return GroundingResult(
         claims=tuple(claims),
@@ -219,7 +213,7 @@ def candidate_windows(claim: Reading, index: FactIndex, *, vetoes: bool = True) 
 def support_of(windows: Sequence[Window], index: FactIndex, threshold: float) -> Support:
     """A claim's score (its best window's) and the facts it cites."""
     if not windows:
-        return Support(0.0, ())
+        return NO_SUPPORT
     bar = max(threshold, CITABLE_FLOOR)
     citations = tuple(
         Citation(w.fact_index, index.window_text(w.fact_index, w.first, w.last), w.score)
@@ -276,31 +270,22 @@ class _Vetoes:
         return factor
 
 
-def _judged(
+def judged_supports(
     judge: BatchJudge,
     texts: Sequence[str],
     judged: dict[int, list[Window]],
     index: FactIndex,
     threshold: float,
 ) -> dict[int, Support]:
-    """Ask the judge once about every claim with windows; its best score is the claim's."""
+    """Ask the judge once about every claim with windows; its scores replace the windows'."""
     order = sorted(judged)
-    passages = {
-        number: [index.window_text(w.fact_index, w.first, w.last) for w in judged[number]]
-        for number in order
-    }
-    scores = judge([(texts[number], passages[number]) for number in order])
+    passages = [
+        [index.window_text(w.fact_index, w.first, w.last) for w in judged[n]] for n in order
+    ]
+    scores = judge([(texts[n], found) for n, found in zip(order, passages, strict=True)])
     supports: dict[int, Support] = {}
-    bar = max(threshold, CITABLE_FLOOR)
     for number, claim_scores in zip(order, scores, strict=True):
-        ranked = sorted(
-            zip(claim_scores, judged[number], passages[number], strict=True),
-            key=lambda found: (-found[0], found[1].fact_index),
-        )
-        citations = tuple(
-            Citation(window.fact_index, text, score)
-            for score, window, text in ranked
-            if score >= bar
-        )
-        supports[number] = Support(ranked[0][0], citations)
+        windows = [w._replace(score=s) for s, w in zip(claim_scores, judged[number], strict=True)]
+        windows.sort(key=lambda w: (-w.score, w.fact_index))
+        supports[number] = support_of(windows, index, threshold)
     return supports
