@@ -3,7 +3,8 @@
 `with emulator() as emu:` starts the gRPC server and the REST gateway on free loopback ports
 and stops them on exit. Importing this package is cheap: gRPC and the HTTP server load only
 when an emulator starts. `Limits` bounds what one client may hold (timeouts, connections,
-streams). `Emulator.stub`, `reset` and `requests` steer it through its admin API. For a
+streams). `Emulator.stub`, `reset` and `requests` steer it through its admin API;
+`Emulator.activity` counts what its servers are doing, for a test to wait on. For a
 standalone server, see `groundwire.emulator.server.serve`.
 """
 
@@ -12,7 +13,7 @@ from __future__ import annotations
 import os
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -22,6 +23,7 @@ if TYPE_CHECKING:
     from groundwire.emulator.faults import FaultPolicy
     from groundwire.emulator.limits import Limits
     from groundwire.emulator.replay import ReplayOptions
+    from groundwire.emulator.serving import Activity
 
 _ADMIN_TIMEOUT_SECONDS = 30.0
 EMULATOR_PROJECT = "emulator-project"
@@ -39,6 +41,14 @@ class Emulator:
 
     grpc_address: str
     http_url: str
+    activity: Activity | None = field(default=None, repr=False, compare=False)
+    """What its servers are doing, to wait on (`Activity.wait_until`); None for one elsewhere.
+
+    Example:
+        >>> with emulator() as emu:
+        ...     emu.activity.wait_until(lambda now: now.calls_serving == 0, timeout=10.0)
+        True
+    """
 
     def client(self, **kwargs: Any) -> GroundingClient:
         """A `GroundingClient` for this emulator; `kwargs` go to its constructor."""
@@ -186,7 +196,7 @@ def emulator(
     state = local_state(control)
     servers = start_servers("127.0.0.1", 0, 0, faults=faults, limits=limits, control=state)
     try:
-        yield Emulator(servers.grpc_address, servers.http_url)
+        yield Emulator(servers.grpc_address, servers.http_url, servers.activity)
     finally:
         servers.stop(grace=1.0)
 
