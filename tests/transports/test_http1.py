@@ -78,7 +78,7 @@ def test_a_connection_closed_while_idle_is_replaced_before_it_fails_a_call(
     pool: http1.ConnectionPool, server: PoolServer
 ) -> None:
     assert post(pool, "/hang-up").read() == BODY
-    time.sleep(0.1)  # the server's close reaches us
+    assert server.hung_up.wait(timeout=5.0)  # on loopback, its close has then reached us
     assert post(pool, "/plain").read() == BODY
     assert len(set(server.peers)) == 2
 
@@ -110,7 +110,7 @@ def test_a_read_past_the_timeout_raises_timeout_error(pool: http1.ConnectionPool
 
 
 def test_closing_the_pool_fails_the_calls_in_flight_and_refuses_new_ones(
-    pool: http1.ConnectionPool,
+    pool: http1.ConnectionPool, server: PoolServer
 ) -> None:
     failures: list[BaseException] = []
 
@@ -122,7 +122,7 @@ def test_closing_the_pool_fails_the_calls_in_flight_and_refuses_new_ones(
 
     caller = threading.Thread(target=slow_call)
     caller.start()
-    time.sleep(0.3)
+    assert server.slow_started.wait(timeout=5.0)  # the slow call is in flight
     started = time.monotonic()
     pool.close()
     caller.join(5.0)
