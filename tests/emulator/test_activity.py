@@ -47,7 +47,7 @@ def test_a_stream_is_open_served_and_reading_until_its_client_ends_it(
             request_serializer=STREAM.request_class.SerializeToString,
             response_deserializer=STREAM.response_class.FromString,
         )
-        responses = call(requests(), timeout=HANG_BOUND)
+        responses = iter(call(requests(), timeout=HANG_BOUND))
         assert next(responses) is not None
         assert activity.wait_until(
             lambda now: (now.streams_open, now.calls_serving, now.streams_reading) == (1, 1, 1),
