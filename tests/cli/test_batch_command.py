@@ -202,7 +202,10 @@ def test_sigterm_ends_the_calls_in_flight_instead_of_waiting_them_out(tmp_path: 
             text=True,
         )
         try:
-            time.sleep(1.5)  # the calls are in flight: the emulator holds each for 30 s
+            assert slow.activity is not None
+            assert slow.activity.wait_until(  # the calls are in flight: held 30 s each
+                lambda now: now.calls_serving >= 1, timeout=10.0
+            )
             process.send_signal(signal.SIGTERM)
             _, err = process.communicate(timeout=10)
         finally:

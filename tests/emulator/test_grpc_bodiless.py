@@ -17,6 +17,7 @@ from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
 
 from groundwire.emulator import Emulator, emulator
 from groundwire.emulator.limits import Limits
+from groundwire.emulator.serving import Activity
 from tests.emulator.support import CHECK, check_request, unary_call
 
 pytestmark = pytest.mark.timeout(90)
@@ -100,21 +101,29 @@ class BodilessCaller:
 @contextmanager
 def bodiless_calls(emu: Emulator, calls: int, connections: int, path: str) -> Iterator[None]:
     """`calls` bodiless unary calls to `path`, spread over `connections` connections."""
+    activity = activity_of(emu)
+    received = activity.calls_received + calls
     with ExitStack() as stack:
         for index in range(connections):
             caller = BodilessCaller(emu.grpc_address)
             stack.callback(caller.close)
             caller.call(path, calls // connections + (index < calls % connections))
-        time.sleep(0.5)  # the server has every call
+        assert activity.wait_until(  # the server has every call
+            lambda now: now.calls_received >= received, timeout=HANG_BOUND
+        ), f"{calls} bodiless calls did not arrive"
         yield
 
 
-def wait_for_requests(emu: Emulator, count: int) -> None:
-    """Waits (bounded) until the emulator's journal has `count` requests: they are being served."""
-    deadline = time.monotonic() + HANG_BOUND
-    while len(emu.requests()) < count:
-        assert time.monotonic() < deadline, f"{count} requests did not arrive"
-        time.sleep(0.01)
+def activity_of(emu: Emulator) -> Activity:
+    assert emu.activity is not None, "an in-process emulator counts its activity"
+    return emu.activity
+
+
+def wait_for_serving(emu: Emulator, count: int) -> None:
+    """Waits (bounded) until the emulator serves `count` calls at once."""
+    assert activity_of(emu).wait_until(
+        lambda now: now.calls_serving >= count, timeout=HANG_BOUND
+    ), f"{count} calls were not being served"
 
 
 def health(channel: grpc.Channel) -> Any:
@@ -196,7 +205,7 @@ def test_health_checks_have_room_when_every_serving_slot_is_taken() -> None:
         slow = [
             call.future(check_request().SerializeToString(), timeout=HANG_BOUND) for _ in range(2)
         ]
-        wait_for_requests(emu, 2)  # both are being served: their requests are in the journal
+        wait_for_serving(emu, 2)  # both are being served, held by their stub's delay
         with pytest.raises(grpc.RpcError) as raised:
             unary_call(channel, CHECK, check_request(), timeout=HANG_BOUND)
         assert raised.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED

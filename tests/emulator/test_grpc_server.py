@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import logging
 import threading
-import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -31,6 +30,9 @@ from tests.emulator.support import (
     check_request,
     unary_call,
 )
+
+HANG_BOUND = 10.0
+"""Generous: only a hang takes this long."""
 
 
 def rpc_error(channel: grpc.Channel, request: Any) -> grpc.RpcError:
@@ -158,8 +160,13 @@ def test_an_emulator_bug_is_internal_and_the_servers_keep_serving(
 
 
 def test_a_client_leaving_a_stream_is_no_emulator_bug(
-    channel: grpc.Channel, caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch
+    emu: Emulator,
+    channel: grpc.Channel,
+    caplog: pytest.LogCaptureFixture,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
+    activity = emu.activity
+    assert activity is not None
     handler_done = threading.Event()
     handle_stream = service.handle_stream
 
@@ -187,11 +194,13 @@ def test_a_client_leaving_a_stream_is_no_emulator_bug(
     for response in responses:
         if response.candidates[0].HasField("grounding_score"):
             break
-    time.sleep(0.2)  # the server has answered the first request and waits for the second
+    # The server has answered the first request and waits for the second.
+    assert activity.wait_until(lambda now: now.streams_reading == 1, timeout=HANG_BOUND)
     responses.cancel()
     client_left.set()
     assert handler_done.wait(timeout=3)
-    time.sleep(0.1)  # the handler's own except clause runs just after
+    # The handler's own except clause runs just after, before the stream is counted closed.
+    assert activity.wait_until(lambda now: now.streams_open == 0, timeout=HANG_BOUND)
     errors = [
         r for r in caplog.records if r.name.startswith("groundwire") and r.levelno >= logging.ERROR
     ]

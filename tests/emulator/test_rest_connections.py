@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import logging
 import socket
-import time
 from urllib.parse import urlsplit
 
 import httpx
@@ -152,6 +151,10 @@ def test_one_peer_cannot_take_every_connection_from_the_others() -> None:
 @pytest.mark.slow
 def test_a_client_holding_1100_idle_connections_does_not_stop_others_being_answered() -> None:
     with emulator() as emu, opened(IDLE_HOLD, lambda: connect(emu)):
-        time.sleep(0.5)  # the server has accepted every one it will
+        activity = emu.activity
+        assert activity is not None
+        assert activity.wait_until(  # the server has accepted every one it will
+            lambda now: now.connections_accepted >= IDLE_HOLD, timeout=HANG_BOUND
+        )
         answered = sum(post_check(emu) == 200 for _ in range(PROBES))
     assert answered == PROBES

@@ -22,6 +22,15 @@ class PoolServer(ThreadingHTTPServer):
     def __init__(self) -> None:
         super().__init__(("127.0.0.1", 0), _Handler)
         self.peers: list[object] = []
+        self.slow_started = threading.Event()
+        """Set once a /slow request is being answered."""
+        self.hung_up = threading.Event()
+        """Set once the server has closed a connection."""
+
+    def shutdown_request(self, request: Any) -> None:
+        """Closes a connection, then says so."""
+        super().shutdown_request(request)
+        self.hung_up.set()
 
     def handle_error(self, request: Any, client_address: Any) -> None:
         """A client that gave up is part of the tests: stay quiet."""
@@ -44,6 +53,7 @@ class _Handler(BaseHTTPRequestHandler):
         self.server.peers.append(self.client_address)
         path = self.path
         if path == "/slow":
+            self.server.slow_started.set()
             time.sleep(2.0)
         if path == "/gzip-chunked":
             self._chunked(gzip.compress(BODY))

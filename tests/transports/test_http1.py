@@ -72,7 +72,8 @@ def test_a_connection_closed_while_idle_is_replaced_before_it_fails_a_call(
     pool: Pool, server: PoolServer
 ) -> None:
     assert pool.read("/hang-up") == BODY
-    pool.pause(0.1)  # the server's close reaches us
+    assert server.hung_up.wait(timeout=5.0)  # on loopback, its close has then reached us
+    pool.pause(0.05)  # and an asyncio pool's loop has a turn to read it
     assert pool.read("/plain") == BODY
     assert len(set(server.peers)) == 2
 
@@ -278,7 +279,7 @@ def test_threads_share_the_pool_each_on_a_connection_of_its_own(
 
 
 def test_closing_the_pool_fails_the_calls_in_flight_and_refuses_new_ones(
-    sync_pool: http1.ConnectionPool,
+    sync_pool: http1.ConnectionPool, server: PoolServer
 ) -> None:
     failures: list[BaseException] = []
 
@@ -290,7 +291,7 @@ def test_closing_the_pool_fails_the_calls_in_flight_and_refuses_new_ones(
 
     caller = threading.Thread(target=slow_call)
     caller.start()
-    time.sleep(0.3)
+    assert server.slow_started.wait(timeout=5.0)  # the slow call is in flight
     started = time.monotonic()
     sync_pool.close()
     caller.join(5.0)
@@ -373,7 +374,7 @@ async def test_a_cancelled_request_leaves_no_half_read_connection_behind(
     aio_pool: AsyncConnectionPool, server: PoolServer
 ) -> None:
     slow = asyncio.create_task(read(aio_pool, "/slow"))
-    await asyncio.sleep(0.3)
+    await asyncio.to_thread(server.slow_started.wait, 5.0)  # the slow request is in flight
     slow.cancel()
     with pytest.raises(asyncio.CancelledError):
         await slow
@@ -382,10 +383,10 @@ async def test_a_cancelled_request_leaves_no_half_read_connection_behind(
 
 
 async def test_closing_the_pool_fails_requests_in_flight_and_refuses_new_ones(
-    aio_pool: AsyncConnectionPool,
+    aio_pool: AsyncConnectionPool, server: PoolServer
 ) -> None:
     slow = asyncio.create_task(read(aio_pool, "/slow", timeout=10.0))
-    await asyncio.sleep(0.3)
+    assert await asyncio.to_thread(server.slow_started.wait, 5.0)  # the request is in flight
     started = time.monotonic()
     await aio_pool.close()
     with pytest.raises(PoolClosed):

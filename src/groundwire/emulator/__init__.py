@@ -3,8 +3,9 @@
 `with emulator() as emu:` starts the gRPC server and the REST gateway on free loopback ports
 and stops them on exit. Importing this package is cheap: gRPC and the HTTP server load only
 when an emulator starts. `Limits` bounds what one client may hold (timeouts, connections,
-streams). `Emulator.stub`, `reset` and `requests` steer it through its admin API; `judge=`
-puts a scorer of the user's own in the engine's place (`groundwire.emulator.judges`). For a
+streams). `Emulator.stub`, `reset` and `requests` steer it through its admin API;
+`Emulator.activity` counts what its servers are doing, for a test to wait on; `judge=` puts a
+scorer of the user's own in the engine's place (`groundwire.emulator.judges`). For a
 standalone server, see `groundwire.emulator.server.serve`.
 """
 
@@ -13,7 +14,7 @@ from __future__ import annotations
 import os
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -24,6 +25,7 @@ if TYPE_CHECKING:
     from groundwire.emulator.judges import UserJudge
     from groundwire.emulator.limits import Limits
     from groundwire.emulator.replay import ReplayOptions
+    from groundwire.emulator.serving import Activity
 
 _ADMIN_TIMEOUT_SECONDS = 30.0
 EMULATOR_PROJECT = "emulator-project"
@@ -41,6 +43,14 @@ class Emulator:
 
     grpc_address: str
     http_url: str
+    activity: Activity | None = field(default=None, repr=False, compare=False)
+    """What its servers are doing, to wait on (`Activity.wait_until`); None for one elsewhere.
+
+    Example:
+        >>> with emulator() as emu:
+        ...     emu.activity.wait_until(lambda now: now.calls_serving == 0, timeout=10.0)
+        True
+    """
 
     def client(self, **kwargs: Any) -> GroundingClient:
         """A `GroundingClient` for this emulator; `kwargs` go to its constructor."""
@@ -200,7 +210,7 @@ def emulator(
         "127.0.0.1", 0, 0, faults=faults, limits=limits, control=state, judge=scorer
     )
     try:
-        yield Emulator(servers.grpc_address, servers.http_url)
+        yield Emulator(servers.grpc_address, servers.http_url, servers.activity)
     finally:
         servers.stop(grace=1.0)
 

@@ -46,7 +46,7 @@ from groundwire.emulator.answering import Call, Switchboard, received_now, unary
 from groundwire.emulator.faults import FaultInjector, FaultPolicy
 from groundwire.emulator.limits import MAX_BODY_BYTES, Limits
 from groundwire.emulator.outcomes import Ending, Step
-from groundwire.emulator.serving import PortInUse
+from groundwire.emulator.serving import Activity, PortInUse
 
 MAX_REQUEST_BYTES = MAX_BODY_BYTES
 """As for REST bodies: room for the largest legal request (200 facts of 10,000 four-byte
@@ -87,18 +87,21 @@ async def create_server(
     reuse_port: bool = False,
     threads: int = DEFAULT_THREADS,
     switchboard: Switchboard | None = None,
+    activity: Activity | None = None,
 ) -> GrpcServer:
     """A started gRPC server on `host:port` (`port=0` picks a free one), on the running loop.
 
     `reuse_port` lets several processes serve one port (SO_REUSEPORT); it is off otherwise,
     so a second emulator on a taken port fails instead of silently sharing it. `switchboard`
-    decides who answers each call (the engine alone by default).
+    decides who answers each call (the engine alone by default); `activity` is where the
+    server counts its calls as they come, wait and end.
 
     Example:
         >>> server = await create_server(port=0)  # doctest: +SKIP
         >>> await server.stop(grace=None)  # doctest: +SKIP
     """
     limits = limits or Limits()
+    activity = activity or Activity()
     executor = futures.ThreadPoolExecutor(threads, thread_name_prefix="groundwire-grpc")
     server = grpc.aio.server(
         options=[
@@ -109,10 +112,10 @@ async def create_server(
         # A backstop only: _CallCaps refuses first, leaving room beyond its caps for health
         # checks and calls in their grace.
         maximum_concurrent_rpcs=limits.max_rpcs + 2 * limits.max_waiting_requests,
-        interceptors=[_CallCaps(limits)],
+        interceptors=[_CallCaps(limits, activity)],
     )
     injector = FaultInjector(faults) if faults is not None else None
-    calls = _Calls(injector, executor, limits, switchboard or Switchboard())
+    calls = _Calls(injector, executor, limits, switchboard or Switchboard(), activity)
     server.add_generic_rpc_handlers(tuple(generic_handlers(calls)))
     await _add_health(server)
     _add_reflection(server)
@@ -151,7 +154,7 @@ def service_names() -> list[str]:
 
 
 class _Calls:
-    """What every handler shares: faults, the thread pool, the limits and the switchboard."""
+    """What every handler shares: faults, the thread pool, the limits, the switchboard, counts."""
 
     def __init__(
         self,
@@ -159,11 +162,13 @@ class _Calls:
         executor: futures.Executor,
         limits: Limits,
         switchboard: Switchboard,
+        activity: Activity,
     ) -> None:
         self.injector = injector
         self.executor = executor
         self.limits = limits
         self.switchboard = switchboard
+        self.activity = activity
 
     async def run(self, function: Callable[..., _T], *args: Any) -> _T:
         return await asyncio.get_running_loop().run_in_executor(self.executor, function, *args)
@@ -225,8 +230,10 @@ class _Sent:
 
 async def _answer_stream(method: Method, calls: _Calls, context: _Context, sent: _Sent) -> None:
     """Answers each request as it arrives, holding no thread while the client is quiet."""
-    limits = calls.limits
+    limits, activity = calls.limits, calls.activity
     while True:
+        activity.streams_reading += 1
+        activity.changed()
         try:
             async with asyncio.timeout(limits.stream_idle_timeout):
                 raw = await context.read()
@@ -235,6 +242,9 @@ async def _answer_stream(method: Method, calls: _Calls, context: _Context, sent:
                 f"the stream was idle for {limits.stream_idle_timeout:g} s with no request; "
                 "the emulator ended it"
             ) from None
+        finally:
+            activity.streams_reading -= 1
+            activity.changed()
         if not isinstance(raw, bytes):  # grpc.aio.EOF: the client has sent its last request
             return
         steps = await calls.run(_steps, calls.switchboard, method, raw, context)
@@ -264,13 +274,12 @@ class _CallCaps(grpc.aio.ServerInterceptor):  # type: ignore[type-arg]
     has none by then. With its request, a call is served if fewer than `max_rpcs` calls are
     being served (open streams included), and streams are capped at `max_streams`; beyond
     either, RESOURCE_EXHAUSTED at once. Health checks count in no cap: they always have room.
+    The counts the caps are held to live in `activity`, where tests can wait on them.
     """
 
-    def __init__(self, limits: Limits) -> None:
+    def __init__(self, limits: Limits, activity: Activity) -> None:
         self.limits = limits
-        self.waiting = 0
-        self.serving = 0
-        self.streams = 0
+        self.activity = activity
 
     async def intercept_service(
         self,
@@ -311,15 +320,19 @@ class _CallCaps(grpc.aio.ServerInterceptor):  # type: ignore[type-arg]
             try:
                 return await behaviour(request, context)
             finally:
-                self.serving -= 1
+                self.activity.calls_serving -= 1
+                self.activity.changed()
 
         return call
 
     async def _request(self, context: _Context, health: bool) -> Any:
         """The call's one request, waited for within the limits; else the call is ended."""
-        counted = not health and self.waiting < self.limits.max_waiting_requests
+        activity = self.activity
+        counted = not health and activity.calls_waiting < self.limits.max_waiting_requests
         patient = health or counted
-        self.waiting += counted
+        activity.calls_waiting += counted
+        activity.calls_received += 1
+        activity.changed()
         try:
             async with asyncio.timeout(
                 self.limits.request_timeout if patient else REQUEST_GRACE_SECONDS
@@ -328,7 +341,8 @@ class _CallCaps(grpc.aio.ServerInterceptor):  # type: ignore[type-arg]
         except TimeoutError:
             await _abort_with(context, self._no_request(patient))
         finally:
-            self.waiting -= counted
+            activity.calls_waiting -= counted
+            activity.changed()
         if request is grpc.aio.EOF:  # type: ignore[attr-defined]  # not in the stubs
             await _abort_with(context, InvalidArgument("the call ended without its request"))
         return request
@@ -367,16 +381,19 @@ class _CallCaps(grpc.aio.ServerInterceptor):  # type: ignore[type-arg]
         return coroutine
 
     async def _enter(self, context: _Context, *, stream: bool) -> None:
-        if stream and self.streams >= self.limits.max_streams:
+        activity = self.activity
+        if stream and activity.streams_open >= self.limits.max_streams:
             await _abort_with(context, _full(self.limits.max_streams, "streams open"))
-        if self.serving >= self.limits.max_rpcs:
+        if activity.calls_serving >= self.limits.max_rpcs:
             await _abort_with(context, _full(self.limits.max_rpcs, "calls being served"))
-        self.serving += 1
-        self.streams += stream
+        activity.calls_serving += 1
+        activity.streams_open += stream
+        activity.changed()
 
     def _leave_stream(self) -> None:
-        self.serving -= 1
-        self.streams -= 1
+        self.activity.calls_serving -= 1
+        self.activity.streams_open -= 1
+        self.activity.changed()
 
 
 def _full(capacity: int, what: str) -> ResourceExhausted:

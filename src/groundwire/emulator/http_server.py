@@ -36,6 +36,7 @@ from groundwire.core.errors import (
 )
 from groundwire.core.scrubber import scrub_secrets
 from groundwire.emulator.limits import Limits
+from groundwire.emulator.serving import Activity
 
 MAX_HEAD_BYTES = 64 * 1024
 """A request line and headers above this are refused with 431."""
@@ -158,15 +159,18 @@ class _Budget:
 class HttpServer:
     """Serves `handler` on a listening socket, holding every client to `limits`.
 
+    Each connection it accepts is counted in `activity`.
+
     Example:
         >>> async def hello(request, reply):
         ...     await reply.send(200, [], b"hi")
         >>> server = HttpServer(hello, Limits())  # then `await server.start(sock)`
     """
 
-    def __init__(self, handler: Handler, limits: Limits) -> None:
+    def __init__(self, handler: Handler, limits: Limits, activity: Activity | None = None) -> None:
         self._handler = handler
         self._limits = limits
+        self._activity = activity or Activity()
         self._slots = asyncio.Semaphore(limits.max_concurrent_requests)
         self._budget = _Budget(limits.max_buffered_body_bytes)
         self._server: asyncio.Server | None = None
@@ -209,6 +213,8 @@ class HttpServer:
         task = asyncio.current_task()
         assert task is not None
         peer = _peer_address(writer)
+        self._activity.connections_accepted += 1
+        self._activity.changed()
         full = self._make_room(peer)
         if full is not None:
             await self._refuse(reader, writer, full)

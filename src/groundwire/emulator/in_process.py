@@ -21,6 +21,7 @@ from groundwire.emulator.serving import (
     BACKLOG,
     SHUTDOWN_GRACE_SECONDS,
     STARTUP_TIMEOUT_SECONDS,
+    Activity,
     check_free,
     host_port,
     listening_socket,
@@ -42,6 +43,8 @@ class Servers:
 
     grpc_address: str
     http_url: str
+    activity: Activity
+    """What both servers are doing, counted as it happens."""
     _grpc: GrpcServer
     _http: HttpServer
     _gateway: RestGateway
@@ -140,6 +143,7 @@ async def _start(
     from groundwire.emulator.rest_gateway import RestGateway
 
     switchboard = switchboard_for(control, judge)
+    activity = Activity()
     grpc_server = await create_server(
         host,
         grpc_port,
@@ -147,11 +151,12 @@ async def _start(
         limits=limits,
         reuse_port=reuse_port,
         switchboard=switchboard,
+        activity=activity,
     )
     gateway = RestGateway(faults=faults, switchboard=switchboard)
     admin = AdminApi(control.book, control.journal) if control.options.admin else None
     handler = with_cors(with_admin(gateway, admin), control.options.cors_origins)
-    http = HttpServer(handler, limits)
+    http = HttpServer(handler, limits, activity)
     try:
         sock = listening_socket(host, http_port, reuse_port)
         await http.start(sock, backlog=BACKLOG)
@@ -162,6 +167,7 @@ async def _start(
     return Servers(
         grpc_address=host_port(host, grpc_server.port),
         http_url=f"http://{host_port(host, sock.getsockname()[1])}",
+        activity=activity,
         _grpc=grpc_server,
         _http=http,
         _gateway=gateway,

@@ -15,6 +15,7 @@ import shlex
 import signal
 import socket
 import sys
+import threading
 import time
 from collections.abc import Callable, Iterator
 
@@ -45,6 +46,54 @@ class PortInUse(ServeError):
             "in use (pick another port, or stop what listens there)"
         )
         self.port = port
+
+
+class Activity:
+    """What the servers of one emulator are doing, counted as it happens, for a test to wait on.
+
+    The servers change the counts on their event loop, with no lock (one thread writes), and
+    wake whoever waits in `wait_until` only when someone does. Gauges say what is so now,
+    totals only grow:
+
+    - `calls_waiting`: gRPC unary calls waiting for their request (bodiless so far);
+    - `calls_serving`: gRPC calls being served, streams included;
+    - `streams_open`: gRPC streams open;
+    - `streams_reading`: gRPC streams that have answered every request and wait for the next;
+    - `calls_received` (total): gRPC unary calls (health checks too) whose headers came;
+    - `connections_accepted` (total): REST connections accepted, held or refused.
+
+    Example:
+        >>> activity = Activity()
+        >>> activity.calls_received += 1
+        >>> activity.changed()
+        >>> activity.wait_until(lambda now: now.calls_received == 1, timeout=1.0)
+        True
+    """
+
+    def __init__(self) -> None:
+        self.calls_waiting = 0
+        self.calls_serving = 0
+        self.streams_open = 0
+        self.streams_reading = 0
+        self.calls_received = 0
+        self.connections_accepted = 0
+        self._condition = threading.Condition()
+        self._watchers = 0
+
+    def changed(self) -> None:
+        """Wakes whoever waits; a server calls it after changing a count."""
+        if self._watchers:
+            with self._condition:
+                self._condition.notify_all()
+
+    def wait_until(self, condition: Callable[[Activity], bool], timeout: float) -> bool:
+        """Waits until `condition(self)` holds, for at most `timeout` s; whether it does."""
+        with self._condition:
+            self._watchers += 1
+            try:
+                return self._condition.wait_for(lambda: condition(self), timeout)
+            finally:
+                self._watchers -= 1
 
 
 def check_free(protocol: str, host: str, port: int) -> None:
