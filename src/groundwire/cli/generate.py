@@ -11,10 +11,10 @@ from groundwire.cli.errors import InputError
 from groundwire.cli.io import decode, parse_fact_file, read_bytes, read_text_file
 from groundwire.cli.render import render_grounding, style_for, width_for
 from groundwire.core.records import generate_record
+from groundwire.core.stream_merge import StreamMerge
 
 if TYPE_CHECKING:
     from groundwire.core.requests import FactLike
-    from groundwire.core.results import GenerateResult
 
 DESCRIPTION = """\
 Generate an answer grounded in the given facts (--fact, --fact-file) and/or Google Search
@@ -97,19 +97,17 @@ def run(args: argparse.Namespace, stdin: IO[Any] | None, stdout: IO[str]) -> int
                 )
             else:
                 print(result.text, file=stdout)
-                print("\n" + render_grounding([result], style, width_for(stdout)), file=stdout)
+                print("\n" + render_grounding(result, style, width_for(stdout)), file=stdout)
             return 0
-        pieces: list[GenerateResult] = []
-        answer = ""
+        merge = StreamMerge()
         for piece in client.stream_generate_grounded_content(prompt, **options):
-            pieces.append(piece)
-            answer += piece.text
+            merge.add(piece)
             if args.json:
-                record = generate_record(piece, answer)
+                record = generate_record(piece, merge.text)
                 stdout.write(json.dumps(record, ensure_ascii=False) + "\n")
             else:
                 stdout.write(piece.text)
             stdout.flush()
     if not args.json:
-        print("\n\n" + render_grounding(pieces, style, width_for(stdout)), file=stdout)
+        print("\n\n" + render_grounding(merge.result(), style, width_for(stdout)), file=stdout)
     return 0
