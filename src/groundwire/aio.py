@@ -22,6 +22,7 @@ from groundwire.core.errors import ClientClosed, GroundwireError, WrongEventLoop
 from groundwire.core.metadata import MetadataLike
 from groundwire.core.requests import FactLike, TurnLike
 from groundwire.core.results import CheckGroundingResult, CorroborationResult, GenerateResult
+from groundwire.grounding_stream import AsyncGroundingStream
 from groundwire.interceptors import first_request
 from groundwire.transports import lifetime
 
@@ -339,3 +340,12 @@ class AsyncGroundingClient(ClientBase):
 
     async def __aexit__(self, *exc_info: object) -> None:
         await self.close()
+
+    def check_grounding_stream(
+        self,
+        text_chunks: Iterable[str | bytes] | AsyncIterable[str | bytes],
+        facts: Iterable[FactLike] = (),
+        **options: Any,
+    ) -> AsyncGroundingStream:
+        """Checks a text as it streams in (`async for`); see the sync client's method."""
+        return AsyncGroundingStream(self.check_grounding, text_chunks, facts, **options)
