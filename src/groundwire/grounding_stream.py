@@ -9,7 +9,8 @@ text's order, and cancel what is in flight when the caller stops early.
 from __future__ import annotations
 
 import asyncio
-from collections import deque
+import queue
+import threading
 from collections.abc import (
     AsyncGenerator,
     AsyncIterable,
@@ -21,6 +22,7 @@ from collections.abc import (
     Iterator,
 )
 from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass
 from typing import Any
 
 from groundwire.core.client_options import ConfigurationError
@@ -108,31 +110,59 @@ class GroundingStream(Iterator[SentenceCheck]):
         options: dict[str, Any],
     ) -> Generator[SentenceCheck, None, None]:
         tally = StreamTally(fact_characters(facts))
-        in_flight: deque[tuple[SentenceGroup, Future[CheckGroundingResult]]] = deque()
+        slots = threading.Semaphore(concurrency)  # a slot: a check sent and not yet yielded
+        ready: queue.SimpleQueue[_Checking | _End] = queue.SimpleQueue()
+        stop = threading.Event()
         executor = ThreadPoolExecutor(concurrency, thread_name_prefix="groundwire-stream")
 
-        def done(oldest: tuple[SentenceGroup, Future[CheckGroundingResult]]) -> SentenceCheck:
-            group, future = oldest
-            checked = sentence_check(group, future.result())
-            tally.add(group, checked)
-            return checked
+        def read() -> None:
+            """Reads the text in its own thread, so that a check is yielded while it waits."""
+            try:
+                for new_groups in _fed(groups, text_chunks):
+                    for group in new_groups:
+                        slots.acquire()
+                        if stop.is_set():
+                            return
+                        future = executor.submit(check, group.text, facts, **options)
+                        ready.put(_Checking(group, future))
+                    if stop.is_set():
+                        return
+                ready.put(_End(None))
+            except BaseException as error:  # the caller's to see, in its own thread
+                ready.put(_End(error))
 
+        threading.Thread(target=read, name="groundwire-stream-reader", daemon=True).start()
         try:
-            for new_groups in _fed(groups, text_chunks):
-                for group in new_groups:
-                    while len(in_flight) >= concurrency:
-                        yield done(in_flight.popleft())
-                    future = executor.submit(check, group.text, facts, **options)
-                    in_flight.append((group, future))
-                while in_flight and in_flight[0][1].done():
-                    yield done(in_flight.popleft())
-            while in_flight:
-                yield done(in_flight.popleft())
+            while not isinstance(item := ready.get(), _End):
+                try:
+                    checked = sentence_check(item.group, item.future.result())
+                finally:
+                    slots.release()
+                tally.add(item.group, checked)
+                yield checked
+            if item.error is not None:
+                raise item.error
             self.summary = tally.summary()
         finally:
-            for _, future in in_flight:
-                future.cancel()
+            stop.set()
+            for _ in range(concurrency):
+                slots.release()
             executor.shutdown(wait=False, cancel_futures=True)
+
+
+@dataclass(frozen=True)
+class _Checking:
+    """A check sent: its group and its result to come."""
+
+    group: SentenceGroup
+    future: Future[CheckGroundingResult]
+
+
+@dataclass(frozen=True)
+class _End:
+    """The text is read to its end, or its reading failed with `error`."""
+
+    error: BaseException | None
 
 
 def _fed(groups: SentenceGroups, text_chunks: TextChunks) -> Iterator[list[SentenceGroup]]:
@@ -189,35 +219,52 @@ class AsyncGroundingStream(AsyncIterator[SentenceCheck]):
         options: dict[str, Any],
     ) -> AsyncGenerator[SentenceCheck, None]:
         tally = StreamTally(fact_characters(facts))
-        in_flight: deque[tuple[SentenceGroup, asyncio.Task[CheckGroundingResult]]] = deque()
+        slots = asyncio.Semaphore(concurrency)  # a slot: a check sent and not yet yielded
+        ready: asyncio.Queue[_AsyncChecking | _End] = asyncio.Queue()
+        in_flight: set[asyncio.Task[CheckGroundingResult]] = set()
 
         async def check_one(text: str) -> CheckGroundingResult:
             return await check(text, facts, **options)
 
-        async def done(
-            oldest: tuple[SentenceGroup, asyncio.Task[CheckGroundingResult]],
-        ) -> SentenceCheck:
-            group, task = oldest
-            result = sentence_check(group, await task)
-            tally.add(group, result)
-            return result
+        async def read() -> None:
+            """Reads the text in its own task, so that a check is yielded while it waits."""
+            try:
+                async for new_groups in _async_fed(groups, text_chunks):
+                    for group in new_groups:
+                        await slots.acquire()
+                        task = asyncio.ensure_future(check_one(group.text))
+                        in_flight.add(task)
+                        ready.put_nowait(_AsyncChecking(group, task))
+                ready.put_nowait(_End(None))
+            except Exception as error:  # the caller's to see, in its own task
+                ready.put_nowait(_End(error))
 
+        reader = asyncio.ensure_future(read())
         try:
-            async for new_groups in _async_fed(groups, text_chunks):
-                for group in new_groups:
-                    while len(in_flight) >= concurrency:
-                        yield await done(in_flight.popleft())
-                    in_flight.append((group, asyncio.ensure_future(check_one(group.text))))
-                while in_flight and in_flight[0][1].done():
-                    yield await done(in_flight.popleft())
-            while in_flight:
-                yield await done(in_flight.popleft())
+            while not isinstance(item := await ready.get(), _End):
+                try:
+                    checked = sentence_check(item.group, await item.task)
+                finally:
+                    in_flight.discard(item.task)
+                    slots.release()
+                tally.add(item.group, checked)
+                yield checked
+            if item.error is not None:
+                raise item.error
             self.summary = tally.summary()
         finally:
-            for _, task in in_flight:
+            reader.cancel()
+            for task in in_flight:
                 task.cancel()
-            if in_flight:
-                await asyncio.gather(*(task for _, task in in_flight), return_exceptions=True)
+            await asyncio.gather(reader, *in_flight, return_exceptions=True)
+
+
+@dataclass(frozen=True)
+class _AsyncChecking:
+    """A check sent: its group and the task that makes its result."""
+
+    group: SentenceGroup
+    task: asyncio.Task[CheckGroundingResult]
 
 
 async def _async_fed(

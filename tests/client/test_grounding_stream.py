@@ -129,7 +129,7 @@ class GatedChecks:
     def __init__(self) -> None:
         self.gate = threading.Event()
         self.lock = threading.Condition()
-        self.in_flight = self.most_in_flight = self.started = 0
+        self.in_flight = self.most_in_flight = self.started = self.read = 0
 
     def check(self, text: str, facts: object, **options: object) -> CheckGroundingResult:
         with self.lock:
@@ -144,6 +144,14 @@ class GatedChecks:
             with self.lock:
                 self.in_flight -= 1
 
+    def sentences(self, count: int) -> Iterator[str]:
+        """The text, one sentence a chunk, each read counted (and told to `wait_for`)."""
+        for number in range(count):
+            with self.lock:
+                self.read += 1
+                self.lock.notify_all()
+            yield f"Sentence {number}. "
+
     def wait_for(self, condition: Any) -> None:
         with self.lock:
             assert self.lock.wait_for(condition, WAIT)
@@ -156,14 +164,14 @@ def sentences(count: int, read: list[int]) -> Iterator[str]:
 
 
 def test_at_most_concurrency_checks_are_in_flight_and_the_reader_waits() -> None:
-    gated, read = GatedChecks(), [0]
-    stream = GroundingStream(gated.check, sentences(20, read), [], concurrency=2)
+    gated = GatedChecks()
+    stream = GroundingStream(gated.check, gated.sentences(20), [], concurrency=2)
     got: list[str] = []
     reader = threading.Thread(target=lambda: got.extend(c.text for c in stream))
     reader.start()
     gated.wait_for(lambda: gated.started == 2)
-    gated.wait_for(lambda: read[0] >= 4)
-    assert read[0] == 4  # two in flight, the third sentence read and waiting, no more
+    gated.wait_for(lambda: gated.read >= 4)
+    assert gated.read == 4  # two in flight, the third sentence read and waiting, no more
     gated.gate.set()
     reader.join(WAIT)
     assert got == [f"Sentence {n}." for n in range(20)]
@@ -182,9 +190,9 @@ async def test_at_most_concurrency_checks_are_in_flight_and_the_reader_waits_asy
 
     stream = AsyncGroundingStream(check, sentences(20, read), [], concurrency=3)
     first = asyncio.ensure_future(stream.__anext__())
-    while in_flight[0] < 3:
+    for _ in range(200):  # event-loop turns, not time: ample for a reader that runs ahead
         await asyncio.sleep(0)
-    assert read[0] == 5
+    assert (in_flight[0], read[0]) == (3, 5)  # the fourth sentence read, waiting for a slot
     gate.set()
     checks = [(await asyncio.wait_for(first, WAIT)).text] + [c.text async for c in stream]
     assert checks == [f"Sentence {n}." for n in range(20)]
@@ -208,16 +216,22 @@ def test_checks_come_in_the_texts_order_when_later_ones_finish_first() -> None:
     assert finished[0] != "Sentence 0."
 
 
-def test_closing_stops_the_reading_and_cancels_the_checks_not_started() -> None:
-    gated, read = GatedChecks(), [0]
-    stream = GroundingStream(gated.check, sentences(50, read), [], concurrency=2)
-    gated.gate.set()
-    next(stream)
+def test_closing_stops_the_reading_and_sends_no_more_checks() -> None:
+    gated = GatedChecks()
+
+    def check(text: str, facts: object, **options: object) -> CheckGroundingResult:
+        if text == "Sentence 0.":
+            return CheckGroundingResult(text, 1.0, (), (), None)  # type: ignore[arg-type]
+        return gated.check(text, facts)
+
+    stream = GroundingStream(check, gated.sentences(50), [], concurrency=2)
+    assert next(stream).text == "Sentence 0."
+    gated.wait_for(lambda: gated.started == 2)  # sentences 1 and 2, and 3 read, waiting
+    gated.wait_for(lambda: gated.read >= 5)
     stream.close()
-    read_then, started_then = read[0], gated.started
+    gated.gate.set()
     assert list(stream) == []
-    assert (read[0], gated.started) == (read_then, started_then)
-    assert read_then < 50
+    assert (gated.read, gated.started) == (5, 2)
     assert stream.summary is None
 
 

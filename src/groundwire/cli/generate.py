@@ -11,7 +11,6 @@ from groundwire.cli.errors import InputError
 from groundwire.cli.io import decode, parse_fact_file, read_bytes, read_text_file
 from groundwire.cli.render import render_grounding, style_for, width_for
 from groundwire.core.records import generate_record
-from groundwire.core.stream_merge import StreamMerge
 
 if TYPE_CHECKING:
     from groundwire.core.requests import FactLike
@@ -85,6 +84,8 @@ def _prompt(args: argparse.Namespace, stdin: IO[Any] | None) -> str:
 
 def run(args: argparse.Namespace, stdin: IO[Any] | None, stdout: IO[str]) -> int:
     """Runs `generate`: prints the answer (streaming it with --stream), then its grounding."""
+    from groundwire.core.stream_merge import StreamMerge  # protobuf: not for `--help`
+
     prompt = _prompt(args, stdin)
     options = _options(args)
     style = style_for(stdout)
