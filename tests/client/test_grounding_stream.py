@@ -278,3 +278,47 @@ def test_options_reach_each_check(grounding_emulator: Emulator) -> None:
         )
     assert len(checks) == 1
     assert checks[0].claims[0].score is not None
+
+
+def test_a_4096_token_answer_is_grounded_as_it_arrives_within_its_bounds(
+    grounding_emulator: Emulator,
+) -> None:
+    sentences = [f"Paris is the capital of France, fact {n} 🇫🇷." for n in range(500)]
+    answer = " ".join(sentences)  # about 4,000 words and marks: the v1 limit's order
+    pieces = list(tokens(answer, 3))
+    ends = []  # the number of pieces to read before each sentence is complete (its next one)
+    position = 0
+    for sentence in sentences:
+        position += len(sentence.encode()) + 1
+        ends.append(min(position // 3 + 2, len(pieces)))
+    lock, in_flight, most = threading.Lock(), [0], [0]
+    read = [0]
+    ahead: list[int] = []
+
+    def llm() -> Iterator[bytes]:
+        for piece in pieces:
+            read[0] += 1
+            yield piece
+
+    with grounding_emulator.client() as client:
+
+        def check(text: str, facts: object, **options: Any) -> CheckGroundingResult:
+            with lock:
+                in_flight[0] += 1
+                most[0] = max(most[0], in_flight[0])
+                ahead.append(read[0])
+            try:
+                return client.check_grounding(text, FACTS, **options)
+            finally:
+                with lock:
+                    in_flight[0] -= 1
+
+        stream = GroundingStream(check, llm(), FACTS, concurrency=3)
+        first = next(stream)
+        read_at_first = read[0]
+        checks = [first, *stream]
+    assert len(checks) == 500
+    assert read_at_first < len(pieces)
+    assert most[0] <= 3
+    # when the k-th check starts, the text read reaches at most 3 sentences past it
+    assert all(count <= ends[min(k + 3, 499)] for k, count in enumerate(ahead))
