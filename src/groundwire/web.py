@@ -192,6 +192,19 @@ class EventStreamResponse:
                 ],
             }
         )
+        streaming = asyncio.ensure_future(self._send_events(send))
+        disconnected = asyncio.ensure_future(_disconnect(receive))
+        try:
+            await asyncio.wait((streaming, disconnected), return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            for task in (streaming, disconnected):
+                task.cancel()
+            await asyncio.gather(streaming, disconnected, return_exceptions=True)
+        failure = None if streaming.cancelled() else streaming.exception()
+        if failure is not None:
+            raise failure
+
+    async def _send_events(self, send: Any) -> None:
         events = self._events
         try:
             async for event in _as_async(events):
@@ -200,6 +213,12 @@ class EventStreamResponse:
             await send({"type": "http.response.body", "body": b"", "more_body": False})
         finally:
             await _close(events)
+
+
+async def _disconnect(receive: Any) -> None:
+    """Returns when the client has gone away (the ASGI `http.disconnect` message)."""
+    while (await receive())["type"] != "http.disconnect":
+        continue
 
 
 async def _as_async(events: AsyncIterable[Event] | Iterable[Event]) -> AsyncIterator[Event]:

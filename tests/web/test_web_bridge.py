@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import socket
 import threading
@@ -14,7 +15,9 @@ import pytest
 
 from groundwire.core.errors import InvalidArgument
 from groundwire.core.generation import GenerateResult
+from groundwire.core.results import CheckGroundingResult
 from groundwire.emulator import Emulator
+from groundwire.grounding_stream import AsyncGroundingStream
 from groundwire.web import (
     EventStreamResponse,
     async_check_events,
@@ -59,6 +62,20 @@ READERS = {"sse": read_sse, "ndjson": read_ndjson}
 TYPES = {"sse": "text/event-stream", "ndjson": "application/x-ndjson"}
 
 
+HUNG_CHECKS_CANCELLED = threading.Event()
+
+
+async def hanging_check(text: str, facts: object, **options: object) -> CheckGroundingResult:
+    """The first sentence's check answers; the others wait until they are cancelled."""
+    if text != "東京は日本の首都です。":
+        try:
+            await asyncio.Event().wait()
+        except asyncio.CancelledError:
+            HUNG_CHECKS_CANCELLED.set()
+            raise
+    return CheckGroundingResult(text, 1.0, (), (), None)  # type: ignore[arg-type]
+
+
 @pytest.fixture(scope="module")
 def asgi_url(grounding_emulator: Emulator) -> Iterator[str]:
     """A uvicorn server on loopback whose paths stream the emulator's answers and checks."""
@@ -73,6 +90,9 @@ def asgi_url(grounding_emulator: Emulator) -> Iterator[str]:
                 events: Any = async_piece_events(pieces)
             elif scope["path"] == "/check":
                 events = async_check_events(client.check_grounding_stream(tokens(), FACTS))
+            elif scope["path"] == "/hang":
+                stream = AsyncGroundingStream(hanging_check, tokens(), FACTS, concurrency=2)
+                events = async_check_events(stream)
             else:
                 events = async_check_events(client.check_grounding_stream(tokens(), ["x" * 10_001]))
             await EventStreamResponse(events, form)(scope, receive, send)
@@ -158,6 +178,14 @@ def test_a_failure_is_an_error_event(asgi_url: str) -> None:
     events = events_from(f"{asgi_url}/fail?format=sse&transport=grpc", "sse")
     assert [name for name, _ in events] == ["error"]
     assert events[0][1]["code"] == "INVALID_ARGUMENT"
+
+
+def test_a_client_that_goes_away_cancels_the_checks_in_flight(asgi_url: str) -> None:
+    url = f"{asgi_url}/hang?format=ndjson&transport=grpc"
+    with httpx.Client(timeout=WAIT) as http, http.stream("GET", url) as response:
+        first = json.loads(next(response.iter_lines()))
+    assert first["event"] == "check"
+    assert HUNG_CHECKS_CANCELLED.wait(WAIT)
 
 
 @pytest.fixture
