@@ -19,7 +19,7 @@ from __future__ import annotations
 import asyncio
 import json
 from collections.abc import AsyncIterable, AsyncIterator, Callable, Iterable, Iterator
-from typing import Any, Literal, Protocol
+from typing import Any, Literal
 
 from groundwire.core.errors import GroundwireError
 from groundwire.core.generation import GenerateResult
@@ -40,12 +40,6 @@ CONTENT_TYPES: dict[str, bytes] = {
     "ndjson": b"application/x-ndjson; charset=utf-8",
 }
 """The `Content-Type` of each format."""
-
-
-class _Summarised(Protocol):
-    """A stream of checks with a `summary` once read: `GroundingStream` and its async twin."""
-
-    summary: StreamSummary | None
 
 
 def piece_events(pieces: Iterable[GenerateResult]) -> Iterator[Event]:

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import codecs
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
@@ -299,11 +299,3 @@ class StreamTally:
         """The summary so far."""
         score = self._weighted / self._weight if self._weight else None
         return StreamSummary(score, self._calls, self._sentences, self._billed)
-
-
-def weighted_support(checks: Sequence[SentenceCheck]) -> float | None:
-    """The claim-length-weighted support score of `checks`, as `StreamSummary` computes it."""
-    tally = StreamTally(0)
-    for check in checks:
-        tally.add(SentenceGroup(check.text, check.offsets, 1), check)
-    return tally.summary().support_score
