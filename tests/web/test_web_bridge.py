@@ -99,7 +99,7 @@ def asgi_url(grounding_emulator: Emulator) -> Iterator[str]:
 
     listener = socket.socket()
     listener.bind(("127.0.0.1", 0))
-    config = uvicorn.Config(app, log_level="warning", lifespan="off")
+    config = uvicorn.Config(app, log_level="warning", lifespan="off", ws="none")
     server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, kwargs={"sockets": [listener]}, daemon=True)
     thread.start()
