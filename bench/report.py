@@ -216,6 +216,35 @@ def _offsets(found: dict[str, Any]) -> list[str]:
     ]
 
 
+def _streams(found: dict[str, Any]) -> list[str]:
+    return [
+        f"A {found['sentences']}-sentence multi-byte answer read as {found['tokens']} "
+        "4-byte tokens, each sentence checked against the embedded emulator (gRPC); beside "
+        "it, `check_grounding` of the same sentences one after another. The merge: "
+        f"{found['pieces']} pieces of three streamed answers.",
+        "",
+        table(
+            ("what", "per sentence (ms)", "vs plain checks"),
+            [
+                ("plain `check_grounding`, one at a time", found["plain_ms"], "1.00×"),
+                (
+                    "`check_grounding_stream`, concurrency 1",
+                    found["stream_1_ms"],
+                    f"{found['stream_1_vs_plain']:.2f}×",
+                ),
+                (
+                    "`check_grounding_stream`, concurrency 4",
+                    found["stream_4_ms"],
+                    f"{found['stream_4_vs_plain']:.2f}×",
+                ),
+            ],
+        ),
+        "",
+        f"Merging a generated stream (`merge_pieces`): {found['merge_us_per_piece']:.1f} µs "
+        "per piece.",
+    ]
+
+
 def _engine(found: dict[str, Any]) -> list[str]:
     latency = found["latency"]
     rows: list[tuple[object, ...]] = [
@@ -325,5 +354,6 @@ def render(results: dict[str, Any]) -> str:
     lines += _section("Import cost", results, "imports", _imports)
     lines += _section("Offset conversion", results, "offsets", _offsets)
     lines += _section("Emulator engine", results, "engine", _engine)
+    lines += _section("Streams", results, "streams", _streams)
     lines += _section("Engine quality (labelled sets)", results, "quality", _quality)
     return "\n".join(lines).rstrip() + "\n"

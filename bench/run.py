@@ -27,7 +27,7 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
-from bench import engine, imports, offsets, report, targets, throughput
+from bench import engine, imports, offsets, report, streams, targets, throughput
 
 HERE = Path(__file__).resolve().parent
 RESULTS_JSON = HERE / "results.json"
@@ -73,6 +73,9 @@ def sections(quick: bool) -> dict[str, Callable[[], dict[str, Any]]]:
         "imports": lambda: imports.measure(repeats=3 if quick else 7),
         "offsets": lambda: offsets.measure(seconds=0.5 if quick else 2.0),
         "engine": engine.measure,
+        "streams": lambda: streams.measure(
+            sentences=30 if quick else 60, repeats=1 if quick else 3
+        ),
         "quality": quality,
     }
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterable, AsyncIterator, Iterable
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from groundwire import _api
@@ -12,7 +12,9 @@ from groundwire.core import calls
 from groundwire.core.batch import Many
 from groundwire.core.errors import ClientClosed, GroundwireError, WrongEventLoop
 from groundwire.core.metadata import MetadataLike
+from groundwire.core.requests import FactLike
 from groundwire.core.results import GenerateResult
+from groundwire.grounding_stream import AsyncGroundingStream
 from groundwire.transports import lifetime
 
 ResultT = TypeVar("ResultT")
@@ -157,3 +159,12 @@ class AsyncGroundingClient(_api.Api):
 
     async def __aexit__(self, *exc_info: object) -> None:
         await self.close()
+
+    def check_grounding_stream(
+        self,
+        text_chunks: Iterable[str | bytes] | AsyncIterable[str | bytes],
+        facts: Iterable[FactLike] = (),
+        **options: Any,
+    ) -> AsyncGroundingStream:
+        """Checks a text as it streams in (`async for`); see the sync client's method."""
+        return AsyncGroundingStream(self.check_grounding, text_chunks, facts, **options)

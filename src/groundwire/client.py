@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from groundwire import _api
@@ -13,7 +13,9 @@ from groundwire.core import calls
 from groundwire.core.batch import Many
 from groundwire.core.errors import ClientClosed, GroundwireError
 from groundwire.core.metadata import MetadataLike
+from groundwire.core.requests import FactLike
 from groundwire.core.results import GenerateResult
+from groundwire.grounding_stream import GroundingStream
 from groundwire.transports import lifetime
 
 ResultT = TypeVar("ResultT")
@@ -198,3 +200,15 @@ class GroundingClient(_api.Api):
 
     def __exit__(self, *exc_info: object) -> None:
         self.close()
+
+    def check_grounding_stream(
+        self, text_chunks: Iterable[str | bytes], facts: Iterable[FactLike] = (), **options: Any
+    ) -> GroundingStream:
+        """Checks a text as it streams in: yields each sentence's check as soon as it is complete.
+
+        `text_chunks` is any iterable of `str` (or UTF-8 `bytes`) chunks, such as an LLM's
+        tokens. Options: `concurrency` (checks in flight, default 4; the text is read no
+        further ahead), `sentences_per_check` (1), `min_chars` (0), and `check_grounding`'s
+        own. See `groundwire.grounding_stream` and the docs' "Streaming" page.
+        """
+        return GroundingStream(self.check_grounding, text_chunks, facts, **options)

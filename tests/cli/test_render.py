@@ -21,6 +21,7 @@ from groundwire.core.results import (
     GenerateResult,
     GroundingSupport,
 )
+from groundwire.core.stream_merge import merge_pieces
 
 ANSWER = "東京は日本の首都です。Paris is in Germany. Thanks!"
 TOKYO = Chunk(text="東京は日本の首都である。" * 10, source="0")
@@ -136,7 +137,7 @@ def test_streamed_pieces_number_each_source_once() -> None:
         generated("Paris is ", (paris,), "Paris is the capital."),
         generated("the capital.", (paris,), "It is in France."),
     ]
-    text = render_grounding(pieces, Style())
+    text = render_grounding(merge_pieces(pieces), Style())
     assert text.count("facts[1]") == 1
     assert "  ✓ Paris is the capital. [0]  score 0.80" in text.splitlines()
 

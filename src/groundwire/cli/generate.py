@@ -14,7 +14,6 @@ from groundwire.core.records import generate_record
 
 if TYPE_CHECKING:
     from groundwire.core.requests import FactLike
-    from groundwire.core.results import GenerateResult
 
 DESCRIPTION = """\
 Generate an answer grounded in the given facts (--fact, --fact-file) and/or Google Search
@@ -85,6 +84,8 @@ def _prompt(args: argparse.Namespace, stdin: IO[Any] | None) -> str:
 
 def run(args: argparse.Namespace, stdin: IO[Any] | None, stdout: IO[str]) -> int:
     """Runs `generate`: prints the answer (streaming it with --stream), then its grounding."""
+    from groundwire.core.stream_merge import StreamMerge  # protobuf: not for `--help`
+
     prompt = _prompt(args, stdin)
     options = _options(args)
     style = style_for(stdout)
@@ -97,19 +98,17 @@ def run(args: argparse.Namespace, stdin: IO[Any] | None, stdout: IO[str]) -> int
                 )
             else:
                 print(result.text, file=stdout)
-                print("\n" + render_grounding([result], style, width_for(stdout)), file=stdout)
+                print("\n" + render_grounding(result, style, width_for(stdout)), file=stdout)
             return 0
-        pieces: list[GenerateResult] = []
-        answer = ""
+        merge = StreamMerge()
         for piece in client.stream_generate_grounded_content(prompt, **options):
-            pieces.append(piece)
-            answer += piece.text
+            merge.add(piece)
             if args.json:
-                record = generate_record(piece, answer)
+                record = generate_record(piece, merge.text)
                 stdout.write(json.dumps(record, ensure_ascii=False) + "\n")
             else:
                 stdout.write(piece.text)
             stdout.flush()
     if not args.json:
-        print("\n\n" + render_grounding(pieces, style, width_for(stdout)), file=stdout)
+        print("\n\n" + render_grounding(merge.result(), style, width_for(stdout)), file=stdout)
     return 0

@@ -245,48 +245,33 @@ def render_corroboration(result: CorroborationResult, style: Style) -> str:
     return "\n".join(lines)
 
 
-def render_grounding(
-    pieces: Sequence[GenerateResult], style: Style, width: int = DEFAULT_WIDTH
-) -> str:
-    """What grounds a generated answer, whole or from all its streamed pieces.
+def render_grounding(result: GenerateResult, style: Style, width: int = DEFAULT_WIDTH) -> str:
+    """What grounds a generated answer (a whole one, or a stream's pieces merged).
 
-    That is the sources, numbered once; each supported claim with its sources and score;
-    and the grounding score.
+    That is the sources, numbered as the merge numbers them; each claim with its sources
+    and score; and the grounding score.
     """
-    sources: dict[tuple[str, str, str, str], tuple[int, Chunk]] = {}
-
-    def number(chunk: Chunk) -> int:
-        key = (chunk.text, chunk.source, chunk.uri, chunk.title)
-        return sources.setdefault(key, (len(sources), chunk))[0]
-
-    supports: list[tuple[str, list[int], float | None]] = []
-    score = None
-    for piece in pieces:
-        for chunk in piece.support_chunks:
-            number(chunk)
-        for support in piece.grounding_supports:
-            supports.append(
-                (support.claim_text, [number(c) for c in support.chunks], support.score)
-            )
-        score = piece.grounding_score if piece.grounding_score is not None else score
     lines = [style.bold("Sources")]
     excerpt = max(width - 24, 20)
-    for index, chunk in sources.values():
+    for index, chunk in enumerate(result.support_chunks):
         lines.append(
             f"{_INDENT}{style.cyan(f'[{index}]')} {fact_label(chunk)} "
             f"“{shorten(chunk.text, excerpt)}”"
         )
-    if not sources:
+    if not result.support_chunks:
         lines.append(f"{_INDENT}(none)")
     lines += ["", style.bold("Supports")]
-    for claim_text, cited, claim_score in supports:
+    for support in result.grounding_supports:
+        cited = list(support.chunk_indices)
         mark = style.green(SUPPORTED) if cited else style.red(UNSUPPORTED)
-        shown = style.dim(f"  score {score_text(claim_score)}") if claim_score is not None else ""
+        shown = (
+            style.dim(f"  score {score_text(support.score)}") if support.score is not None else ""
+        )
         lines.append(
-            f"{_INDENT}{mark} {' '.join(claim_text.split())} "
+            f"{_INDENT}{mark} {' '.join(support.claim_text.split())} "
             f"{_citation_marker(cited, style)}{shown}"
         )
-    if not supports:
+    if not result.grounding_supports:
         lines.append(f"{_INDENT}(none)")
-    lines += ["", f"{style.bold('Grounding score')} {score_text(score)}"]
+    lines += ["", f"{style.bold('Grounding score')} {score_text(result.grounding_score)}"]
     return "\n".join(lines)

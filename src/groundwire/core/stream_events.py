@@ -1,0 +1,97 @@
+"""The events of a streamed answer or check, as JSON-ready dicts: one schema for the web and CLI.
+
+`groundwire.web` frames these as Server-Sent Events or NDJSON lines; `groundwire check
+--stream --json` prints `check_event`'s data. Every offset comes in three units: `start`/`end`
+(Python `str` indices, code points), `start_utf16`/`end_utf16` (JavaScript string indices)
+and `start_byte`/`end_byte` (UTF-8).
+
+>>> piece_event("東京", 5)
+('piece', {'text': '東京', 'length': 5})
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from groundwire.core.errors import GroundwireError
+from groundwire.core.generation import GenerateResult
+from groundwire.core.records import citation_record, error_record, score
+from groundwire.core.results import Claim
+from groundwire.core.sentence_stream import SentenceCheck, StreamSummary
+from groundwire.core.stream_merge import Offsets, offsets_in
+
+Event = tuple[str, dict[str, Any]]
+"""An event's name (`piece`, `check`, `summary`, `error`) and its JSON data."""
+
+
+def _offsets(offsets: Offsets) -> dict[str, int]:
+    return offsets._asdict()
+
+
+def piece_event(added: str, length: int) -> Event:
+    """A generated piece: the text it adds, and the merged text's length (in `str` code points)."""
+    return "piece", {"text": added, "length": length}
+
+
+def claim_record(claim: Claim) -> dict[str, Any]:
+    """A claim with its offsets in the whole text, its verdict and citations."""
+    return {
+        "text": claim.text,
+        "start": claim.start,
+        "end": claim.end,
+        "start_utf16": claim.start_utf16,
+        "end_utf16": claim.end_utf16,
+        "start_byte": claim.start_byte,
+        "end_byte": claim.end_byte,
+        "supported": claim.supported,
+        "grounding_check_required": claim.grounding_check_required,
+        "score": score(claim.score),
+        "citations": [citation_record(chunk) for chunk in claim.citations],
+    }
+
+
+def check_event(check: SentenceCheck) -> Event:
+    """A checked sentence (or group): its text, offsets, support score and claims."""
+    data: dict[str, Any] = {"text": check.text, **_offsets(check.offsets)}
+    data["support_score"] = score(check.support_score)
+    data["claims"] = [claim_record(claim) for claim in check.claims]
+    return "check", data
+
+
+def check_summary_event(summary: StreamSummary) -> Event:
+    """The end of a checked stream: weighted support, calls, sentences, characters billed."""
+    return "summary", {
+        "support_score": score(summary.support_score),
+        "calls": summary.calls,
+        "sentences": summary.sentences,
+        "billed_characters": summary.billed_characters,
+    }
+
+
+def merged_summary_event(merged: GenerateResult) -> Event:
+    """The end of a generated stream: the merged text's score, sources and placed citations.
+
+    `sources` are the support chunks numbered once; each support's `sources` index them.
+    """
+    text = merged.text
+    supports = []
+    for support in merged.grounding_supports:
+        data: dict[str, Any] = {"claim_text": support.claim_text}
+        data.update(_offsets(offsets_in(text, support.start, support.end)))
+        data["sources"] = list(support.chunk_indices)
+        data["score"] = score(support.score)
+        supports.append(data)
+    return "summary", {
+        "length": len(text),
+        "grounding_score": score(merged.grounding_score),
+        "sources": [
+            {"text": chunk.text, "source": chunk.source, "uri": chunk.uri, "title": chunk.title}
+            for chunk in merged.support_chunks
+        ],
+        "supports": supports,
+    }
+
+
+def error_event(error: GroundwireError) -> Event:
+    """A failure that ended the stream: its canonical code and one-line message."""
+    return "error", error_record(error)

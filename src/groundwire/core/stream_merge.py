@@ -1,0 +1,291 @@
+"""Merges a streamed generated answer's pieces into one result, by rules written down once.
+
+`StreamGenerateGroundedContent` sends an answer in pieces; the grounding metadata may come
+on any of them. `merge_pieces` merges the pieces already read; `StreamMerge` is the running
+form a UI updates piece by piece. Both follow `MERGE_RULES`.
+
+>>> from groundwire.core.generation import GenerateResult, GroundingSupport
+>>> from groundwire.core.chunks import Chunk
+>>> paris = Chunk("Paris is the capital of France.", "0")
+>>> support = GroundingSupport("Paris is the capital.", 0, 0, 0, 0, (paris,), (0,), 0.9, True)
+>>> pieces = [GenerateResult("Paris is ", None, (), (), (), None),
+...           GenerateResult("the capital.", 0.9, (paris,), (support,), (), None)]
+>>> merged = merge_pieces(pieces)
+>>> merged.text, merged.grounding_score, merged.grounding_supports[0].start
+('Paris is the capital.', 0.9, 0)
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterable, Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, NamedTuple
+
+from groundwire.core.chunks import Chunk
+from groundwire.core.generation import Candidate, GenerateResult, GroundingSupport
+from groundwire.core.offsets import Utf16Offsets, place_claims
+
+
+class MergeRule(NamedTuple):
+    """One rule of the merge: its name, what it does, and the test that shows it."""
+
+    name: str
+    rule: str
+    test: str
+
+
+MERGE_RULES = (
+    MergeRule(
+        "text",
+        "a candidate's text is its pieces' texts joined in order, candidates kept by `index`",
+        "test_the_text_is_the_pieces_joined_per_candidate",
+    ),
+    MergeRule(
+        "metadata anywhere",
+        "grounding metadata is read from every piece, not only the last",
+        "test_metadata_on_an_early_piece_is_kept",
+    ),
+    MergeRule(
+        "later replaces",
+        "a later support for the same claim text (the n-th of a piece for the n-th) replaces "
+        "the earlier one, in the earlier one's place",
+        "test_a_later_support_for_a_claim_replaces_the_earlier",
+    ),
+    MergeRule(
+        "chunks numbered once",
+        "support chunks equal in text, source, URI, title and domain get one number, in "
+        "order of first appearance; supports' chunk indices are renumbered to it",
+        "test_chunks_are_numbered_once_across_pieces",
+    ),
+    MergeRule(
+        "last score",
+        "the grounding score is the last one a piece sent",
+        "test_the_last_score_sent_wins",
+    ),
+    MergeRule(
+        "placed in the whole text",
+        "supports are placed by searching their claim text in the whole text, in order",
+        "test_supports_are_placed_in_the_whole_text",
+    ),
+)
+"""The merge, rule by rule; `tests/core/test_stream_merge.py` has one test per rule."""
+
+
+class Offsets(NamedTuple):
+    """A span of a text in every unit a caller may need: `str`, UTF-16 and UTF-8 bytes."""
+
+    start: int
+    end: int
+    start_utf16: int
+    end_utf16: int
+    start_byte: int
+    end_byte: int
+
+
+def offsets_in(text: str, start: int, end: int) -> Offsets:
+    """The span `text[start:end]` in `str`, UTF-16 and UTF-8 offsets.
+
+    >>> offsets_in("👋 Paris.", 2, 8)
+    Offsets(start=2, end=8, start_utf16=3, end_utf16=9, start_byte=5, end_byte=11)
+    """
+    head = text[:start]
+    span = text[start:end]
+    start_utf16 = len(head.encode("utf-16-le")) // 2
+    start_byte = len(head.encode())
+    return Offsets(
+        start,
+        end,
+        start_utf16,
+        start_utf16 + len(span.encode("utf-16-le")) // 2,
+        start_byte,
+        start_byte + len(span.encode()),
+    )
+
+
+def _chunk_key(chunk: Chunk) -> tuple[str, str, str, str, str]:
+    return (chunk.text, chunk.source, chunk.uri, chunk.title, chunk.domain)
+
+
+@dataclass
+class _CandidateMerge:
+    """What is merged so far of one candidate."""
+
+    index: int
+    texts: list[str] = field(default_factory=list)
+    score: float | None = None
+    supports: dict[tuple[str, int], tuple[str, tuple[int, ...], float | None]] = field(
+        default_factory=dict
+    )
+    queries: dict[str, None] = field(default_factory=dict)
+
+
+class StreamMerge:
+    """A running merge of a generated stream: `add` each piece, read `text` or `result()`.
+
+    >>> from groundwire.core.generation import GenerateResult
+    >>> merge = StreamMerge()
+    >>> merge.add(GenerateResult("Bonjour ", None, (), (), (), None))
+    'Bonjour '
+    >>> merge.add(GenerateResult("👋", None, (), (), (), None)), merge.text
+    ('👋', 'Bonjour 👋')
+    """
+
+    def __init__(self) -> None:
+        """An empty merge."""
+        self._candidates: dict[int, _CandidateMerge] = {}
+        self._chunks: dict[tuple[str, str, str, str, str], tuple[int, Chunk]] = {}
+        self._raw: Any = None
+        self._merged: GenerateResult | None = None
+
+    @property
+    def text(self) -> str:
+        """The first candidate's text merged so far."""
+        first = self._first()
+        return "".join(first.texts) if first is not None else ""
+
+    @property
+    def support_chunks(self) -> tuple[Chunk, ...]:
+        """The support chunks seen so far, each once, in their merged numbering."""
+        return tuple(chunk for _, chunk in self._chunks.values())
+
+    def add(self, piece: GenerateResult) -> str:
+        """Merges one more piece; returns the text it adds to the first candidate."""
+        self._merged = None
+        self._raw = piece.raw
+        added = ""
+        for candidate in piece.candidates or _as_candidates(piece):
+            merged = self._candidates.get(candidate.index)
+            if merged is None:
+                merged = self._candidates[candidate.index] = _CandidateMerge(candidate.index)
+            merged.texts.append(candidate.text)
+            if merged is self._first():
+                added = candidate.text
+            if candidate.grounding_score is not None:
+                merged.score = candidate.grounding_score
+            numbers = [self._number(chunk) for chunk in candidate.support_chunks]
+            seen: dict[str, int] = {}
+            for support in candidate.grounding_supports:
+                occurrence = seen[support.claim_text] = seen.get(support.claim_text, -1) + 1
+                cited = tuple(numbers[i] for i in support.chunk_indices if 0 <= i < len(numbers))
+                merged.supports[(support.claim_text, occurrence)] = (
+                    support.claim_text,
+                    cited,
+                    support.score,
+                )
+            merged.queries.update(dict.fromkeys(candidate.web_search_queries))
+        return added
+
+    def result(self) -> GenerateResult:
+        """The merged result: whole texts, chunks numbered once, supports placed, last score.
+
+        Its `raw` is the last piece's response (each piece keeps its own).
+        """
+        if self._merged is None:
+            chunks = self.support_chunks
+            candidates = tuple(
+                self._candidate(merged, chunks)
+                for _, merged in sorted(self._candidates.items(), key=lambda item: item[0])
+            )
+            first = self._first()
+            head = next((c for c in candidates if first and c.index == first.index), None)
+            self._merged = GenerateResult(
+                head.text if head else "",
+                head.grounding_score if head else None,
+                chunks if head else (),
+                head.grounding_supports if head else (),
+                candidates,
+                self._raw,
+            )
+        return self._merged
+
+    def _first(self) -> _CandidateMerge | None:
+        return next(iter(self._candidates.values()), None)
+
+    def _number(self, chunk: Chunk) -> int:
+        key = _chunk_key(chunk)
+        found = self._chunks.get(key)
+        if found is None:
+            found = self._chunks[key] = (len(self._chunks), chunk)
+        return found[0]
+
+    @staticmethod
+    def _candidate(merged: _CandidateMerge, chunks: tuple[Chunk, ...]) -> Candidate:
+        text = "".join(merged.texts)
+        return Candidate(
+            merged.index,
+            text,
+            merged.score,
+            chunks,
+            place_supports(text, list(merged.supports.values()), chunks),
+            tuple(merged.queries),
+        )
+
+
+def place_supports(
+    text: str,
+    supports: Sequence[tuple[str, tuple[int, ...], float | None]],
+    chunks: Sequence[Chunk],
+) -> tuple[GroundingSupport, ...]:
+    """`(claim text, chunk indices, score)` supports, placed in `text` by their claim texts.
+
+    >>> [s.start for s in place_supports("Paris. Paris.", [("Paris.", (), None)] * 2, ())]
+    [0, 7]
+    """
+    if not supports:
+        return ()
+    claim_texts = [claim_text for claim_text, _, _ in supports]
+    unsent: list[int | None] = [None] * len(supports)
+    bounds, flags = place_claims(text, unsent, unsent, claim_texts, "utf8")
+    utf16 = Utf16Offsets(text, bounds)
+    placed = []
+    for number, (claim_text, cited, score) in enumerate(supports):
+        start, end = bounds[2 * number], bounds[2 * number + 1]
+        adjusted = bool(flags and flags[number][0])
+        placed.append(
+            GroundingSupport(
+                claim_text,
+                start,
+                end,
+                utf16.at(start),
+                utf16.at(end),
+                tuple(chunks[i] for i in cited),
+                cited,
+                score,
+                not adjusted,
+            )
+        )
+    return tuple(placed)
+
+
+def _as_candidates(piece: GenerateResult) -> tuple[Candidate, ...]:
+    """A hand-built piece with no candidates: its own fields, as candidate 0."""
+    return (
+        Candidate(
+            0,
+            piece.text,
+            piece.grounding_score,
+            piece.support_chunks,
+            piece.grounding_supports,
+            (),
+        ),
+    )
+
+
+def merge_pieces(pieces: Iterable[GenerateResult]) -> GenerateResult:
+    """Merges a generated stream's pieces into one result (see `MERGE_RULES`).
+
+    >>> merge_pieces([]).text
+    ''
+    """
+    merge = StreamMerge()
+    for piece in pieces:
+        merge.add(piece)
+    return merge.result()
+
+
+async def merge_async_pieces(pieces: AsyncIterable[GenerateResult]) -> GenerateResult:
+    """Merges the pieces of an async stream, e.g. `AsyncGroundingClient.stream_...`'s."""
+    merge = StreamMerge()
+    async for piece in pieces:
+        merge.add(piece)
+    return merge.result()
