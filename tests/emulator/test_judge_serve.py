@@ -59,6 +59,7 @@ def _serve(env: dict[str, str], *flags: str) -> subprocess.Popen[str]:
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
+        start_new_session=True,  # its own process group: the teardown can kill its workers too
     )
 
 
@@ -81,8 +82,8 @@ def stopped_at_the_end() -> Iterator[list[subprocess.Popen[str]]]:
     processes: list[subprocess.Popen[str]] = []
     yield processes
     for process in processes:
-        if process.poll() is None:
-            process.kill()
+        if process.poll() is None:  # a failed test: the parent and its workers hold the pipes
+            os.killpg(process.pid, signal.SIGKILL)
             process.communicate(timeout=10)
 
 
