@@ -18,10 +18,12 @@ from groundwire import ConfigurationError, DeadlineExceeded, GroundingClient, In
 from groundwire.emulator import emulator
 from groundwire.emulator.judges import Judge
 from tests.emulator.support import run_python
-from tests.emulator.test_official_clients import ANSWER, CHECK_GROUNDING, CORROBORATE, FACTS
+from tests.emulator.test_official_clients import CHECK_GROUNDING, CORROBORATE
 
 PARIS = "Paris is the capital of France."
 BANANAS = "Bananas are yellow in Paris."  # shares a word with the claim: a candidate window
+MOON = "The moon over Paris is cheese."
+"""A claim the judge of these tests fails on; it shares "Paris" with the facts, so it is judged."""
 SHORT_TIMEOUT = 0.2
 HANG_BOUND = 5.0
 """Seconds that only a hang would exceed: DEADLINE_EXCEEDED comes after SHORT_TIMEOUT."""
@@ -30,11 +32,6 @@ HANG_BOUND = 5.0
 def prefers_bananas(claim: str, passages: list[str]) -> list[float]:
     """Disagrees with the engine: whatever the claim, only bananas support it."""
     return [0.9 if "Bananas" in passage else 0.0 for passage in passages]
-
-
-def cites_the_last_fact(claim: str, passages: list[str]) -> list[float]:
-    """Every claim is supported by the last passage only."""
-    return [0.0] * (len(passages) - 1) + [1.0]
 
 
 def explodes_on_the_moon(claim: str, passages: list[str]) -> list[float]:
@@ -78,7 +75,7 @@ def test_a_higher_citation_threshold_cites_less_of_what_the_judge_scored(transpo
     assert result.claims[0].citations == ()
 
 
-def test_the_judge_sees_each_claim_that_needs_a_check_with_every_fact() -> None:
+def test_the_judge_sees_each_claim_that_needs_a_check_with_the_facts_sharing_its_words() -> None:
     seen: list[tuple[str, list[str]]] = []
 
     def recording(claim: str, passages: list[str]) -> list[float]:
@@ -86,9 +83,15 @@ def test_the_judge_sees_each_claim_that_needs_a_check_with_every_fact() -> None:
         return [0.5] * len(passages)
 
     with judged_client(recording, "grpc") as client:
-        client.check_grounding(f"Hi! {PARIS} The moon is cheese.", [PARIS, BANANAS])
+        result = client.check_grounding(
+            f"Hi! {PARIS} The moon is yellow. Rome is old.",
+            [PARIS, BANANAS],
+            enable_claim_level_score=True,
+        )
         client.check_grounding(PARIS, [])
-    assert sorted(seen) == [(PARIS, [PARIS, BANANAS]), ("The moon is cheese.", [PARIS, BANANAS])]
+    assert sorted(seen) == [(PARIS, [PARIS, BANANAS]), ("The moon is yellow.", [BANANAS])]
+    rome = result.claims[-1]  # shares no word with the facts: not sent, not supported
+    assert (rome.text, rome.grounding_check_required, rome.score) == ("Rome is old.", True, 0.0)
 
 
 def test_corroborate_content_reports_what_the_judge_supports(transport: str) -> None:
@@ -116,7 +119,7 @@ def test_a_judge_that_raises_is_internal_with_its_message_and_the_next_call_work
 ) -> None:
     with judged_client(explodes_on_the_moon, transport) as client:
         with pytest.raises(Internal) as raised:
-            client.check_grounding(f"{PARIS} The moon is cheese.", [PARIS])
+            client.check_grounding(f"{PARIS} {MOON}", [PARIS])
         assert raised.value.message == (
             "the judge tests.emulator.test_judge:explodes_on_the_moon raised ValueError: "
             "no model for the moon"
@@ -211,7 +214,7 @@ def test_an_async_judge_scores_and_its_failures_are_statuses(transport: str) -> 
         result = client.check_grounding(PARIS, [PARIS, BANANAS])
         assert [chunk.text for chunk in result.claims[0].citations] == [BANANAS]
         with pytest.raises(Internal, match="raised LookupError: no such moon"):
-            client.check_grounding("The moon is cheese.", [PARIS])
+            client.check_grounding(MOON, [PARIS])
 
 
 def test_an_async_judge_past_the_timeout_is_cancelled() -> None:
@@ -249,11 +252,11 @@ class CountingBatchJudge:
 
 def test_a_batch_judge_gets_every_claim_of_a_request_in_one_call(transport: str) -> None:
     judge = CountingBatchJudge()
-    answer = f"{PARIS} The moon is cheese. Rome is old."
+    answer = f"{PARIS} {MOON} Rome is older than Paris."
     with judged_client(judge, transport) as client:
         result = client.check_grounding(answer, [PARIS, BANANAS])
     assert [[claim for claim, _ in pairs] for pairs in judge.batches] == [
-        [PARIS, "The moon is cheese.", "Rome is old."]
+        [PARIS, MOON, "Rome is older than Paris."]
     ]
     assert all(claim.citations[0].text == BANANAS for claim in result.claims)
 
@@ -267,7 +270,7 @@ def test_an_async_batch_judge_that_returns_too_few_lists_is_internal() -> None:
         judged_client(ShortBatch()) as client,
         pytest.raises(Internal, match="returned 1 lists of scores for 2 claims"),
     ):
-        client.check_grounding(f"{PARIS} Rome is old.", [PARIS])
+        client.check_grounding(f"{PARIS} Rome is older than Paris.", [PARIS])
 
 
 def test_judge_calls_in_flight_stay_within_the_concurrency() -> None:
@@ -286,31 +289,32 @@ def test_judge_calls_in_flight_stay_within_the_concurrency() -> None:
 
     answer = " ".join(f"Claim number {word} is here." for word in ("one", "two", "three", "four"))
     with judged_client(meets_another, judge_concurrency=2) as client:
-        result = client.check_grounding(answer, [PARIS])
+        result = client.check_grounding(answer, ["Every claim has a number."])
     assert len(result.claims) == 4
     assert in_flight[1] == 2
 
 
 @pytest.mark.official
 def test_the_official_client_sees_the_judges_citations(transport: str) -> None:
-    with emulator(judge=cites_the_last_fact) as emu:
+    with emulator(judge=prefers_bananas) as emu:
         address = emu.grpc_address if transport == "grpc" else emu.http_url
         script = CHECK_GROUNDING.format(version="v1")
-        result = json.loads(run_python(script, transport, address, ANSWER, json.dumps(FACTS)))
-    assert [claim["sources"] for claim in result["claims"]] == [["2"], ["2"], ["2"]]
-    assert result["support_score"] == pytest.approx(1.0)
+        facts = json.dumps([PARIS, BANANAS])
+        result = json.loads(run_python(script, transport, address, f"{PARIS} {MOON}", facts))
+    assert [claim["sources"] for claim in result["claims"]] == [["1"], ["1"]]
+    assert result["support_score"] == pytest.approx(0.9)
 
 
 @pytest.mark.official
 def test_the_official_vertex_client_sees_the_judges_corroboration(transport: str) -> None:
-    content = f"{PARIS} The moon is made of cheese."
+    content = f"{PARIS} {MOON}"
     with emulator(judge=prefers_bananas) as emu:
         address = emu.grpc_address if transport == "grpc" else emu.http_url
         output = run_python(CORROBORATE, transport, address, content, json.dumps([PARIS, BANANAS]))
     claims = json.loads(output)["claims"]
     assert [content.encode()[c["start"] : c["end"]].decode() for c in claims] == [
         PARIS,
-        "The moon is made of cheese.",
+        MOON,
     ]
     assert [(c["facts"], round(c["score"], 6)) for c in claims] == [([1], 0.9), ([1], 0.9)]
 

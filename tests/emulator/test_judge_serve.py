@@ -18,7 +18,8 @@ from tests.cli.running import cli_command, cli_env
 pytestmark = pytest.mark.timeout(60)
 
 ANNOUNCEMENT = re.compile(r"gRPC (?P<grpc>\S+), REST (?P<rest>\S+) ")
-FACTS = ["Paris is the capital of France.", "Bananas are yellow."]
+FACTS = ["Paris is the capital of France.", "Bananas are yellow in Paris."]
+"""The second shares "Paris" with each claim below: a passage the judge sees for both."""
 JUDGE_MODULE = '''
 """A judge for the serve tests; each process that imports it notes its pid."""
 import os
@@ -28,8 +29,8 @@ with open(os.environ["JUDGE_IMPORTS"], "a") as imports:
     imports.write(f"{os.getpid()}\\n")
 
 
-def cites_the_last_fact(claim, passages):
-    return [0.0] * (len(passages) - 1) + [1.0]
+def prefers_bananas(claim, passages):
+    return [1.0 if "Bananas" in passage else 0.0 for passage in passages]
 
 
 def hangs(claim, passages):
@@ -58,6 +59,7 @@ def _serve(env: dict[str, str], *flags: str) -> subprocess.Popen[str]:
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
+        start_new_session=True,  # its own process group: the teardown can kill its workers too
     )
 
 
@@ -80,8 +82,8 @@ def stopped_at_the_end() -> Iterator[list[subprocess.Popen[str]]]:
     processes: list[subprocess.Popen[str]] = []
     yield processes
     for process in processes:
-        if process.poll() is None:
-            process.kill()
+        if process.poll() is None:  # a failed test: the parent and its workers hold the pipes
+            os.killpg(process.pid, signal.SIGKILL)
             process.communicate(timeout=10)
 
 
@@ -89,9 +91,7 @@ def stopped_at_the_end() -> Iterator[list[subprocess.Popen[str]]]:
 def test_serve_with_a_judge_cites_what_it_scores_in_every_worker(
     judge_env: dict[str, str], workers: int, stopped_at_the_end: list[subprocess.Popen[str]]
 ) -> None:
-    process = _serve(
-        judge_env, "--judge", "serve_judge:cites_the_last_fact", "--workers", str(workers)
-    )
+    process = _serve(judge_env, "--judge", "serve_judge:prefers_bananas", "--workers", str(workers))
     stopped_at_the_end.append(process)
     grpc_address, rest_url = _started(process)
     for transport in ("grpc", "rest"):
@@ -99,7 +99,9 @@ def test_serve_with_a_judge_cites_what_it_scores_in_every_worker(
             "p", endpoint=grpc_address, rest_endpoint=rest_url, transport=transport
         ) as client:
             for _ in range(2 * workers):  # calls land on either worker
-                result = client.check_grounding("Paris is in France. Rome is old.", FACTS)
+                result = client.check_grounding(
+                    "Paris is in France. Rome is older than Paris.", FACTS
+                )
                 assert [c.citations[0].text for c in result.claims] == [FACTS[1], FACTS[1]]
     assert _stopped(process) == 0
     importers = Path(judge_env["JUDGE_IMPORTS"]).read_text().split()
