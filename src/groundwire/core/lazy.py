@@ -5,6 +5,8 @@ Results are read from raw responses only as far as a caller reads them (see
 assignment, equality and hashing by value, a readable ``repr``, pickling — at the cost of a
 plain slotted class to build. :class:`LazySequence` is a tuple whose items appear on first read.
 The functions at the end read raw protobuf fields as fast as Python can, for every builder.
+Measured worth: a score-only read takes 1 µs instead of 23 (12% of a call); a draft fills a
+claim in 0.2 µs instead of `filled`'s 2.3 (8% of a full call).
 
 >>> items = LazySequence(lambda count: tuple(range(count)), 3, lambda count: count)
 >>> len(items), items.built
