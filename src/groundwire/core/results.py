@@ -241,9 +241,6 @@ class CheckGroundingResult(Record, CitationRendering):
         )
 
 
-_CheckGroundingResultDraft = draft_class(CheckGroundingResult)
-
-
 def check_grounding_result(
     answer_candidate: str, response: message.Message
 ) -> CheckGroundingResult:
@@ -260,14 +257,14 @@ def check_grounding_result(
     """
     raw: Any = response
     chunks = LazySequence(_cited_chunks, raw, _count_cited_chunks)
-    result: Any = _new(_CheckGroundingResultDraft)  # `filled`, inlined: once per call
-    score = raw.support_score  # `optional`, inlined: a zero may be unset
-    result.answer_candidate = answer_candidate
-    result.support_score = score if score or raw.HasField("support_score") else None
-    result.claims = LazySequence(_check_claims, (answer_candidate, raw, chunks), _count_claims)
-    result.cited_chunks, result.raw = chunks, raw
-    result.__class__ = CheckGroundingResult
-    return result
+    return filled(
+        CheckGroundingResult,
+        answer_candidate=answer_candidate,
+        support_score=optional(raw, "support_score"),
+        claims=LazySequence(_check_claims, (answer_candidate, raw, chunks), _count_claims),
+        cited_chunks=chunks,
+        raw=raw,
+    )
 
 
 # Named, not lambdas: a lambda is made anew at each call, and this runs once per call.
