@@ -256,28 +256,19 @@ def check_grounding_result(
     (2, True)
     """
     raw: Any = response
-    chunks = LazySequence(_cited_chunks, raw, _count_cited_chunks)
+    chunks = LazySequence(
+        lambda raw: chunks_of(raw.cited_chunks), raw, lambda raw: len(raw.cited_chunks)
+    )
     return filled(
         CheckGroundingResult,
         answer_candidate=answer_candidate,
         support_score=optional(raw, "support_score"),
-        claims=LazySequence(_check_claims, (answer_candidate, raw, chunks), _count_claims),
+        claims=LazySequence(
+            _check_claims, (answer_candidate, raw, chunks), lambda source: len(source[1].claims)
+        ),
         cited_chunks=chunks,
         raw=raw,
     )
-
-
-# Named, not lambdas: a lambda is made anew at each call, and this runs once per call.
-def _cited_chunks(raw: Any) -> tuple[Chunk, ...]:
-    return chunks_of(raw.cited_chunks)
-
-
-def _count_cited_chunks(raw: Any) -> int:
-    return len(raw.cited_chunks)
-
-
-def _count_claims(source: tuple[str, Any, LazySequence[Chunk]]) -> int:
-    return len(source[1].claims)
 
 
 def _check_claims(source: tuple[str, Any, LazySequence[Chunk]]) -> tuple[Claim, ...]:
