@@ -20,7 +20,6 @@ from __future__ import annotations
 import inspect
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import FrozenInstanceError
-from operator import attrgetter
 from types import SimpleNamespace
 from typing import Any, ClassVar, NoReturn, TypeVar, overload
 
@@ -212,22 +211,6 @@ class LazySequence(Sequence[T]):
         return tuple, (self._built(),)
 
 
-_FIELD_NAMES: dict[type, frozenset[str]] = {}
-
-
-def has_field(raw: Any, name: str) -> bool:
-    """Whether the message type of ``raw`` has field ``name`` (API versions differ).
-
-    >>> from groundwire.core.apis import method
-    >>> has_field(method("discoveryengine", "v1alpha", "CheckGrounding").response_class(), "claims")
-    True
-    """
-    names = _FIELD_NAMES.get(type(raw))
-    if names is None:
-        names = _FIELD_NAMES[type(raw)] = frozenset(raw.DESCRIPTOR.fields_by_name)
-    return name in names
-
-
 def optional(raw: Any, name: str) -> Any:
     """Proto3 ``optional`` field ``name`` of ``raw``, or None when unset.
 
@@ -235,17 +218,6 @@ def optional(raw: Any, name: str) -> Any:
     """
     value = getattr(raw, name)
     return value if value or raw.HasField(name) else None
-
-
-def optional_each(raw_items: list[Any], name: str) -> list[Any]:
-    """Proto3 ``optional`` field ``name`` of each of ``raw_items``, None where unset."""
-    values: list[Any] = list(map(attrgetter(name), raw_items))
-    index = -1
-    for _zero in range(values.count(0)):  # only a zero may be unset: ask only those
-        index = values.index(0, index + 1)
-        if not raw_items[index].HasField(name):
-            values[index] = None
-    return values
 
 
 def pick_each(items: tuple[T, ...], index_lists: list[tuple[int, ...]]) -> list[tuple[T, ...]]:

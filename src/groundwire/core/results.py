@@ -47,9 +47,7 @@ from groundwire.core.lazy import (
     Record,
     draft_class,
     filled,
-    has_field,
     optional,
-    optional_each,
     pick_each,
 )
 from groundwire.core.offsets import Utf16Offsets, place_claims
@@ -144,7 +142,9 @@ class Claim(PlacedRecord):
     def score(self) -> float | None:
         """How well the cited facts support the claim, 0 to 1 (None when the API sent none)."""
         raw = self._raw
-        if isinstance(raw, Given) or has_field(raw, "score"):  # v1alpha's claims have none
+        if (
+            isinstance(raw, Given) or "score" in raw.DESCRIPTOR.fields_by_name
+        ):  # v1alpha's claims have none
             return optional(raw, "score")
         return None
 
@@ -277,8 +277,8 @@ def _check_claims(source: tuple[str, Any, LazySequence[Chunk]]) -> tuple[Claim, 
     raw_claims = list(raw.claims)  # each pass over a repeated field makes new wrappers: one
     if not raw_claims:
         return ()
-    starts = optional_each(raw_claims, "start_pos")
-    ends = optional_each(raw_claims, "end_pos")
+    starts = [optional(raw_claim, "start_pos") for raw_claim in raw_claims]
+    ends = [optional(raw_claim, "end_pos") for raw_claim in raw_claims]
     texts = list(map(attrgetter("claim_text"), raw_claims))
     bounds, flags = place_claims(answer, starts, ends, texts, "utf8")
     adjusted, located = zip(*flags, strict=True) if flags else (repeat(False), repeat(False))
