@@ -25,7 +25,6 @@ from groundwire.core.lazy import (
     Record,
     filled,
     optional,
-    optional_each,
     pick_each,
 )
 from groundwire.core.offsets import OffsetUnit, Utf16Offsets, place_claims
@@ -165,8 +164,8 @@ def _corroborated_claims(
     raw_claims = list(raw.claims)  # each pass over a repeated field makes new wrappers: one
     if not raw_claims:
         return ()
-    starts = optional_each(raw_claims, "start_index")
-    ends = optional_each(raw_claims, "end_index")
+    starts = [optional(raw_claim, "start_index") for raw_claim in raw_claims]
+    ends = [optional(raw_claim, "end_index") for raw_claim in raw_claims]
     # Claims carry no text to search for: one without positions is an empty, flagged span.
     bounds, flags = place_claims(text, starts, ends, [""] * len(raw_claims), unit)
     adjusted = [flag[0] for flag in flags] if flags else [False] * len(raw_claims)

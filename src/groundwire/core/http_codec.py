@@ -10,7 +10,6 @@ said, with nothing after it.
 
 from __future__ import annotations
 
-import functools
 import re
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
@@ -72,7 +71,6 @@ Event = ResponseHead | bytes | EndOfMessage
 """What `ResponseParser.feed` gives out: the head, then pieces of the body, then `END`."""
 
 
-@functools.lru_cache(maxsize=512)
 def _header_line(name: str, value: str) -> bytes:
     if _HEADER_NAME.fullmatch(name) is None:
         raise ValueError(f"not a valid HTTP header name: {name!r}")

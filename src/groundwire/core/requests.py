@@ -7,7 +7,6 @@ the `build` of its RPC's spec (`groundwire.core.spec`), called as
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, TypeAlias
 
@@ -33,7 +32,6 @@ GENERATE_FACTS_FIELD = "grounding_spec.grounding_sources[0].inline_source.ground
 """Where the facts given to `generate_grounded_content_request` go: the first source."""
 
 
-@functools.lru_cache(maxsize=256)  # a client names the same few resources on every call
 def resource_name(
     project: str, location: str, kind: str | None = None, name: str | None = None
 ) -> str:

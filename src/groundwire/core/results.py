@@ -47,9 +47,7 @@ from groundwire.core.lazy import (
     Record,
     draft_class,
     filled,
-    has_field,
     optional,
-    optional_each,
     pick_each,
 )
 from groundwire.core.offsets import Utf16Offsets, place_claims
@@ -144,7 +142,9 @@ class Claim(PlacedRecord):
     def score(self) -> float | None:
         """How well the cited facts support the claim, 0 to 1 (None when the API sent none)."""
         raw = self._raw
-        if isinstance(raw, Given) or has_field(raw, "score"):  # v1alpha's claims have none
+        if (
+            isinstance(raw, Given) or "score" in raw.DESCRIPTOR.fields_by_name
+        ):  # v1alpha's claims have none
             return optional(raw, "score")
         return None
 
@@ -241,9 +241,6 @@ class CheckGroundingResult(Record, CitationRendering):
         )
 
 
-_CheckGroundingResultDraft = draft_class(CheckGroundingResult)
-
-
 def check_grounding_result(
     answer_candidate: str, response: message.Message
 ) -> CheckGroundingResult:
@@ -259,28 +256,19 @@ def check_grounding_result(
     (2, True)
     """
     raw: Any = response
-    chunks = LazySequence(_cited_chunks, raw, _count_cited_chunks)
-    result: Any = _new(_CheckGroundingResultDraft)  # `filled`, inlined: once per call
-    score = raw.support_score  # `optional`, inlined: a zero may be unset
-    result.answer_candidate = answer_candidate
-    result.support_score = score if score or raw.HasField("support_score") else None
-    result.claims = LazySequence(_check_claims, (answer_candidate, raw, chunks), _count_claims)
-    result.cited_chunks, result.raw = chunks, raw
-    result.__class__ = CheckGroundingResult
-    return result
-
-
-# Named, not lambdas: a lambda is made anew at each call, and this runs once per call.
-def _cited_chunks(raw: Any) -> tuple[Chunk, ...]:
-    return chunks_of(raw.cited_chunks)
-
-
-def _count_cited_chunks(raw: Any) -> int:
-    return len(raw.cited_chunks)
-
-
-def _count_claims(source: tuple[str, Any, LazySequence[Chunk]]) -> int:
-    return len(source[1].claims)
+    chunks = LazySequence(
+        lambda raw: chunks_of(raw.cited_chunks), raw, lambda raw: len(raw.cited_chunks)
+    )
+    return filled(
+        CheckGroundingResult,
+        answer_candidate=answer_candidate,
+        support_score=optional(raw, "support_score"),
+        claims=LazySequence(
+            _check_claims, (answer_candidate, raw, chunks), lambda source: len(source[1].claims)
+        ),
+        cited_chunks=chunks,
+        raw=raw,
+    )
 
 
 def _check_claims(source: tuple[str, Any, LazySequence[Chunk]]) -> tuple[Claim, ...]:
@@ -289,8 +277,8 @@ def _check_claims(source: tuple[str, Any, LazySequence[Chunk]]) -> tuple[Claim, 
     raw_claims = list(raw.claims)  # each pass over a repeated field makes new wrappers: one
     if not raw_claims:
         return ()
-    starts = optional_each(raw_claims, "start_pos")
-    ends = optional_each(raw_claims, "end_pos")
+    starts = [optional(raw_claim, "start_pos") for raw_claim in raw_claims]
+    ends = [optional(raw_claim, "end_pos") for raw_claim in raw_claims]
     texts = list(map(attrgetter("claim_text"), raw_claims))
     bounds, flags = place_claims(answer, starts, ends, texts, "utf8")
     adjusted, located = zip(*flags, strict=True) if flags else (repeat(False), repeat(False))

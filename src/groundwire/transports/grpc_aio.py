@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import functools
 from collections.abc import AsyncIterator
 from typing import TypeAlias
 
@@ -89,7 +88,7 @@ class AsyncGrpcTransport(GrpcCalls[grpc.aio.Channel | None, AioUnaryCall, AioStr
         try:
             if not self._ready:  # seen READY since the last failure: no state check
                 timeout = await self._connect(timeout)
-            response = await call(request, timeout=timeout, metadata=_aio_metadata(metadata))
+            response = await call(request, timeout=timeout, metadata=metadata)
         except grpc.aio.AioRpcError as error:
             self._ready = False  # the next call looks at the channel again
             raise self._error(error) from None
@@ -114,7 +113,7 @@ class AsyncGrpcTransport(GrpcCalls[grpc.aio.Channel | None, AioUnaryCall, AioStr
         reader = AsyncRequestReader(requests)
         try:
             timeout = await self._connect(timeout)
-            responses = call(reader, timeout=timeout, metadata=_aio_metadata(metadata))
+            responses = call(reader, timeout=timeout, metadata=metadata)
         except (asyncio.CancelledError, grpc.aio.UsageError):
             self._raise_if_closed()
             raise
@@ -203,21 +202,6 @@ class AsyncGrpcTransport(GrpcCalls[grpc.aio.Channel | None, AioUnaryCall, AioStr
 
     def _connectivity(self) -> grpc.ChannelConnectivity | None:
         return None if self._channel is None else self._channel.get_state(try_to_connect=False)
-
-
-def _aio_metadata(metadata: Metadata) -> grpc.aio.Metadata | Metadata:
-    """`metadata` as grpc.aio's own `Metadata`, made once per distinct tuple of headers.
-
-    grpc.aio rebuilds every tuple it is given into a `Metadata`, in Python, on each call; one
-    given ready is used as it is (only read: calls here set no per-call compression, the one
-    case where grpc.aio would add to it). Most calls of a client send one of a few tuples.
-    """
-    return _cached_aio_metadata(metadata) if type(metadata) is tuple else metadata
-
-
-@functools.lru_cache(maxsize=256)
-def _cached_aio_metadata(metadata: tuple[tuple[str, str], ...]) -> grpc.aio.Metadata:
-    return grpc.aio.Metadata(*metadata)
 
 
 def _parsed(method: Method, response: Message | None) -> Message:
