@@ -269,9 +269,12 @@ def grounding_stubs(grounding_test_emulator: Emulator) -> Iterator[GroundingStub
 
 def _judge_options(*args: Any, **kwargs: Any) -> dict[str, Any]:
     """The `emulator` arguments a ``grounding_judge`` marker asks for; ConfigurationError if bad."""
+    from groundwire.emulator.limits import DEFAULT_JUDGE_CONCURRENCY, DEFAULT_JUDGE_TIMEOUT
 
     def grounding_judge(
-        judge: UserJudge | str | None, timeout: float = 30.0, concurrency: int = 4
+        judge: UserJudge | str | None,
+        timeout: float = DEFAULT_JUDGE_TIMEOUT,
+        concurrency: int = DEFAULT_JUDGE_CONCURRENCY,
     ) -> dict[str, Any]:
         return {"judge": judge, "judge_timeout": timeout, "judge_concurrency": concurrency}
 

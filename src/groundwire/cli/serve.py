@@ -9,6 +9,7 @@ from typing import IO, TYPE_CHECKING, Any
 
 from groundwire.cli.errors import CliError, InputError
 from groundwire.core.errors import StatusCode
+from groundwire.emulator.limits import DEFAULT_JUDGE_CONCURRENCY, DEFAULT_JUDGE_TIMEOUT
 
 if TYPE_CHECKING:
     from groundwire.emulator.control import ControlOptions
@@ -154,8 +155,22 @@ def configure(parser: argparse.ArgumentParser) -> None:
         help="your judge(claim, passages) -> scores in [0, 1], imported by each worker; it "
         "replaces the engine's scores (see docs/judge.md)",
     )
-    _limit(judge, "--judge-timeout", float, "S", "seconds the judge has per request", 30.0)
-    _limit(judge, "--judge-concurrency", int, "N", "judge calls in flight per worker", 4)
+    _limit(
+        judge,
+        "--judge-timeout",
+        float,
+        "S",
+        "seconds the judge has per request",
+        DEFAULT_JUDGE_TIMEOUT,
+    )
+    _limit(
+        judge,
+        "--judge-concurrency",
+        int,
+        "N",
+        "judge calls in flight per worker",
+        DEFAULT_JUDGE_CONCURRENCY,
+    )
 
 
 def _limit(

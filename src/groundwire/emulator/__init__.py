@@ -17,6 +17,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from groundwire.emulator.limits import DEFAULT_JUDGE_CONCURRENCY, DEFAULT_JUDGE_TIMEOUT
+
 if TYPE_CHECKING:
     from groundwire.aio import AsyncGroundingClient
     from groundwire.client import GroundingClient
@@ -171,8 +173,8 @@ def emulator(
     control: ControlOptions | None = None,
     replay: str | os.PathLike[str] | ReplayOptions | None = None,
     judge: UserJudge | str | None = None,
-    judge_timeout: float = 30.0,
-    judge_concurrency: int = 4,
+    judge_timeout: float = DEFAULT_JUDGE_TIMEOUT,
+    judge_concurrency: int = DEFAULT_JUDGE_CONCURRENCY,
 ) -> Iterator[Emulator]:
     """Runs both servers on free loopback ports for the duration of the `with` block.
 

@@ -28,6 +28,7 @@ from typing import Any
 
 from groundwire.core.client_options import ConfigurationError
 from groundwire.core.errors import DeadlineExceeded, Internal
+from groundwire.emulator.limits import DEFAULT_JUDGE_CONCURRENCY, DEFAULT_JUDGE_TIMEOUT
 
 ClaimsAndPassages = list[tuple[str, list[str]]]
 """Each claim that needs a check, with the passages it may be supported by."""
@@ -35,11 +36,6 @@ BatchJudge = Callable[[ClaimsAndPassages], list[list[float]]]
 """What the engine calls: one list of scores per claim, one score per passage."""
 UserJudge = Callable[[str, list[str]], Any]
 """The user's ``judge(claim, passages) -> list[float]``, plain or ``async``."""
-
-DEFAULT_JUDGE_TIMEOUT = 30.0
-"""Seconds a judge has to score one request's claims (``--judge-timeout``)."""
-DEFAULT_JUDGE_CONCURRENCY = 4
-"""Judge calls in flight at once in one process (``--judge-concurrency``)."""
 
 
 class Judge:

@@ -9,6 +9,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, fields
 
+DEFAULT_JUDGE_TIMEOUT = 30.0
+"""Seconds a judge has to score one request's claims (``--judge-timeout``)."""
+DEFAULT_JUDGE_CONCURRENCY = 4
+"""Judge calls in flight at once in one process (``--judge-concurrency``)."""
+
 MAX_BODY_BYTES = 32 * 1024 * 1024
 """Bodies above this are refused; the largest legal request needs about 12 MiB of JSON."""
 
