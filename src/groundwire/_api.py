@@ -45,9 +45,18 @@ from groundwire.core.batch import (
     Many,
     Planned,
 )
+from groundwire.core.errors import bad_request
 from groundwire.core.metadata import MetadataLike
 from groundwire.core.requests import FactLike, TurnLike
 from groundwire.core.results import CheckGroundingResult, CorroborationResult, GenerateResult
+from groundwire.core.split import (
+    DEFAULT_MAX_CALLS,
+    SplitCheckResult,
+    SplitPlan,
+    fact_arguments,
+    merge_checks,
+    plan_split,
+)
 from groundwire.interceptors import first_request
 
 if TYPE_CHECKING:
@@ -110,6 +119,8 @@ class Methods(Protocol):
         timeout: float | None = None,
         metadata: MetadataLike | None = None,
         retry: RetryArgument = CLIENT_RETRY,
+        split: bool = False,
+        max_calls: int = DEFAULT_MAX_CALLS,
     ) -> Unary[CheckGroundingResult]:
         """Checks how well `facts` support `answer_candidate`, claim by claim.
 
@@ -124,10 +135,45 @@ class Methods(Protocol):
             timeout: this call's overall deadline, instead of the client's.
             metadata: extra gRPC metadata (HTTP headers over REST) for this call.
             retry: this call's retry policy instead of the client's (None: no retries).
+            split: an answer or facts past the API's limits are split into several calls,
+                sent concurrently as a batch, and their results merged into one
+                `SplitCheckResult` (see `groundwire.core.split` and the docs' "Long answers
+                and large evidence" page); claim-level scores are turned on (v1, v1beta).
+                Without it, input past the limits is refused with an `InvalidArgument`.
+            max_calls: with `split`, a split needing more calls is refused before anything
+                is sent, naming how many it needs.
 
         Returns the claims with `start`/`end` that slice `answer_candidate` as a Python
         string, the UTF-8 offsets the API sent, UTF-16 offsets, and resolved citations.
         """
+        if split:
+            options = {
+                "citation_threshold": citation_threshold,
+                "user_labels": user_labels,
+                "grounding_config": grounding_config,
+            }
+            if self._config.api_version != "v1alpha":
+                options["enable_claim_level_score"] = True
+            plan = plan_split(
+                _split_text(answer_candidate), facts, self._config.api_version, max_calls
+            )
+            items = [
+                {"answer_candidate": part.text, "facts": fact_arguments(group), **options}
+                for part, group in plan.requests()
+            ]
+            batch = _many(
+                self,
+                "CheckGrounding",
+                items,
+                {},
+                DEFAULT_CONCURRENCY,
+                None,
+                timeout,
+                metadata,
+                retry,
+                DEFAULT_MAX_CONNECTION_FAILURES,
+            )
+            return _merged(self, plan, batch)
         call = calls.unary(
             self._config,
             "CheckGrounding",
@@ -309,6 +355,39 @@ def _many(
     """
     named = dict(zip(_BATCH_OPTIONS, options, strict=True))
     return client._many(Many(requests, *client._batch(rpc, defaults, **named)))
+
+
+def _split_text(answer_candidate: object) -> str:
+    """The answer to split: only a plain string can be."""
+    if not isinstance(answer_candidate, str):
+        raise bad_request(
+            [("answer_candidate", "split=True needs the answer as a string, not a ready request")],
+            "split=True needs the answer as a string",
+        )
+    return answer_candidate
+
+
+def _merged(client: Methods, plan: SplitPlan, batch: Any) -> Any:
+    """The split's batch driven to its end and merged: at once (sync), or awaited (asyncio).
+
+    The first call that failed (after its retries) fails the whole check.
+    """
+    if client._asynchronous:
+        return _merged_async(plan, batch)
+    with batch:
+        return merge_checks(plan, [_result_of(outcome) for outcome in batch])
+
+
+async def _merged_async(plan: SplitPlan, batch: Any) -> SplitCheckResult:
+    async with batch:
+        return merge_checks(plan, [_result_of(outcome) async for outcome in batch])
+
+
+def _result_of(outcome: Any) -> CheckGroundingResult:
+    if outcome.error is not None:
+        raise outcome.error
+    result: CheckGroundingResult = outcome.result
+    return result
 
 
 _BATCH_OPTIONS = ("concurrency", "rate", "timeout", "metadata", "retry", "max_connection_failures")
