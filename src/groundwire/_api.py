@@ -51,10 +51,10 @@ from groundwire.core.requests import FactLike, TurnLike
 from groundwire.core.results import CheckGroundingResult, CorroborationResult, GenerateResult
 from groundwire.core.split import (
     DEFAULT_MAX_CALLS,
-    SplitCheckResult,
     SplitPlan,
     fact_arguments,
     merge_checks,
+    merge_corroborations,
     plan_split,
 )
 from groundwire.interceptors import first_request
@@ -173,7 +173,7 @@ class Methods(Protocol):
                 retry,
                 DEFAULT_MAX_CONNECTION_FAILURES,
             )
-            return _merged(self, plan, batch)
+            return _merged(self, plan, batch, merge_checks)
         call = calls.unary(
             self._config,
             "CheckGrounding",
@@ -196,6 +196,8 @@ class Methods(Protocol):
         timeout: float | None = None,
         metadata: MetadataLike | None = None,
         retry: RetryArgument = CLIENT_RETRY,
+        split: bool = False,
+        max_calls: int = DEFAULT_MAX_CALLS,
     ) -> Unary[CorroborationResult]:
         """Scores how well `facts` corroborate `content` (Vertex AI, aiplatform v1).
 
@@ -207,7 +209,35 @@ class Methods(Protocol):
             timeout: this call's overall deadline, instead of the client's.
             metadata: extra gRPC metadata (HTTP headers over REST) for this call.
             retry: this call's retry policy instead of the client's (None: no retries).
+            split: content past 4,096 tokens, facts past 10,000 characters or lists past 200
+                facts are split into several calls, sent as a batch and merged into one
+                `SplitCorroborationResult`, as `check_grounding`'s `split` does.
+            max_calls: with `split`, a split needing more calls is refused before anything
+                is sent, naming how many it needs.
         """
+        if split:
+            plan = plan_split(_split_text(content), facts, "v1", max_calls)
+            items = [
+                {
+                    "content": part.text,
+                    "facts": fact_arguments(group),
+                    "citation_threshold": citation_threshold,
+                }
+                for part, group in plan.requests()
+            ]
+            batch = _many(
+                self,
+                "CorroborateContent",
+                items,
+                {},
+                DEFAULT_CONCURRENCY,
+                None,
+                timeout,
+                metadata,
+                retry,
+                DEFAULT_MAX_CONNECTION_FAILURES,
+            )
+            return _merged(self, plan, batch, merge_corroborations)
         call = calls.unary(
             self._config,
             "CorroborateContent",
@@ -367,27 +397,26 @@ def _split_text(answer_candidate: object) -> str:
     return answer_candidate
 
 
-def _merged(client: Methods, plan: SplitPlan, batch: Any) -> Any:
+def _merged(client: Methods, plan: SplitPlan, batch: Any, merge: Callable[..., Any]) -> Any:
     """The split's batch driven to its end and merged: at once (sync), or awaited (asyncio).
 
     The first call that failed (after its retries) fails the whole check.
     """
     if client._asynchronous:
-        return _merged_async(plan, batch)
+        return _merged_async(plan, batch, merge)
     with batch:
-        return merge_checks(plan, [_result_of(outcome) for outcome in batch])
+        return merge(plan, [_result_of(outcome) for outcome in batch])
 
 
-async def _merged_async(plan: SplitPlan, batch: Any) -> SplitCheckResult:
+async def _merged_async(plan: SplitPlan, batch: Any, merge: Callable[..., Any]) -> Any:
     async with batch:
-        return merge_checks(plan, [_result_of(outcome) async for outcome in batch])
+        return merge(plan, [_result_of(outcome) async for outcome in batch])
 
 
-def _result_of(outcome: Any) -> CheckGroundingResult:
+def _result_of(outcome: Any) -> Any:
     if outcome.error is not None:
         raise outcome.error
-    result: CheckGroundingResult = outcome.result
-    return result
+    return outcome.result
 
 
 _BATCH_OPTIONS = ("concurrency", "rate", "timeout", "metadata", "retry", "max_connection_failures")

@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 from groundwire.core.errors import InvalidArgument
-from groundwire.core.split import SplitCheckResult
+from groundwire.core.split import SplitCheckResult, SplitCorroborationResult
 from groundwire.emulator import Emulator
 
 FACTS = ["東京は日本の首都です。", "Paris is the capital of France."]
@@ -129,3 +129,36 @@ def test_a_40000_token_answer_against_1000_facts_splits_checks_and_merges(
     assert len(result.claims) == 4_800
     assert_claims_slice(answer, result)
     assert_cites_callers_facts(result, facts)
+
+
+@pytest.mark.parametrize("transport", ["grpc", "rest"])
+def test_corroborate_content_splits_fact_lists_and_names_the_callers_facts(
+    grounding_emulator: Emulator, transport: str
+) -> None:
+    facts = FILLER + FACTS  # the supporting facts land in the second group
+    content = SENTENCES * 3
+    with grounding_emulator.client(transport=transport) as client:
+        with pytest.raises(InvalidArgument, match="at most 200 are allowed"):
+            client.corroborate_content(content, facts)
+        result = client.corroborate_content(content, facts, split=True)
+    assert isinstance(result, SplitCorroborationResult)
+    assert result.calls == 2
+    encoded = content.encode()
+    for claim in result.claims:
+        assert content[claim.start : claim.end] == claim.text
+        assert encoded[claim.start_index : claim.end_index].decode() == claim.text
+    cited = {index for claim in result.claims for index in claim.fact_indexes}
+    assert cited
+    assert cited <= {398, 399}
+
+
+async def test_corroborate_content_splits_content_past_4096_tokens_async(
+    grounding_emulator: Emulator,
+) -> None:
+    content = SENTENCES * 200
+    async with grounding_emulator.async_client() as client:
+        result = await client.corroborate_content(content, FACTS, split=True)
+    assert isinstance(result, SplitCorroborationResult)
+    assert result.calls == 2
+    assert result.claims
+    assert all(content[c.start : c.end] == c.text for c in result.claims)

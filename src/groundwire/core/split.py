@@ -36,6 +36,7 @@ from typing import Any, NamedTuple
 from google.protobuf import message
 
 from groundwire.core.chunks import Chunk
+from groundwire.core.corroboration import CorroboratedClaim, CorroborationResult
 from groundwire.core.errors import bad_request
 from groundwire.core.facts import fact_parts
 from groundwire.core.lazy import filled
@@ -62,6 +63,8 @@ class FactPiece(NamedTuple):
     end: int
     text: str
     attributes: Mapping[str, str]
+    given: Any = None
+    """The caller's fact itself when it is whole (sent as given), None for a piece of it."""
 
 
 class AnswerPart(NamedTuple):
@@ -122,6 +125,43 @@ class SplitCheckResult(CheckGroundingResult):
             support_score,
             tuple(claims),
             tuple(cited_chunks),
+            raw,
+            calls,
+            billed_characters,
+            tuple(parts),
+        )
+
+
+class SplitCorroborationResult(CorroborationResult):
+    """The merged result of a split corroboration: a `CorroborationResult` of the whole content.
+
+    Each claim's `fact_indexes` are the caller's own facts' indices and its `facts` the
+    pieces cited (as the `Fact` messages sent); its `start_index`/`end_index` count UTF-8
+    bytes of the whole content, whatever the client's `corroborate_offset_unit`; `calls`,
+    `billed_characters` and `parts` are as in `SplitCheckResult`.
+    """
+
+    __slots__ = ("billed_characters", "calls", "parts")
+    calls: int
+    billed_characters: int
+    parts: tuple[CorroborationResult, ...]
+
+    def __new__(
+        cls,
+        content_text: str,
+        corroboration_score: float | None,
+        claims: Sequence[CorroboratedClaim],
+        raw: message.Message,
+        calls: int,
+        billed_characters: int,
+        parts: Sequence[CorroborationResult],
+    ) -> SplitCorroborationResult:
+        """A merged result built by hand (its sequences are copied into tuples)."""
+        return filled(
+            cls,
+            content_text,
+            corroboration_score,
+            tuple(claims),
             raw,
             calls,
             billed_characters,
@@ -200,13 +240,21 @@ def _within(text: str, start: int, end: int, limit: int) -> Iterable[tuple[int, 
 
 
 def fact_pieces(fact: Any, index: int) -> list[FactPiece]:
-    """One fact as pieces of at most 10,000 characters: at paragraph, then sentence, ends."""
+    """One fact as pieces of at most 10,000 characters: at paragraph, then sentence, ends.
+
+    A `GroundingFact` keeps its attributes; a Vertex AI `Fact` its summary (or chunk text),
+    `title`, `uri` and `query`.
+    """
     if hasattr(fact, "fact_text"):
         text, attributes = fact.fact_text, dict(fact.attributes)
+    elif hasattr(fact, "summary"):
+        text = fact.summary or fact.chunk.text
+        attributes = {key: getattr(fact, key) for key in ("title", "uri", "query")}
+        attributes = {key: value for key, value in attributes.items() if value}
     else:
         text, attributes = fact_parts(fact, index, "facts")
     if len(text) <= MAX_FACT_CHARACTERS:
-        return [FactPiece(index, 0, len(text), text, attributes)]
+        return [FactPiece(index, 0, len(text), text, attributes, fact)]
     spans = _pack(_paragraphs(text), MAX_FACT_CHARACTERS)
     return [FactPiece(index, s, e, text[s:e], attributes) for s, e in spans]
 
@@ -252,9 +300,12 @@ def _pack(spans: Sequence[tuple[int, int]], limit: int) -> list[tuple[int, int]]
     return packed
 
 
-def fact_arguments(group: Sequence[FactPiece]) -> list[tuple[str, dict[str, str]]]:
-    """A fact group as `check_grounding`'s facts: (text, attributes) pairs."""
-    return [(piece.text, dict(piece.attributes)) for piece in group]
+def fact_arguments(group: Sequence[FactPiece]) -> list[Any]:
+    """A fact group as the call's facts: whole facts as given, pieces as (text, attributes)."""
+    return [
+        piece.given if piece.given is not None else (piece.text, dict(piece.attributes))
+        for piece in group
+    ]
 
 
 def merge_checks(plan: SplitPlan, results: Sequence[CheckGroundingResult]) -> SplitCheckResult:
@@ -278,8 +329,6 @@ def merge_checks(plan: SplitPlan, results: Sequence[CheckGroundingResult]) -> Sp
             part_weight = sum(len(c.text) for c in part_claims) or len(part.text)
             weighted += max(scores) * part_weight
             weight += part_weight
-    facts_characters = [sum(len(piece.text) for piece in group) for group in plan.fact_groups]
-    billed = sum(len(part.text) + chars for part in plan.parts for chars in facts_characters)
     return SplitCheckResult(
         plan.answer,
         weighted / weight if weight else None,
@@ -287,15 +336,14 @@ def merge_checks(plan: SplitPlan, results: Sequence[CheckGroundingResult]) -> Sp
         list(chunks.values()),
         results[0].raw,
         plan.calls,
-        billed,
+        _billed(plan),
         results,
     )
 
 
 def _rank(claim: Claim) -> tuple[bool, float]:
     """Which of a claim's results is best: cited first, then by score (none counts lowest)."""
-    score = claim.score
-    return bool(claim.citations), -1.0 if score is None else score
+    return bool(claim.citations), _score_rank(claim.score)
 
 
 def _placed(
@@ -330,4 +378,73 @@ def _placed(
         claim.grounding_check_required,
         claim.offsets_adjusted,
         claim.located,
+    )
+
+
+def merge_corroborations(
+    plan: SplitPlan, results: Sequence[CorroborationResult]
+) -> SplitCorroborationResult:
+    """The calls' `results` (in `plan.requests()` order) as one result of the whole content."""
+    groups = len(plan.fact_groups)
+    claims: list[CorroboratedClaim] = []
+    weighted = weight = 0.0
+    for part_index, part in enumerate(plan.parts):
+        part_results = results[part_index * groups : (part_index + 1) * groups]
+        best: dict[tuple[int, int], tuple[CorroboratedClaim, tuple[FactPiece, ...]]] = {}
+        for result, group in zip(part_results, plan.fact_groups, strict=True):
+            for claim in result.claims:
+                key = (claim.start, claim.end)
+                rank = (bool(claim.fact_indexes), _score_rank(claim.score))
+                if key not in best or rank > (
+                    bool(best[key][0].fact_indexes),
+                    _score_rank(best[key][0].score),
+                ):
+                    best[key] = (claim, group)
+        part_claims = [_corroboration_placed(part, *best[key]) for key in sorted(best)]
+        claims.extend(part_claims)
+        scores = [r.corroboration_score for r in part_results if r.corroboration_score is not None]
+        if scores:
+            part_weight = sum(len(c.text) for c in part_claims) or len(part.text)
+            weighted += max(scores) * part_weight
+            weight += part_weight
+    return SplitCorroborationResult(
+        plan.answer,
+        weighted / weight if weight else None,
+        claims,
+        results[0].raw,
+        plan.calls,
+        _billed(plan),
+        results,
+    )
+
+
+def _billed(plan: SplitPlan) -> int:
+    """The characters of every call: its answer part's and its fact group's."""
+    facts_characters = [sum(len(piece.text) for piece in group) for group in plan.fact_groups]
+    return sum(len(part.text) + chars for part in plan.parts for chars in facts_characters)
+
+
+def _score_rank(score: float | None) -> float:
+    return -1.0 if score is None else score
+
+
+def _corroboration_placed(
+    part: AnswerPart, claim: CorroboratedClaim, group: tuple[FactPiece, ...]
+) -> CorroboratedClaim:
+    """`claim` of `part` in the whole content's offsets, naming the caller's facts."""
+    where, base = offsets_in(part.text, claim.start, claim.end), part.offsets
+    cited = dict(zip(claim.fact_indexes, claim.facts, strict=False))
+    kept = [i for i in cited if 0 <= i < len(group)]
+    return CorroboratedClaim(
+        claim.text,
+        base.start + where.start,
+        base.start + where.end,
+        base.start_byte + where.start_byte,
+        base.start_byte + where.end_byte,
+        base.start_utf16 + where.start_utf16,
+        base.start_utf16 + where.end_utf16,
+        [group[i].fact_index for i in kept],
+        [cited[i] for i in kept],
+        claim.score,
+        claim.offsets_adjusted,
     )
