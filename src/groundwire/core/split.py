@@ -41,7 +41,7 @@ from groundwire.core.errors import bad_request
 from groundwire.core.facts import fact_parts
 from groundwire.core.lazy import filled
 from groundwire.core.results import CheckGroundingResult, Claim
-from groundwire.core.sentence_stream import SentenceGroups
+from groundwire.core.sentence_stream import SentenceGroup, SentenceGroups
 from groundwire.core.stream_merge import Offsets, offsets_in
 from groundwire.core.validation import (
     MAX_ANSWER_CHARACTERS_V1ALPHA,
@@ -207,8 +207,7 @@ def answer_parts(answer: str, api_version: str) -> list[AnswerPart]:
     """`answer` in parts within the answer limit, cut at sentence ends where possible."""
     by_characters = api_version == "v1alpha"
     limit = MAX_ANSWER_CHARACTERS_V1ALPHA if by_characters else MAX_ANSWER_TOKENS
-    cutter = SentenceGroups()
-    sentences = [*cutter.feed(answer), *cutter.finish()]
+    sentences = _sentence_groups(answer)
     spans: list[tuple[int, int]] = []
     first = last = used = 0
     for sentence in sentences:
@@ -224,6 +223,19 @@ def answer_parts(answer: str, api_version: str) -> list[AnswerPart]:
     if used:
         spans.append((first, last))
     return [AnswerPart(answer[s:e], offsets_in(answer, s, e)) for s, e in spans]
+
+
+def _sentence_groups(text: str) -> list[SentenceGroup]:
+    """The sentences of `text`, fed to the cutter a slice at a time: it lets go of each slice."""
+    cutter = SentenceGroups()
+    sentences = []
+    for start in range(0, len(text), _FEED):
+        sentences += cutter.feed(text[start : start + _FEED])
+    return sentences + cutter.finish()
+
+
+_FEED = 4_096
+"""Characters fed to the sentence cutter at once: its offsets cost grows with what it holds."""
 
 
 def _within(text: str, start: int, end: int, limit: int) -> Iterable[tuple[int, int]]:
@@ -276,8 +288,7 @@ def _paragraphs(text: str) -> list[tuple[int, int]]:
 
 def _sentences(text: str, start: int, end: int) -> list[tuple[int, int]]:
     """The sentences of `text[start:end]`, each cut to the fact limit; they cover it all."""
-    cutter = SentenceGroups()
-    sentences = [*cutter.feed(text[start:end]), *cutter.finish()]
+    sentences = _sentence_groups(text[start:end])
     bounds = [start + group.offsets.end for group in sentences[:-1]]
     spans = []
     for sentence_start, sentence_end in zip([start, *bounds], [*bounds, end], strict=True):
@@ -341,6 +352,14 @@ def merge_checks(plan: SplitPlan, results: Sequence[CheckGroundingResult]) -> Sp
     )
 
 
+def _claim_offsets(text: str, claim: Claim) -> Offsets:
+    """`claim`'s span in its part: the offsets it holds, unless the API's bytes were off."""
+    if claim.start_byte is None or claim.end_byte is None or claim.offsets_adjusted:
+        return offsets_in(text, claim.start, claim.end)
+    start_utf16, end_utf16 = claim.start_utf16, claim.end_utf16
+    return Offsets(claim.start, claim.end, start_utf16, end_utf16, claim.start_byte, claim.end_byte)
+
+
 def _rank(claim: Claim) -> tuple[bool, float]:
     """Which of a claim's results is best: cited first, then by score (none counts lowest)."""
     return bool(claim.citations), _score_rank(claim.score)
@@ -353,7 +372,7 @@ def _placed(
     chunks: dict[tuple[int, int], Chunk],
 ) -> Claim:
     """`claim` of `part` in the whole answer's offsets, citing the merged `chunks` (added to)."""
-    where, base = offsets_in(part.text, claim.start, claim.end), part.offsets
+    where, base = _claim_offsets(part.text, claim), part.offsets
     cited = []
     for citation in claim.citations:  # its source: the index of the fact in the call's list
         if citation.source.isdigit() and int(citation.source) < len(group):
