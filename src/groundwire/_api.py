@@ -157,23 +157,8 @@ class Methods(Protocol):
             plan = plan_split(
                 _split_text(answer_candidate), facts, self._config.api_version, max_calls
             )
-            items = [
-                {"answer_candidate": part.text, "facts": fact_arguments(group), **options}
-                for part, group in plan.requests()
-            ]
-            batch = _many(
-                self,
-                "CheckGrounding",
-                items,
-                {},
-                DEFAULT_CONCURRENCY,
-                None,
-                timeout,
-                metadata,
-                retry,
-                DEFAULT_MAX_CONNECTION_FAILURES,
-            )
-            return _merged(self, plan, batch, merge_checks)
+            send = (timeout, metadata, retry)
+            return _split(self, "CheckGrounding", plan, "answer_candidate", options, *send)
         call = calls.unary(
             self._config,
             "CheckGrounding",
@@ -217,27 +202,9 @@ class Methods(Protocol):
         """
         if split:
             plan = plan_split(_split_text(content), facts, "v1", max_calls)
-            items = [
-                {
-                    "content": part.text,
-                    "facts": fact_arguments(group),
-                    "citation_threshold": citation_threshold,
-                }
-                for part, group in plan.requests()
-            ]
-            batch = _many(
-                self,
-                "CorroborateContent",
-                items,
-                {},
-                DEFAULT_CONCURRENCY,
-                None,
-                timeout,
-                metadata,
-                retry,
-                DEFAULT_MAX_CONNECTION_FAILURES,
-            )
-            return _merged(self, plan, batch, merge_corroborations)
+            options = {"citation_threshold": citation_threshold}
+            send = (timeout, metadata, retry)
+            return _split(self, "CorroborateContent", plan, "content", options, *send)
         call = calls.unary(
             self._config,
             "CorroborateContent",
@@ -397,11 +364,26 @@ def _split_text(answer_candidate: object) -> str:
     return answer_candidate
 
 
-def _merged(client: Methods, plan: SplitPlan, batch: Any, merge: Callable[..., Any]) -> Any:
-    """The split's batch driven to its end and merged: at once (sync), or awaited (asyncio).
+def _split(
+    client: Methods,
+    rpc: str,
+    plan: SplitPlan,
+    text_key: str,
+    options: Mapping[str, Any],
+    *send: Any,
+) -> Any:
+    """The planned calls run as one batch and merged: at once (sync), or awaited (asyncio).
 
-    The first call that failed (after its retries) fails the whole check.
+    `send` is the call's (timeout, metadata, retry), each planned call's own. The first
+    call that failed (after its retries) fails the whole check.
     """
+    items = [
+        {text_key: part.text, "facts": fact_arguments(group), **options}
+        for part, group in plan.requests()
+    ]
+    batch_options = (DEFAULT_CONCURRENCY, None, *send, DEFAULT_MAX_CONNECTION_FAILURES)
+    batch: Any = _many(client, rpc, items, {}, *batch_options)
+    merge = merge_checks if rpc == "CheckGrounding" else merge_corroborations
     if client._asynchronous:
         return _merged_async(plan, batch, merge)
     with batch:
