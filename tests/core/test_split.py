@@ -54,3 +54,9 @@ def test_fact_lists_are_grouped_by_200_and_calls_are_parts_times_groups() -> Non
 def test_a_split_past_max_calls_is_refused_naming_the_calls_needed() -> None:
     with pytest.raises(InvalidArgument, match="needs 3 calls, more than max_calls=2"):
         plan_split("Short answer.", ["f"] * 401, "v1", max_calls=2)
+
+
+def test_a_blank_answer_is_one_call_sent_as_it_is() -> None:
+    plan = plan_split("  ", ["a fact"], "v1")
+    assert [part.text for part in plan.parts] == ["  "]
+    assert plan.calls == 1

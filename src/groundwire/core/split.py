@@ -183,7 +183,9 @@ def plan_split(
             [("max_calls", f"must be a whole number >= 1, not {max_calls!r}")],
             "max_calls must be a whole number >= 1",
         )
-    parts = tuple(answer_parts(answer, api_version))
+    parts = tuple(answer_parts(answer, api_version)) or (  # blank: sent as it is
+        AnswerPart(answer, offsets_in(answer, 0, len(answer))),
+    )
     pieces = [piece for index, fact in enumerate(facts) for piece in fact_pieces(fact, index)]
     groups = tuple(
         tuple(pieces[start : start + MAX_FACTS]) for start in range(0, len(pieces), MAX_FACTS)
