@@ -242,6 +242,12 @@ def _streams(found: dict[str, Any]) -> list[str]:
         "",
         f"Merging a generated stream (`merge_pieces`): {found['merge_us_per_piece']:.1f} µs "
         "per piece.",
+        "",
+        f"Splitting (`check_grounding(..., split=True)`), a 1,200-sentence answer against 400 "
+        f"facts, {found['split_calls']} calls: {found['split_ms']:.1f} ms, "
+        f"{found['split_vs_one_by_one']:.2f}× the same calls made one by one "
+        f"({found['split_one_by_one_ms']:.1f} ms); planning and merging alone "
+        f"{found['split_plan_merge_ms']:.1f} ms.",
     ]
 
 

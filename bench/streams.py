@@ -3,7 +3,9 @@
 Against the embedded emulator (gRPC on loopback). The stream grounding reads a multi-byte
 answer as 4-byte tokens and checks each sentence, at 1 and at 4 checks in flight; beside it,
 a plain `check_grounding` of the same sentences, one after another, from the same client.
-The merge is timed on the pieces of real streamed answers, per piece.
+The merge is timed on the pieces of real streamed answers, per piece. The split: an answer
+past 4,096 tokens against 400 facts, `check_grounding(..., split=True)` beside the same
+planned calls made one after another, and the planning and merging alone (no I/O).
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ import time
 from typing import Any
 
 from groundwire.core.sentence_stream import SentenceGroups
+from groundwire.core.split import SplitCheckResult, fact_arguments, merge_checks, plan_split
 from groundwire.core.stream_merge import merge_pieces
 from groundwire.emulator import emulator
 
@@ -81,6 +84,7 @@ def measure(sentences: int = 60, repeats: int = 3) -> dict[str, Any]:
             ):
                 seconds = _best(run, 1) / sentences * 1000
                 found[name] = min(found.get(name, seconds), seconds)
+        found.update(_split(client, repeats))
         streams = [
             list(client.stream_generate_grounded_content(question, facts=FACTS))
             for question in ("東京は首都ですか?", "Paris?", "Where does the Seine flow?")
@@ -96,4 +100,36 @@ def measure(sentences: int = 60, repeats: int = 3) -> dict[str, Any]:
     found["merge_us_per_piece"] = _best(merge_all, repeats) / 100 / pieces * 1e6
     found["stream_1_vs_plain"] = found["stream_1_ms"] / found["plain_ms"]
     found["stream_4_vs_plain"] = found["stream_4_ms"] / found["plain_ms"]
+    return found
+
+
+def _split(client: Any, repeats: int) -> dict[str, Any]:
+    """The split check's cost beside its planned calls made one by one, and its pure part."""
+    long_answer = _answer(1_200)  # past 4,096 tokens
+    many_facts = FACTS + [f"Background note {n} 🐙." for n in range(397)]
+    plan = plan_split(long_answer, many_facts, "v1")
+    calls = plan.requests()
+    results: list[Any] = []
+
+    def split() -> None:
+        merged = client.check_grounding(long_answer, many_facts, split=True)
+        if not isinstance(merged, SplitCheckResult) or merged.calls != plan.calls:
+            raise AssertionError("the split made other calls than planned")
+
+    def one_by_one() -> None:
+        results[:] = [
+            client.check_grounding(part.text, fact_arguments(group), enable_claim_level_score=True)
+            for part, group in calls
+        ]
+
+    def plan_and_merge() -> None:
+        merge_checks(plan_split(long_answer, many_facts, "v1"), results)
+
+    found: dict[str, Any] = {"split_calls": plan.calls}
+    for _ in range(repeats):
+        for name, run in (("split_ms", split), ("split_one_by_one_ms", one_by_one)):
+            seconds = _best(run, 1) * 1000
+            found[name] = min(found.get(name, seconds), seconds)
+    found["split_plan_merge_ms"] = _best(plan_and_merge, repeats) * 1000
+    found["split_vs_one_by_one"] = found["split_ms"] / found["split_one_by_one_ms"]
     return found

@@ -45,9 +45,18 @@ from groundwire.core.batch import (
     Many,
     Planned,
 )
+from groundwire.core.errors import bad_request
 from groundwire.core.metadata import MetadataLike
 from groundwire.core.requests import FactLike, TurnLike
 from groundwire.core.results import CheckGroundingResult, CorroborationResult, GenerateResult
+from groundwire.core.split import (
+    DEFAULT_MAX_CALLS,
+    SplitPlan,
+    fact_arguments,
+    merge_checks,
+    merge_corroborations,
+    plan_split,
+)
 from groundwire.interceptors import first_request
 
 if TYPE_CHECKING:
@@ -110,6 +119,8 @@ class Methods(Protocol):
         timeout: float | None = None,
         metadata: MetadataLike | None = None,
         retry: RetryArgument = CLIENT_RETRY,
+        split: bool = False,
+        max_calls: int = DEFAULT_MAX_CALLS,
     ) -> Unary[CheckGroundingResult]:
         """Checks how well `facts` support `answer_candidate`, claim by claim.
 
@@ -124,10 +135,30 @@ class Methods(Protocol):
             timeout: this call's overall deadline, instead of the client's.
             metadata: extra gRPC metadata (HTTP headers over REST) for this call.
             retry: this call's retry policy instead of the client's (None: no retries).
+            split: an answer or facts past the API's limits are split into several calls,
+                sent concurrently as a batch, and their results merged into one
+                `SplitCheckResult` (see `groundwire.core.split` and the docs' "Long answers
+                and large evidence" page); claim-level scores are turned on (v1, v1beta).
+                Without it, input past the limits is refused with an `InvalidArgument`.
+            max_calls: with `split`, a split needing more calls is refused before anything
+                is sent, naming how many it needs.
 
         Returns the claims with `start`/`end` that slice `answer_candidate` as a Python
         string, the UTF-8 offsets the API sent, UTF-16 offsets, and resolved citations.
         """
+        if split:
+            options = {
+                "citation_threshold": citation_threshold,
+                "user_labels": user_labels,
+                "grounding_config": grounding_config,
+            }
+            if self._config.api_version != "v1alpha":
+                options["enable_claim_level_score"] = True
+            plan = plan_split(
+                _split_text(answer_candidate), facts, self._config.api_version, max_calls
+            )
+            send = (timeout, metadata, retry)
+            return _split(self, "CheckGrounding", plan, "answer_candidate", options, *send)
         call = calls.unary(
             self._config,
             "CheckGrounding",
@@ -150,6 +181,8 @@ class Methods(Protocol):
         timeout: float | None = None,
         metadata: MetadataLike | None = None,
         retry: RetryArgument = CLIENT_RETRY,
+        split: bool = False,
+        max_calls: int = DEFAULT_MAX_CALLS,
     ) -> Unary[CorroborationResult]:
         """Scores how well `facts` corroborate `content` (Vertex AI, aiplatform v1).
 
@@ -161,7 +194,17 @@ class Methods(Protocol):
             timeout: this call's overall deadline, instead of the client's.
             metadata: extra gRPC metadata (HTTP headers over REST) for this call.
             retry: this call's retry policy instead of the client's (None: no retries).
+            split: content past 4,096 tokens, facts past 10,000 characters or lists past 200
+                facts are split into several calls, sent as a batch and merged into one
+                `SplitCorroborationResult`, as `check_grounding`'s `split` does.
+            max_calls: with `split`, a split needing more calls is refused before anything
+                is sent, naming how many it needs.
         """
+        if split:
+            plan = plan_split(_split_text(content), facts, "v1", max_calls)
+            options = {"citation_threshold": citation_threshold}
+            send = (timeout, metadata, retry)
+            return _split(self, "CorroborateContent", plan, "content", options, *send)
         call = calls.unary(
             self._config,
             "CorroborateContent",
@@ -309,6 +352,53 @@ def _many(
     """
     named = dict(zip(_BATCH_OPTIONS, options, strict=True))
     return client._many(Many(requests, *client._batch(rpc, defaults, **named)))
+
+
+def _split_text(answer_candidate: object) -> str:
+    """The answer to split: only a plain string can be."""
+    if not isinstance(answer_candidate, str):
+        raise bad_request(
+            [("answer_candidate", "split=True needs the answer as a string, not a ready request")],
+            "split=True needs the answer as a string",
+        )
+    return answer_candidate
+
+
+def _split(
+    client: Methods,
+    rpc: str,
+    plan: SplitPlan,
+    text_key: str,
+    options: Mapping[str, Any],
+    *send: Any,
+) -> Any:
+    """The planned calls run as one batch and merged: at once (sync), or awaited (asyncio).
+
+    `send` is the call's (timeout, metadata, retry), each planned call's own. The first
+    call that failed (after its retries) fails the whole check.
+    """
+    items = [
+        {text_key: part.text, "facts": fact_arguments(group), **options}
+        for part, group in plan.requests()
+    ]
+    batch_options = (DEFAULT_CONCURRENCY, None, *send, DEFAULT_MAX_CONNECTION_FAILURES)
+    batch: Any = _many(client, rpc, items, {}, *batch_options)
+    merge = merge_checks if rpc == "CheckGrounding" else merge_corroborations
+    if client._asynchronous:
+        return _merged_async(plan, batch, merge)
+    with batch:
+        return merge(plan, [_result_of(outcome) for outcome in batch])
+
+
+async def _merged_async(plan: SplitPlan, batch: Any, merge: Callable[..., Any]) -> Any:
+    async with batch:
+        return merge(plan, [_result_of(outcome) async for outcome in batch])
+
+
+def _result_of(outcome: Any) -> Any:
+    if outcome.error is not None:
+        raise outcome.error
+    return outcome.result
 
 
 _BATCH_OPTIONS = ("concurrency", "rate", "timeout", "metadata", "retry", "max_connection_failures")

@@ -80,6 +80,26 @@ def test_a_fact_over_the_limit_names_the_field(capsys: pytest.CaptureFixture[str
     assert err.count("\n") == 1
 
 
+def test_check_split_checks_an_answer_past_the_limit_and_says_how_many_calls(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    answer = "東京は日本の首都です。Paris is in Germany. " * 1_000  # past 4,096 tokens
+    status, _, err = check(capsys, "--answer", answer, *FACT_FLAGS)
+    assert status == 2
+    assert "at most 4,096 are allowed" in err
+    status, out, err = check(capsys, "--answer", answer, *FACT_FLAGS, "--split", "--json")
+    record = json.loads(out)
+    assert (status, err) == (0, "")
+    assert record["calls"] == 4  # 16,000 tokens
+    assert len(record["claims"]) == 2_000
+    for claim in record["claims"][-2:]:
+        assert answer[claim["start"] : claim["end"]] == claim["text"]
+    status, out, err = check(capsys, "--answer", answer, *FACT_FLAGS, "--split", "--max-calls", "1")
+    assert status == 2
+    assert "the split needs 4 calls (4 answer parts × 1 fact groups); max_calls is 1" in err
+    assert err.count("\n") == 1
+
+
 def test_a_usage_error_is_one_line_and_exit_2(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["check", "--citation-threshold", "high"]) == 2
     err = capsys.readouterr().err

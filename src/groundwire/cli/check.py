@@ -65,6 +65,19 @@ def configure(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="print the result as JSON (with --stream: one JSON object per check)",
     )
+    parser.add_argument(
+        "--split",
+        action="store_true",
+        help="split an answer or facts past the API's limits into several calls and merge "
+        "their results (claim scores on); see the docs' 'Long answers and large evidence'",
+    )
+    parser.add_argument(
+        "--max-calls",
+        type=int,
+        default=16,
+        metavar="N",
+        help="with --split: refuse a split that needs more than N calls (default: 16)",
+    )
 
 
 def run(args: argparse.Namespace, stdin: IO[Any] | None, stdout: IO[str]) -> int:
@@ -80,11 +93,21 @@ def run(args: argparse.Namespace, stdin: IO[Any] | None, stdout: IO[str]) -> int
             citation_threshold=grounding.citation_threshold,
             enable_claim_level_score=True if args.claim_scores else None,
             user_labels=labels or None,
+            split=args.split,
+            max_calls=args.max_calls,
         )
+    from groundwire.core.split import SplitCheckResult  # protobuf: not for `--help`
+
+    merged = result if isinstance(result, SplitCheckResult) else None
     if args.json:
-        print(json.dumps(check_record(result), ensure_ascii=False, indent=2), file=stdout)
+        record = check_record(result)
+        if merged is not None:
+            record.update(calls=merged.calls, billed_characters=merged.billed_characters)
+        print(json.dumps(record, ensure_ascii=False, indent=2), file=stdout)
     else:
         print(render_check(result, style_for(stdout), width_for(stdout)), file=stdout)
+        if merged is not None:
+            print(f"({plural(merged.calls, 'call')}, split and merged)", file=stdout)
     return 0
 
 

@@ -97,7 +97,6 @@ class CorroboratedClaim(PlacedRecord):
         return optional(self._raw, "score")
 
 
-@final
 class CorroborationResult(Record, CitationRendering):
     """How well facts corroborate content: overall score and the corroborated claims.
 

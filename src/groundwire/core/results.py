@@ -185,7 +185,6 @@ def _claim(
     return claim
 
 
-@final
 class CheckGroundingResult(Record, CitationRendering):
     """How well an answer is supported: overall score, claims, and the chunks they cite.
 

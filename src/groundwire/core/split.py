@@ -1,0 +1,471 @@
+"""Plans the calls that check an answer or facts past the API's limits, and merges their results.
+
+Pure: `plan_split` cuts the answer and the facts into calls that each fit the limits of
+`groundwire.core.validation`; `merge_checks` puts the calls' results back together. The
+clients send the planned calls as a batch (`check_grounding(..., split=True)`).
+
+How it splits:
+- the answer, at sentence ends (`groundwire.core.sentence_stream`), into parts of at most
+  4,096 tokens (v1, v1beta) or 1,024 characters (v1alpha); a single sentence past the limit
+  is cut at the last space before it (or at the limit);
+- each fact over 10,000 characters, at paragraph ends (a blank line), then sentence ends,
+  then at the limit; each piece keeps the fact's attributes;
+- the pieces of all facts, into groups of at most 200.
+Every answer part is checked against every fact group: parts × groups calls, refused before
+anything is sent when that is more than `max_calls`.
+
+How it merges:
+- claims: each part's claims, moved to the whole answer's offsets (`str`, UTF-16, UTF-8);
+- a claim (same span) checked against several fact groups keeps the result with the best
+  score (a claim with citations beats one without; no score counts as lowest);
+- citations: `cited_chunks` are the pieces of the caller's facts that were cited, each once;
+  a chunk's `source` is the fact's own index in the caller's list (as the API's digits), its
+  `text` the piece cited, its `source_metadata` the fact's attributes;
+- support score: each part's best score over its fact groups, weighted by the length of the
+  part's claims (the part's text when it has none); parts with no score are left out;
+- billed characters: the sum over the calls of the answer part's and the facts' characters;
+- `calls`: how many calls were made.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, NamedTuple
+
+from google.protobuf import message
+
+from groundwire.core.chunks import Chunk
+from groundwire.core.corroboration import CorroboratedClaim, CorroborationResult
+from groundwire.core.errors import bad_request
+from groundwire.core.facts import fact_parts
+from groundwire.core.lazy import filled
+from groundwire.core.results import CheckGroundingResult, Claim
+from groundwire.core.sentence_stream import SentenceGroup, SentenceGroups
+from groundwire.core.stream_merge import Offsets, offsets_in
+from groundwire.core.validation import (
+    MAX_ANSWER_CHARACTERS_V1ALPHA,
+    MAX_ANSWER_TOKENS,
+    MAX_FACT_CHARACTERS,
+    MAX_FACTS,
+    count_tokens,
+)
+
+DEFAULT_MAX_CALLS = 16
+"""The most calls one split check may make unless the caller says otherwise."""
+
+
+class FactPiece(NamedTuple):
+    """A piece of one of the caller's facts: which fact, where in it, its text and attributes."""
+
+    fact_index: int
+    start: int
+    end: int
+    text: str
+    attributes: Mapping[str, str]
+    given: Any = None
+    """The caller's fact itself when it is whole (sent as given), None for a piece of it."""
+
+
+class AnswerPart(NamedTuple):
+    """A part of the answer sent in one call, with where it lies in the whole answer."""
+
+    text: str
+    offsets: Offsets
+
+
+@dataclass(frozen=True)
+class SplitPlan:
+    """The calls of one split check: every answer part against every fact group."""
+
+    answer: str
+    parts: tuple[AnswerPart, ...]
+    fact_groups: tuple[tuple[FactPiece, ...], ...]
+
+    @property
+    def calls(self) -> int:
+        """How many calls the plan makes."""
+        return len(self.parts) * len(self.fact_groups)
+
+    def requests(self) -> list[tuple[AnswerPart, tuple[FactPiece, ...]]]:
+        """Each call's (answer part, fact group), parts first: the batch's items in order."""
+        return [(part, group) for part in self.parts for group in self.fact_groups]
+
+
+class SplitCheckResult(CheckGroundingResult):
+    """The merged result of a split check: a `CheckGroundingResult` of the whole answer.
+
+    `claims` are in the whole answer's offsets; `cited_chunks` are the pieces of the
+    caller's facts that were cited, each chunk's `source` the fact's index (as digits, as the
+    API gives it) and `text` the piece. `calls` is how many calls were made,
+    `billed_characters` what they were billed for, `parts` the calls' own results in plan
+    order (their offsets relative to their answer part); `raw` is the first call's response.
+    """
+
+    __slots__ = ("billed_characters", "calls", "parts")
+    calls: int
+    billed_characters: int
+    parts: tuple[CheckGroundingResult, ...]
+
+    def __new__(
+        cls,
+        answer_candidate: str,
+        support_score: float | None,
+        claims: Sequence[Claim],
+        cited_chunks: Sequence[Chunk],
+        raw: message.Message,
+        calls: int,
+        billed_characters: int,
+        parts: Sequence[CheckGroundingResult],
+    ) -> SplitCheckResult:
+        """A merged result built by hand (its sequences are copied into tuples)."""
+        return filled(
+            cls,
+            answer_candidate,
+            support_score,
+            tuple(claims),
+            tuple(cited_chunks),
+            raw,
+            calls,
+            billed_characters,
+            tuple(parts),
+        )
+
+
+class SplitCorroborationResult(CorroborationResult):
+    """The merged result of a split corroboration: a `CorroborationResult` of the whole content.
+
+    Each claim's `fact_indexes` are the caller's own facts' indices and its `facts` the
+    pieces cited (as the `Fact` messages sent); its `start_index`/`end_index` count UTF-8
+    bytes of the whole content, whatever the client's `corroborate_offset_unit`; `calls`,
+    `billed_characters` and `parts` are as in `SplitCheckResult`.
+    """
+
+    __slots__ = ("billed_characters", "calls", "parts")
+    calls: int
+    billed_characters: int
+    parts: tuple[CorroborationResult, ...]
+
+    def __new__(
+        cls,
+        content_text: str,
+        corroboration_score: float | None,
+        claims: Sequence[CorroboratedClaim],
+        raw: message.Message,
+        calls: int,
+        billed_characters: int,
+        parts: Sequence[CorroborationResult],
+    ) -> SplitCorroborationResult:
+        """A merged result built by hand (its sequences are copied into tuples)."""
+        return filled(
+            cls,
+            content_text,
+            corroboration_score,
+            tuple(claims),
+            raw,
+            calls,
+            billed_characters,
+            tuple(parts),
+        )
+
+
+def plan_split(
+    answer: str, facts: Iterable[Any], api_version: str, max_calls: int = DEFAULT_MAX_CALLS
+) -> SplitPlan:
+    """The calls that check `answer` against `facts` within the limits, or an InvalidArgument.
+
+    >>> plan = plan_split("One. Two.", ["x" * 10_001], "v1")
+    >>> [p.text for p in plan.parts], [[(f.start, f.end) for f in g] for g in plan.fact_groups]
+    (['One. Two.'], [[(0, 10000), (10000, 10001)]])
+    """
+    if not isinstance(max_calls, int) or max_calls < 1:
+        raise bad_request(
+            [("max_calls", f"must be a whole number >= 1, not {max_calls!r}")],
+            "max_calls must be a whole number >= 1",
+        )
+    parts = tuple(answer_parts(answer, api_version)) or (  # blank: sent as it is
+        AnswerPart(answer, offsets_in(answer, 0, len(answer))),
+    )
+    pieces = [piece for index, fact in enumerate(facts) for piece in fact_pieces(fact, index)]
+    groups = tuple(
+        tuple(pieces[start : start + MAX_FACTS]) for start in range(0, len(pieces), MAX_FACTS)
+    ) or ((),)
+    plan = SplitPlan(answer, parts, groups)
+    if plan.calls > max_calls:
+        raise bad_request(
+            [
+                (
+                    "max_calls",
+                    f"the split needs {plan.calls:,} calls ({len(parts):,} answer parts ×"
+                    f" {len(groups):,} fact groups); max_calls is {max_calls:,}",
+                )
+            ],
+            f"the split needs {plan.calls:,} calls, more than max_calls={max_calls:,}",
+        )
+    return plan
+
+
+def answer_parts(answer: str, api_version: str) -> list[AnswerPart]:
+    """`answer` in parts within the answer limit, cut at sentence ends where possible."""
+    by_characters = api_version == "v1alpha"
+    limit = MAX_ANSWER_CHARACTERS_V1ALPHA if by_characters else MAX_ANSWER_TOKENS
+    sentences = _sentence_groups(answer)
+    spans: list[tuple[int, int]] = []
+    first = last = used = 0
+    for sentence in sentences:
+        for start, end in _within(answer, sentence.offsets.start, sentence.offsets.end, limit):
+            # characters count the spaces between sentences too; tokens never count a space
+            cost = end - last if by_characters else max(count_tokens(answer[start:end]), 1)
+            if used and used + cost > limit:
+                spans.append((first, last))
+                used = 0
+            if not used:
+                first, cost = start, (end - start if by_characters else cost)
+            last, used = end, used + cost
+    if used:
+        spans.append((first, last))
+    return [AnswerPart(answer[s:e], offsets_in(answer, s, e)) for s, e in spans]
+
+
+def _sentence_groups(text: str) -> list[SentenceGroup]:
+    """The sentences of `text`, fed to the cutter a slice at a time: it lets go of each slice."""
+    cutter = SentenceGroups()
+    sentences = []
+    for start in range(0, len(text), _FEED):
+        sentences += cutter.feed(text[start : start + _FEED])
+    return sentences + cutter.finish()
+
+
+_FEED = 4_096
+"""Characters fed to the sentence cutter at once: its offsets cost grows with what it holds."""
+
+
+def _within(text: str, start: int, end: int, limit: int) -> Iterable[tuple[int, int]]:
+    """`text[start:end]` in spans of at most `limit` characters, cut at a space where one is."""
+    while end - start > limit:
+        cut = text.rfind(" ", start + 1, start + limit)
+        cut = cut if cut > start else start + limit
+        yield start, cut
+        start = cut
+        while start < end and text[start].isspace():
+            start += 1
+    if end > start:
+        yield start, end
+
+
+def fact_pieces(fact: Any, index: int) -> list[FactPiece]:
+    """One fact as pieces of at most 10,000 characters: at paragraph, then sentence, ends.
+
+    A `GroundingFact` keeps its attributes; a Vertex AI `Fact` its summary (or chunk text),
+    `title`, `uri` and `query`.
+    """
+    if hasattr(fact, "fact_text"):
+        text, attributes = fact.fact_text, dict(fact.attributes)
+    elif hasattr(fact, "summary"):
+        text = fact.summary or fact.chunk.text
+        attributes = {key: getattr(fact, key) for key in ("title", "uri", "query")}
+        attributes = {key: value for key, value in attributes.items() if value}
+    else:
+        text, attributes = fact_parts(fact, index, "facts")
+    if len(text) <= MAX_FACT_CHARACTERS:
+        return [FactPiece(index, 0, len(text), text, attributes, fact)]
+    spans = _pack(_paragraphs(text), MAX_FACT_CHARACTERS)
+    return [FactPiece(index, s, e, text[s:e], attributes) for s, e in spans]
+
+
+def _paragraphs(text: str) -> list[tuple[int, int]]:
+    """The paragraphs of `text`; one longer than a fact may be, in its sentences, then cut."""
+    spans: list[tuple[int, int]] = []
+    start = 0
+    while start < len(text):
+        blank = text.find("\n\n", start)
+        end = len(text) if blank < 0 else blank + 2
+        if end - start <= MAX_FACT_CHARACTERS:
+            spans.append((start, end))
+        else:
+            spans.extend(_sentences(text, start, end))
+        start = end
+    return spans
+
+
+def _sentences(text: str, start: int, end: int) -> list[tuple[int, int]]:
+    """The sentences of `text[start:end]`, each cut to the fact limit; they cover it all."""
+    sentences = _sentence_groups(text[start:end])
+    bounds = [start + group.offsets.end for group in sentences[:-1]]
+    spans = []
+    for sentence_start, sentence_end in zip([start, *bounds], [*bounds, end], strict=True):
+        position = sentence_start
+        while sentence_end - position > MAX_FACT_CHARACTERS:
+            spans.append((position, position + MAX_FACT_CHARACTERS))
+            position += MAX_FACT_CHARACTERS
+        spans.append((position, sentence_end))
+    return spans
+
+
+def _pack(spans: Sequence[tuple[int, int]], limit: int) -> list[tuple[int, int]]:
+    """Adjacent spans joined while the joined span stays within `limit` characters."""
+    packed: list[tuple[int, int]] = []
+    for start, end in spans:
+        if packed and end - packed[-1][0] <= limit:
+            packed[-1] = (packed[-1][0], end)
+        else:
+            packed.append((start, end))
+    return packed
+
+
+def fact_arguments(group: Sequence[FactPiece]) -> list[Any]:
+    """A fact group as the call's facts: whole facts as given, pieces as (text, attributes)."""
+    return [
+        piece.given if piece.given is not None else (piece.text, dict(piece.attributes))
+        for piece in group
+    ]
+
+
+def merge_checks(plan: SplitPlan, results: Sequence[CheckGroundingResult]) -> SplitCheckResult:
+    """The calls' `results` (in `plan.requests()` order) as one result of the whole answer."""
+    groups = len(plan.fact_groups)
+    claims: list[Claim] = []
+    chunks: dict[tuple[int, int], Chunk] = {}
+    weighted = weight = 0.0
+    for part_index, part in enumerate(plan.parts):
+        part_results = results[part_index * groups : (part_index + 1) * groups]
+        best: dict[tuple[int, int], tuple[Claim, tuple[FactPiece, ...]]] = {}
+        for result, group in zip(part_results, plan.fact_groups, strict=True):
+            for claim in result.claims:
+                key = (claim.start, claim.end)
+                if key not in best or _rank(claim) > _rank(best[key][0]):
+                    best[key] = (claim, group)
+        part_claims = [_placed(part, *best[key], chunks) for key in sorted(best)]
+        claims.extend(part_claims)
+        scores = [r.support_score for r in part_results if r.support_score is not None]
+        if scores:
+            part_weight = sum(len(c.text) for c in part_claims) or len(part.text)
+            weighted += max(scores) * part_weight
+            weight += part_weight
+    return SplitCheckResult(
+        plan.answer,
+        weighted / weight if weight else None,
+        claims,
+        list(chunks.values()),
+        results[0].raw,
+        plan.calls,
+        _billed(plan),
+        results,
+    )
+
+
+def _claim_offsets(text: str, claim: Claim) -> Offsets:
+    """`claim`'s span in its part: the offsets it holds, unless the API's bytes were off."""
+    if claim.start_byte is None or claim.end_byte is None or claim.offsets_adjusted:
+        return offsets_in(text, claim.start, claim.end)
+    start_utf16, end_utf16 = claim.start_utf16, claim.end_utf16
+    return Offsets(claim.start, claim.end, start_utf16, end_utf16, claim.start_byte, claim.end_byte)
+
+
+def _rank(claim: Claim) -> tuple[bool, float]:
+    """Which of a claim's results is best: cited first, then by score (none counts lowest)."""
+    return bool(claim.citations), _score_rank(claim.score)
+
+
+def _placed(
+    part: AnswerPart,
+    claim: Claim,
+    group: tuple[FactPiece, ...],
+    chunks: dict[tuple[int, int], Chunk],
+) -> Claim:
+    """`claim` of `part` in the whole answer's offsets, citing the merged `chunks` (added to)."""
+    where, base = _claim_offsets(part.text, claim), part.offsets
+    cited = []
+    for citation in claim.citations:  # its source: the index of the fact in the call's list
+        if citation.source.isdigit() and int(citation.source) < len(group):
+            piece = group[int(citation.source)]
+            key = (piece.fact_index, piece.start)
+            if key not in chunks:  # numbered once, in order of first citation
+                chunks[key] = Chunk(
+                    piece.text, str(piece.fact_index), len(chunks), piece.attributes
+                )
+            cited.append(chunks[key])
+    return Claim(
+        claim.text,
+        base.start + where.start,
+        base.start + where.end,
+        base.start_byte + where.start_byte,
+        base.start_byte + where.end_byte,
+        base.start_utf16 + where.start_utf16,
+        base.start_utf16 + where.end_utf16,
+        cited,
+        [chunk.index for chunk in cited],
+        claim.score,
+        claim.grounding_check_required,
+        claim.offsets_adjusted,
+        claim.located,
+    )
+
+
+def merge_corroborations(
+    plan: SplitPlan, results: Sequence[CorroborationResult]
+) -> SplitCorroborationResult:
+    """The calls' `results` (in `plan.requests()` order) as one result of the whole content."""
+    groups = len(plan.fact_groups)
+    claims: list[CorroboratedClaim] = []
+    weighted = weight = 0.0
+    for part_index, part in enumerate(plan.parts):
+        part_results = results[part_index * groups : (part_index + 1) * groups]
+        best: dict[tuple[int, int], tuple[CorroboratedClaim, tuple[FactPiece, ...]]] = {}
+        for result, group in zip(part_results, plan.fact_groups, strict=True):
+            for claim in result.claims:
+                key = (claim.start, claim.end)
+                rank = (bool(claim.fact_indexes), _score_rank(claim.score))
+                if key not in best or rank > (
+                    bool(best[key][0].fact_indexes),
+                    _score_rank(best[key][0].score),
+                ):
+                    best[key] = (claim, group)
+        part_claims = [_corroboration_placed(part, *best[key]) for key in sorted(best)]
+        claims.extend(part_claims)
+        scores = [r.corroboration_score for r in part_results if r.corroboration_score is not None]
+        if scores:
+            part_weight = sum(len(c.text) for c in part_claims) or len(part.text)
+            weighted += max(scores) * part_weight
+            weight += part_weight
+    return SplitCorroborationResult(
+        plan.answer,
+        weighted / weight if weight else None,
+        claims,
+        results[0].raw,
+        plan.calls,
+        _billed(plan),
+        results,
+    )
+
+
+def _billed(plan: SplitPlan) -> int:
+    """The characters of every call: its answer part's and its fact group's."""
+    facts_characters = [sum(len(piece.text) for piece in group) for group in plan.fact_groups]
+    return sum(len(part.text) + chars for part in plan.parts for chars in facts_characters)
+
+
+def _score_rank(score: float | None) -> float:
+    return -1.0 if score is None else score
+
+
+def _corroboration_placed(
+    part: AnswerPart, claim: CorroboratedClaim, group: tuple[FactPiece, ...]
+) -> CorroboratedClaim:
+    """`claim` of `part` in the whole content's offsets, naming the caller's facts."""
+    where, base = offsets_in(part.text, claim.start, claim.end), part.offsets
+    cited = dict(zip(claim.fact_indexes, claim.facts, strict=False))
+    kept = [i for i in cited if 0 <= i < len(group)]
+    return CorroboratedClaim(
+        claim.text,
+        base.start + where.start,
+        base.start + where.end,
+        base.start_byte + where.start_byte,
+        base.start_byte + where.end_byte,
+        base.start_utf16 + where.start_utf16,
+        base.start_utf16 + where.end_utf16,
+        [group[i].fact_index for i in kept],
+        [cited[i] for i in kept],
+        claim.score,
+        claim.offsets_adjusted,
+    )
