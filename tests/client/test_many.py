@@ -1,6 +1,7 @@
 """check_grounding_many: one outcome per input, in order, lazily, adapting to a throttling server.
 
-The throttling server is `groundwire serve --fault-rate 0.3 --fault-codes RESOURCE_EXHAUSTED`
+The throttling server is `groundwire serve --fault-rate 0.3 --fault-codes RESOURCE_EXHAUSTED
+--fault-seed 7` (the same faults in the same order every run)
 in a child process; the rest run on the in-process emulator.
 """
 
@@ -20,7 +21,7 @@ from groundwire.core.errors import InvalidArgument, StatusCode, Unavailable
 from groundwire.emulator import EMULATOR_PROJECT, Emulator, emulator
 from tests.reliability.processes import EmulatorProcess, free_port
 
-THROTTLING = ["--fault-rate", "0.3", "--fault-codes", "RESOURCE_EXHAUSTED"]
+THROTTLING = ["--fault-rate", "0.3", "--fault-codes", "RESOURCE_EXHAUSTED", "--fault-seed", "7"]
 RETRY = RetryPolicy(initial=0.01, maximum=0.2, timeout=20.0)
 FACTS = ["Paris is the capital of France."]
 HANG_BOUND = 60.0
