@@ -15,10 +15,10 @@ from typing import Any
 
 from groundwire.core.errors import GroundwireError
 from groundwire.core.generation import GenerateResult
+from groundwire.core.offsets import Offsets, offsets_in
 from groundwire.core.records import citation_record, error_record, score
 from groundwire.core.results import Claim
 from groundwire.core.sentence_stream import SentenceCheck, StreamSummary
-from groundwire.core.stream_merge import Offsets, offsets_in
 
 Event = tuple[str, dict[str, Any]]
 """An event's name (`piece`, `check`, `summary`, `error`) and its JSON data."""
