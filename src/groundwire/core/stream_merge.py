@@ -71,10 +71,6 @@ MERGE_RULES = (
 """The merge, rule by rule; `tests/core/test_stream_merge.py` has one test per rule."""
 
 
-def _chunk_key(chunk: Chunk) -> tuple[str, str, str, str, str]:
-    return (chunk.text, chunk.source, chunk.uri, chunk.title, chunk.domain)
-
-
 @dataclass
 class _CandidateMerge:
     """What is merged so far of one candidate."""
@@ -171,7 +167,7 @@ class StreamMerge:
         return next(iter(self._candidates.values()), None)
 
     def _number(self, chunk: Chunk) -> int:
-        key = _chunk_key(chunk)
+        key = (chunk.text, chunk.source, chunk.uri, chunk.title, chunk.domain)
         found = self._chunks.get(key)
         if found is None:
             found = self._chunks[key] = (len(self._chunks), chunk)
