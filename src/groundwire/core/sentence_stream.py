@@ -31,7 +31,7 @@ from typing import Any, NamedTuple
 from groundwire.core.chunks import Chunk
 from groundwire.core.client_options import ConfigurationError
 from groundwire.core.errors import bad_request
-from groundwire.core.facts import fact_parts
+from groundwire.core.facts import any_fact_parts
 from groundwire.core.offsets import Offsets, offsets_in, shifted
 from groundwire.core.results import CheckGroundingResult, Claim
 
@@ -191,13 +191,7 @@ def fact_characters(facts: Iterable[Any]) -> int:
     >>> fact_characters(["東京", ("Paris.", {"author": "x"}), {"text": "abc"}])
     11
     """
-    total = 0
-    for index, fact in enumerate(facts):
-        text = getattr(fact, "fact_text", None)
-        if text is None and hasattr(fact, "summary"):
-            text = fact.summary
-        total += len(text if isinstance(text, str) else fact_parts(fact, index, "facts")[0])
-    return total
+    return sum(len(any_fact_parts(fact, index)[0]) for index, fact in enumerate(facts))
 
 
 @dataclass(frozen=True)

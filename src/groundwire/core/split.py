@@ -38,7 +38,7 @@ from google.protobuf import message
 from groundwire.core.chunks import Chunk
 from groundwire.core.corroboration import CorroboratedClaim, CorroborationResult
 from groundwire.core.errors import bad_request
-from groundwire.core.facts import fact_parts
+from groundwire.core.facts import any_fact_parts
 from groundwire.core.lazy import filled
 from groundwire.core.offsets import Offsets, offsets_in, shifted
 from groundwire.core.results import CheckGroundingResult, Claim
@@ -261,14 +261,7 @@ def fact_pieces(fact: Any, index: int) -> list[FactPiece]:
     A `GroundingFact` keeps its attributes; a Vertex AI `Fact` its summary (or chunk text),
     `title`, `uri` and `query`.
     """
-    if hasattr(fact, "fact_text"):
-        text, attributes = fact.fact_text, dict(fact.attributes)
-    elif hasattr(fact, "summary"):
-        text = fact.summary or fact.chunk.text
-        attributes = {key: getattr(fact, key) for key in ("title", "uri", "query")}
-        attributes = {key: value for key, value in attributes.items() if value}
-    else:
-        text, attributes = fact_parts(fact, index, "facts")
+    text, attributes = any_fact_parts(fact, index)
     if len(text) <= MAX_FACT_CHARACTERS:
         return [FactPiece(index, 0, len(text), text, attributes, fact)]
     spans = _pack(_paragraphs(text), MAX_FACT_CHARACTERS)
