@@ -333,7 +333,7 @@ def merge_checks(plan: SplitPlan, results: Sequence[CheckGroundingResult]) -> Sp
                 cited.append(chunks[key])
         return moved_claim(claim, shifted(_claim_offsets(part.text, claim), part.offsets), cited)
 
-    claims, score = _merged(plan, results, placed, lambda c: c.citations, lambda r: r.support_score)
+    claims, score = _merged(plan, results, placed, "citations", "support_score")
     return SplitCheckResult(
         plan.answer,
         score,
@@ -351,11 +351,7 @@ def merge_corroborations(
 ) -> SplitCorroborationResult:
     """The calls' `results` (in `plan.requests()` order) as one result of the whole content."""
     claims, score = _merged(
-        plan,
-        results,
-        _corroboration_placed,
-        lambda claim: claim.fact_indexes,
-        lambda result: result.corroboration_score,
+        plan, results, _corroboration_placed, "fact_indexes", "corroboration_score"
     )
     return SplitCorroborationResult(
         plan.answer, score, claims, results[0].raw, plan.calls, _billed(plan), results
@@ -366,13 +362,14 @@ def _merged(
     plan: SplitPlan,
     results: Sequence[Any],
     placed: Callable[[AnswerPart, Any, tuple[FactPiece, ...]], ClaimT],
-    cited: Callable[[Any], object],
-    score_of: Callable[[Any], float | None],
+    cited: str,
+    score: str,
 ) -> tuple[list[ClaimT], float | None]:
     """The claims of every part, placed, and the weighted score (see the module docstring).
 
     Of a claim (same span) checked against several fact groups, the result kept is the best:
-    cited first, then by score (none counts lowest).
+    cited first (its attribute `cited` not empty), then by score (none counts lowest).
+    `score` names the results' overall score.
     """
     groups = len(plan.fact_groups)
     claims: list[ClaimT] = []
@@ -387,7 +384,7 @@ def _merged(
                     best[key] = (claim, group)
         part_claims = [placed(part, *best[key]) for key in sorted(best)]
         claims.extend(part_claims)
-        scores = [score for r in part_results if (score := score_of(r)) is not None]
+        scores = [found for result in part_results if (found := getattr(result, score)) is not None]
         if scores:
             part_weight = sum(len(c.text) for c in part_claims) or len(part.text)
             weighted += max(scores) * part_weight
@@ -395,8 +392,8 @@ def _merged(
     return claims, weighted / weight if weight else None
 
 
-def _rank(claim: Any, cited: Callable[[Any], object]) -> tuple[bool, float]:
-    return bool(cited(claim)), -1.0 if claim.score is None else claim.score
+def _rank(claim: Any, cited: str) -> tuple[bool, float]:
+    return bool(getattr(claim, cited)), -1.0 if claim.score is None else claim.score
 
 
 def _claim_offsets(text: str, claim: Claim) -> Offsets:
