@@ -103,8 +103,15 @@ def shifted(where: Offsets, base: Offsets) -> Offsets:
     >>> shifted(Offsets(0, 1, 0, 1, 0, 1), offsets_in("👋 Paris.", 2, 8))
     Offsets(start=2, end=3, start_utf16=3, end_utf16=4, start_byte=5, end_byte=6)
     """
-    starts = (base.start, base.start_utf16, base.start_byte)
-    return Offsets(*(offset + starts[index // 2] for index, offset in enumerate(where)))
+    start, utf16, byte = base.start, base.start_utf16, base.start_byte
+    return Offsets(
+        start + where.start,
+        start + where.end,
+        utf16 + where.start_utf16,
+        utf16 + where.end_utf16,
+        byte + where.start_byte,
+        byte + where.end_byte,
+    )
 
 
 class Placement(NamedTuple):
