@@ -76,6 +76,17 @@ class Offsets(NamedTuple):
     start_byte: int
     end_byte: int
 
+    def claim_order(self) -> tuple[int, int, int, int, int, int]:
+        """The offsets in the order a claim's constructor takes them: str, UTF-8, UTF-16."""
+        return (
+            self.start,
+            self.end,
+            self.start_byte,
+            self.end_byte,
+            self.start_utf16,
+            self.end_utf16,
+        )
+
 
 def offsets_in(text: str, start: int, end: int) -> Offsets:
     """The span `text[start:end]` in `str`, UTF-16 and UTF-8 offsets.

@@ -231,12 +231,7 @@ def moved_claim(claim: Claim, at: Offsets, citations: Sequence[Chunk] | None = N
         indices = tuple(chunk.index for chunk in citations)
     return Claim(
         claim.text,
-        at.start,
-        at.end,
-        at.start_byte,
-        at.end_byte,
-        at.start_utf16,
-        at.end_utf16,
+        *at.claim_order(),
         citations,
         indices,
         claim.score,

@@ -419,12 +419,7 @@ def _corroboration_placed(
     kept = [i for i in cited if 0 <= i < len(group)]
     return CorroboratedClaim(
         claim.text,
-        at.start,
-        at.end,
-        at.start_byte,
-        at.end_byte,
-        at.start_utf16,
-        at.end_utf16,
+        *at.claim_order(),
         [group[i].fact_index for i in kept],
         [cited[i] for i in kept],
         claim.score,
