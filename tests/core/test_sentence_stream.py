@@ -6,6 +6,7 @@ import pytest
 
 from groundwire.core.client_options import ConfigurationError
 from groundwire.core.errors import InvalidArgument
+from groundwire.core.offsets import offsets_in
 from groundwire.core.results import CheckGroundingResult, Claim
 from groundwire.core.sentence_stream import (
     SentenceGroup,
@@ -13,7 +14,6 @@ from groundwire.core.sentence_stream import (
     StreamTally,
     sentence_check,
 )
-from groundwire.core.stream_merge import offsets_in
 
 TEXT = (
     "Dr. Chen met J. K. Rowling in 1997. 👨‍👩‍👧 家族です。「はい。」Then what? "

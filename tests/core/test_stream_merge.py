@@ -8,12 +8,12 @@ import pytest
 
 from groundwire.core.chunks import Chunk
 from groundwire.core.generation import Candidate, GenerateResult, GroundingSupport
+from groundwire.core.offsets import offsets_in
 from groundwire.core.stream_merge import (
     MERGE_RULES,
     StreamMerge,
     merge_async_pieces,
     merge_pieces,
-    offsets_in,
 )
 from groundwire.emulator import Emulator
 

@@ -66,13 +66,6 @@ def _http_rule(method_descriptor: descriptor.MethodDescriptor) -> HttpRule:
     return HttpRule(verb.upper(), template, rule.body, parse_template(template))
 
 
-def _default_host(service: descriptor.ServiceDescriptor) -> str:
-    from google.api import client_pb2
-
-    host: str = service.GetOptions().Extensions[client_pb2.default_host]
-    return host
-
-
 @cache
 def service_descriptor(api: str, version: str) -> descriptor.ServiceDescriptor:
     """The service descriptor of `api` at `version`, importing its stubs on first use.
@@ -98,6 +91,8 @@ def method(api: str, version: str, name: str) -> Method:
     >>> method("aiplatform", "v1", "CorroborateContent").http.verb
     'POST'
     """
+    from google.api import client_pb2
+
     service = service_descriptor(api, version)
     found = service.methods_by_name.get(name)
     if found is None:
@@ -113,7 +108,7 @@ def method(api: str, version: str, name: str) -> Method:
         client_streaming=found.client_streaming,
         server_streaming=found.server_streaming,
         http=http,
-        default_host=_default_host(service),
+        default_host=service.GetOptions().Extensions[client_pb2.default_host],
         routing_field=http.path.fields[0],
     )
 

@@ -288,16 +288,6 @@ class BatchState:
             with self.lock:
                 self.throttled_seconds += seconds
 
-    def item(
-        self, index: int, item: object, plan: Callable[[object], Planned], rng: Jitter
-    ) -> ItemAttempts | BatchOutcome[Any]:
-        """The attempts of input `index`, or its outcome when it is not a call (InvalidArgument)."""
-        try:
-            planned = plan(item)
-        except GroundwireError as error:
-            return BatchOutcome(index, None, error, 0, item_id(item))
-        return ItemAttempts(self, index, planned, rng)
-
 
 class ItemAttempts(Attempts):
     """One batch item's attempts: a call's plan, paced by the batch and watched for a dead end.
@@ -389,5 +379,9 @@ class Engine(Generic[ResultT]):
         return not self._exhausted and len(self._pending) < self._many.settings.read_ahead
 
     def _item(self, index: int, item: object) -> ItemAttempts | BatchOutcome[Any]:
-        """Input `index`'s attempts (or its outcome when it is not a call)."""
-        return self._state.item(index, item, self._many.plan, self._random)
+        """Input `index`'s attempts, or its outcome when it is not a call (InvalidArgument)."""
+        try:
+            planned = self._many.plan(item)
+        except GroundwireError as error:
+            return BatchOutcome(index, None, error, 0, item_id(item))
+        return ItemAttempts(self._state, index, planned, self._random)

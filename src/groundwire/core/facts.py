@@ -109,6 +109,23 @@ def fact_parts(fact: Any, index: int, field: str) -> tuple[str, dict[str, str]]:
     )
 
 
+def any_fact_parts(fact: Any, index: int) -> tuple[str, dict[str, str]]:
+    """The (text, attributes) of a plain fact, a `GroundingFact` or a Vertex AI `Fact`.
+
+    A `Fact`'s text is its summary (or chunk text), its attributes its `title`, `uri` and
+    `query`.
+
+    >>> any_fact_parts(("Paris.", {"a": "b"}), 0)
+    ('Paris.', {'a': 'b'})
+    """
+    if hasattr(fact, "fact_text"):
+        return fact.fact_text, dict(fact.attributes)
+    if hasattr(fact, "summary"):
+        attributes = {key: getattr(fact, key) for key in ("title", "uri", "query")}
+        return fact.summary or fact.chunk.text, {k: v for k, v in attributes.items() if v}
+    return fact_parts(fact, index, "facts")
+
+
 def fact_list(facts: Any, field: str = "facts") -> Iterable[Any]:
     """`facts`, when it is a list (or any iterable) of facts; else InvalidArgument naming `field`.
 

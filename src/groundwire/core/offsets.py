@@ -66,6 +66,65 @@ class Span:
     located: bool
 
 
+class Offsets(NamedTuple):
+    """A span of a text in every unit a caller may need: `str`, UTF-16 and UTF-8 bytes."""
+
+    start: int
+    end: int
+    start_utf16: int
+    end_utf16: int
+    start_byte: int
+    end_byte: int
+
+    def claim_order(self) -> tuple[int, int, int, int, int, int]:
+        """The offsets in the order a claim's constructor takes them: str, UTF-8, UTF-16."""
+        return (
+            self.start,
+            self.end,
+            self.start_byte,
+            self.end_byte,
+            self.start_utf16,
+            self.end_utf16,
+        )
+
+
+def offsets_in(text: str, start: int, end: int) -> Offsets:
+    """The span `text[start:end]` in `str`, UTF-16 and UTF-8 offsets.
+
+    >>> offsets_in("👋 Paris.", 2, 8)
+    Offsets(start=2, end=8, start_utf16=3, end_utf16=9, start_byte=5, end_byte=11)
+    """
+    head = text[:start]
+    span = text[start:end]
+    start_utf16 = len(head.encode("utf-16-le")) // 2
+    start_byte = len(head.encode())
+    return Offsets(
+        start,
+        end,
+        start_utf16,
+        start_utf16 + len(span.encode("utf-16-le")) // 2,
+        start_byte,
+        start_byte + len(span.encode()),
+    )
+
+
+def shifted(where: Offsets, base: Offsets) -> Offsets:
+    """`where`, a span of a piece of a text, as a span of the whole text (the piece at `base`).
+
+    >>> shifted(Offsets(0, 1, 0, 1, 0, 1), offsets_in("👋 Paris.", 2, 8))
+    Offsets(start=2, end=3, start_utf16=3, end_utf16=4, start_byte=5, end_byte=6)
+    """
+    start, utf16, byte = base.start, base.start_utf16, base.start_byte
+    return Offsets(
+        start + where.start,
+        start + where.end,
+        utf16 + where.start_utf16,
+        utf16 + where.end_utf16,
+        byte + where.start_byte,
+        byte + where.end_byte,
+    )
+
+
 class Placement(NamedTuple):
     """Where claims sit in a text as str indices, and which needed the policy's rules.
 

@@ -10,7 +10,7 @@ import math
 
 
 class TokenBucket:
-    """Lets requests through at `rate` per second on average, at most `capacity` at once.
+    """Lets requests through at `rate` per second on average, one at a time.
 
     `reserve(now)` takes a token and says how long its taker must wait before using it;
     tokens are handed out in order, so waiting takers are served first come, first served.
@@ -21,14 +21,9 @@ class TokenBucket:
         [0.0, 0.2, 0.4]
     """
 
-    def __init__(self, rate: float, capacity: float = 1.0) -> None:
-        if not 0 < rate < math.inf:
-            raise ValueError(f"rate must be a positive number of requests per second, not {rate!r}")
-        if not capacity >= 1:
-            raise ValueError(f"capacity must be at least 1, not {capacity!r}")
+    def __init__(self, rate: float) -> None:
         self.rate = rate
-        self.capacity = capacity
-        self._tokens = capacity
+        self._tokens = 1.0
         self._updated: float | None = None
 
     def reserve(self, now: float) -> float:
@@ -39,7 +34,7 @@ class TokenBucket:
             0.0
         """
         if self._updated is not None:
-            self._tokens = min(self.capacity, self._tokens + (now - self._updated) * self.rate)
+            self._tokens = min(1.0, self._tokens + (now - self._updated) * self.rate)
         self._updated = now
         self._tokens -= 1
         return 0.0 if self._tokens >= 0 else -self._tokens / self.rate
@@ -66,8 +61,6 @@ class Throttle:
     """
 
     def __init__(self, maximum: int) -> None:
-        if maximum < 1:
-            raise ValueError(f"concurrency must be at least 1, not {maximum!r}")
         self.maximum = maximum
         self._window = float(maximum)
         self._decreased_at = -math.inf

@@ -15,6 +15,7 @@ if TYPE_CHECKING:
     from groundwire.core.results import (
         CheckGroundingResult,
         Chunk,
+        Claim,
         CorroborationResult,
         GenerateResult,
         GroundingSupport,
@@ -49,21 +50,23 @@ def check_record(result: CheckGroundingResult) -> dict[str, Any]:
     """
     record: dict[str, Any] = {"answer_candidate": result.answer_candidate}
     record["support_score"] = score(result.support_score)
-    record["claims"] = [
-        {
-            "text": claim.text,
-            "start": claim.start,
-            "end": claim.end,
-            "start_byte": claim.start_byte,
-            "end_byte": claim.end_byte,
-            "supported": claim.supported,
-            "grounding_check_required": claim.grounding_check_required,
-            "score": score(claim.score),
-            "citations": [citation_record(chunk) for chunk in claim.citations],
-        }
-        for claim in result.claims
-    ]
+    record["claims"] = [claim_record(claim) for claim in result.claims]
     return record
+
+
+def claim_record(claim: Claim) -> dict[str, Any]:
+    """A checked claim as JSON: its text, offsets, verdict, score and citations."""
+    return {
+        "text": claim.text,
+        "start": claim.start,
+        "end": claim.end,
+        "start_byte": claim.start_byte,
+        "end_byte": claim.end_byte,
+        "supported": claim.supported,
+        "grounding_check_required": claim.grounding_check_required,
+        "score": score(claim.score),
+        "citations": [citation_record(chunk) for chunk in claim.citations],
+    }
 
 
 def corroboration_record(result: CorroborationResult) -> dict[str, Any]:

@@ -28,9 +28,6 @@ from groundwire.core.facts import (
 TurnLike: TypeAlias = str | tuple[str, str] | Mapping[str, Any] | message.Message
 """A conversation turn: `"text"` (a user turn), `("model", "text")`, a dict, or a message."""
 
-GENERATE_FACTS_FIELD = "grounding_spec.grounding_sources[0].inline_source.grounding_facts"
-"""Where the facts given to `generate_grounded_content_request` go: the first source."""
-
 
 def resource_name(
     project: str, location: str, kind: str | None = None, name: str | None = None
@@ -253,9 +250,10 @@ def generate_grounded_content_request(
             assign(spec, name, value, f"generation_spec.{name}")
     sources = request.grounding_spec.grounding_sources
     if facts is not None:
-        inline = sources.add().inline_source
+        inline = sources.add().inline_source  # the first source: its facts' paths say so
+        field = "grounding_spec.grounding_sources[0].inline_source.grounding_facts"
         inline.grounding_facts.extend(
-            grounding_facts(facts, field_class(inline, "grounding_facts"), GENERATE_FACTS_FIELD)
+            grounding_facts(facts, field_class(inline, "grounding_facts"), field)
         )
     if serving_config is not None:
         search = sources.add().search_source
@@ -278,7 +276,6 @@ def generate_grounded_content_request(
 
 __all__ = [
     "DEFAULT_GROUNDING_CONFIG",
-    "GENERATE_FACTS_FIELD",
     "FactLike",
     "TurnLike",
     "check_grounding_request",

@@ -24,15 +24,16 @@ from __future__ import annotations
 
 import codecs
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
+from groundwire.core.chunks import Chunk
 from groundwire.core.client_options import ConfigurationError
 from groundwire.core.errors import bad_request
-from groundwire.core.facts import fact_parts
+from groundwire.core.facts import any_fact_parts
+from groundwire.core.offsets import Offsets, offsets_in, shifted
 from groundwire.core.results import CheckGroundingResult, Claim
-from groundwire.core.stream_merge import Offsets, offsets_in
 
 TITLES = frozenset({"Dr", "Mr", "Mrs", "Ms", "Prof", "St", "Jr", "Sr", "No", "vs", "etc"})
 """Words after which a period ends no sentence (a single capital letter is one too)."""
@@ -146,15 +147,7 @@ class SentenceGroups:
     def _emit(self) -> SentenceGroup:
         """The group gathered so far, with its whole-text offsets."""
         first, last = self._group[0][0], self._group[-1][1]
-        where, base = offsets_in(self._pending, first, last), self._base
-        offsets = Offsets(
-            base.start + where.start,
-            base.start + where.end,
-            base.start_utf16 + where.start_utf16,
-            base.start_utf16 + where.end_utf16,
-            base.start_byte + where.start_byte,
-            base.start_byte + where.end_byte,
-        )
+        offsets = shifted(offsets_in(self._pending, first, last), self._base)
         group = SentenceGroup(self._pending[first:last], offsets, len(self._group))
         self._drop, self._group = last, []
         return group
@@ -164,15 +157,7 @@ class SentenceGroups:
         drop = self._drop
         if not drop:
             return
-        gone, base = offsets_in(self._pending, 0, drop), self._base
-        self._base = Offsets(
-            base.start + gone.end,
-            0,
-            base.start_utf16 + gone.end_utf16,
-            0,
-            base.start_byte + gone.end_byte,
-            0,
-        )
+        self._base = shifted(offsets_in(self._pending, drop, drop), self._base)
         self._pending = self._pending[drop:]
         self._sentence_start -= drop
         self._scan = max(self._scan - drop, 0)
@@ -206,13 +191,7 @@ def fact_characters(facts: Iterable[Any]) -> int:
     >>> fact_characters(["東京", ("Paris.", {"author": "x"}), {"text": "abc"}])
     11
     """
-    total = 0
-    for index, fact in enumerate(facts):
-        text = getattr(fact, "fact_text", None)
-        if text is None and hasattr(fact, "summary"):
-            text = fact.summary
-        total += len(text if isinstance(text, str) else fact_parts(fact, index, "facts")[0])
-    return total
+    return sum(len(any_fact_parts(fact, index)[0]) for index, fact in enumerate(facts))
 
 
 @dataclass(frozen=True)
@@ -237,28 +216,29 @@ class SentenceCheck:
 
 def sentence_check(group: SentenceGroup, result: CheckGroundingResult) -> SentenceCheck:
     """`result` of checking `group`, its claims moved to whole-text offsets."""
-    base = group.offsets
-    claims = []
-    for claim in result.claims:
-        where = offsets_in(group.text, claim.start, claim.end)
-        claims.append(
-            Claim(
-                claim.text,
-                base.start + where.start,
-                base.start + where.end,
-                base.start_byte + where.start_byte,
-                base.start_byte + where.end_byte,
-                base.start_utf16 + where.start_utf16,
-                base.start_utf16 + where.end_utf16,
-                claim.citations,
-                claim.citation_indices,
-                claim.score,
-                claim.grounding_check_required,
-                claim.offsets_adjusted,
-                claim.located,
-            )
-        )
-    return SentenceCheck(group.text, base, result, tuple(claims))
+    claims = tuple(
+        moved_claim(claim, shifted(offsets_in(group.text, claim.start, claim.end), group.offsets))
+        for claim in result.claims
+    )
+    return SentenceCheck(group.text, group.offsets, result, claims)
+
+
+def moved_claim(claim: Claim, at: Offsets, citations: Sequence[Chunk] | None = None) -> Claim:
+    """`claim` placed at `at` (its span in the whole text), citing `citations` (else its own)."""
+    if citations is None:
+        citations, indices = claim.citations, claim.citation_indices
+    else:
+        indices = tuple(chunk.index for chunk in citations)
+    return Claim(
+        claim.text,
+        *at.claim_order(),
+        citations,
+        indices,
+        claim.score,
+        claim.grounding_check_required,
+        claim.offsets_adjusted,
+        claim.located,
+    )
 
 
 @dataclass(frozen=True)

@@ -29,20 +29,20 @@ How it merges:
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, TypeVar
 
 from google.protobuf import message
 
 from groundwire.core.chunks import Chunk
 from groundwire.core.corroboration import CorroboratedClaim, CorroborationResult
 from groundwire.core.errors import bad_request
-from groundwire.core.facts import fact_parts
+from groundwire.core.facts import any_fact_parts
 from groundwire.core.lazy import filled
+from groundwire.core.offsets import Offsets, offsets_in, shifted
 from groundwire.core.results import CheckGroundingResult, Claim
-from groundwire.core.sentence_stream import SentenceGroup, SentenceGroups
-from groundwire.core.stream_merge import Offsets, offsets_in
+from groundwire.core.sentence_stream import SentenceGroup, SentenceGroups, moved_claim
 from groundwire.core.validation import (
     MAX_ANSWER_CHARACTERS_V1ALPHA,
     MAX_ANSWER_TOKENS,
@@ -50,6 +50,8 @@ from groundwire.core.validation import (
     MAX_FACTS,
     count_tokens,
 )
+
+ClaimT = TypeVar("ClaimT", Claim, CorroboratedClaim)
 
 DEFAULT_MAX_CALLS = 16
 """The most calls one split check may make unless the caller says otherwise."""
@@ -259,14 +261,7 @@ def fact_pieces(fact: Any, index: int) -> list[FactPiece]:
     A `GroundingFact` keeps its attributes; a Vertex AI `Fact` its summary (or chunk text),
     `title`, `uri` and `query`.
     """
-    if hasattr(fact, "fact_text"):
-        text, attributes = fact.fact_text, dict(fact.attributes)
-    elif hasattr(fact, "summary"):
-        text = fact.summary or fact.chunk.text
-        attributes = {key: getattr(fact, key) for key in ("title", "uri", "query")}
-        attributes = {key: value for key, value in attributes.items() if value}
-    else:
-        text, attributes = fact_parts(fact, index, "facts")
+    text, attributes = any_fact_parts(fact, index)
     if len(text) <= MAX_FACT_CHARACTERS:
         return [FactPiece(index, 0, len(text), text, attributes, fact)]
     spans = _pack(_paragraphs(text), MAX_FACT_CHARACTERS)
@@ -323,28 +318,25 @@ def fact_arguments(group: Sequence[FactPiece]) -> list[Any]:
 
 def merge_checks(plan: SplitPlan, results: Sequence[CheckGroundingResult]) -> SplitCheckResult:
     """The calls' `results` (in `plan.requests()` order) as one result of the whole answer."""
-    groups = len(plan.fact_groups)
-    claims: list[Claim] = []
     chunks: dict[tuple[int, int], Chunk] = {}
-    weighted = weight = 0.0
-    for part_index, part in enumerate(plan.parts):
-        part_results = results[part_index * groups : (part_index + 1) * groups]
-        best: dict[tuple[int, int], tuple[Claim, tuple[FactPiece, ...]]] = {}
-        for result, group in zip(part_results, plan.fact_groups, strict=True):
-            for claim in result.claims:
-                key = (claim.start, claim.end)
-                if key not in best or _rank(claim) > _rank(best[key][0]):
-                    best[key] = (claim, group)
-        part_claims = [_placed(part, *best[key], chunks) for key in sorted(best)]
-        claims.extend(part_claims)
-        scores = [r.support_score for r in part_results if r.support_score is not None]
-        if scores:
-            part_weight = sum(len(c.text) for c in part_claims) or len(part.text)
-            weighted += max(scores) * part_weight
-            weight += part_weight
+
+    def placed(part: AnswerPart, claim: Claim, group: tuple[FactPiece, ...]) -> Claim:
+        cited = []
+        for citation in claim.citations:  # its source: the index of the fact in the call's list
+            if citation.source.isdigit() and int(citation.source) < len(group):
+                piece = group[int(citation.source)]
+                key = (piece.fact_index, piece.start)
+                if key not in chunks:  # numbered once, in order of first citation
+                    chunks[key] = Chunk(
+                        piece.text, str(piece.fact_index), len(chunks), piece.attributes
+                    )
+                cited.append(chunks[key])
+        return moved_claim(claim, shifted(_claim_offsets(part.text, claim), part.offsets), cited)
+
+    claims, score = _merged(plan, results, placed, "citations", "support_score")
     return SplitCheckResult(
         plan.answer,
-        weighted / weight if weight else None,
+        score,
         claims,
         list(chunks.values()),
         results[0].raw,
@@ -352,6 +344,56 @@ def merge_checks(plan: SplitPlan, results: Sequence[CheckGroundingResult]) -> Sp
         _billed(plan),
         results,
     )
+
+
+def merge_corroborations(
+    plan: SplitPlan, results: Sequence[CorroborationResult]
+) -> SplitCorroborationResult:
+    """The calls' `results` (in `plan.requests()` order) as one result of the whole content."""
+    claims, score = _merged(
+        plan, results, _corroboration_placed, "fact_indexes", "corroboration_score"
+    )
+    return SplitCorroborationResult(
+        plan.answer, score, claims, results[0].raw, plan.calls, _billed(plan), results
+    )
+
+
+def _merged(
+    plan: SplitPlan,
+    results: Sequence[Any],
+    placed: Callable[[AnswerPart, Any, tuple[FactPiece, ...]], ClaimT],
+    cited: str,
+    score: str,
+) -> tuple[list[ClaimT], float | None]:
+    """The claims of every part, placed, and the weighted score (see the module docstring).
+
+    Of a claim (same span) checked against several fact groups, the result kept is the best:
+    cited first (its attribute `cited` not empty), then by score (none counts lowest).
+    `score` names the results' overall score.
+    """
+    groups = len(plan.fact_groups)
+    claims: list[ClaimT] = []
+    weighted = weight = 0.0
+    for part_index, part in enumerate(plan.parts):
+        part_results = results[part_index * groups : (part_index + 1) * groups]
+        best: dict[tuple[int, int], tuple[Any, tuple[FactPiece, ...]]] = {}
+        for result, group in zip(part_results, plan.fact_groups, strict=True):
+            for claim in result.claims:
+                key = (claim.start, claim.end)
+                if key not in best or _rank(claim, cited) > _rank(best[key][0], cited):
+                    best[key] = (claim, group)
+        part_claims = [placed(part, *best[key]) for key in sorted(best)]
+        claims.extend(part_claims)
+        scores = [found for result in part_results if (found := getattr(result, score)) is not None]
+        if scores:
+            part_weight = sum(len(c.text) for c in part_claims) or len(part.text)
+            weighted += max(scores) * part_weight
+            weight += part_weight
+    return claims, weighted / weight if weight else None
+
+
+def _rank(claim: Any, cited: str) -> tuple[bool, float]:
+    return bool(getattr(claim, cited)), -1.0 if claim.score is None else claim.score
 
 
 def _claim_offsets(text: str, claim: Claim) -> Offsets:
@@ -362,108 +404,22 @@ def _claim_offsets(text: str, claim: Claim) -> Offsets:
     return Offsets(claim.start, claim.end, start_utf16, end_utf16, claim.start_byte, claim.end_byte)
 
 
-def _rank(claim: Claim) -> tuple[bool, float]:
-    """Which of a claim's results is best: cited first, then by score (none counts lowest)."""
-    return bool(claim.citations), _score_rank(claim.score)
-
-
-def _placed(
-    part: AnswerPart,
-    claim: Claim,
-    group: tuple[FactPiece, ...],
-    chunks: dict[tuple[int, int], Chunk],
-) -> Claim:
-    """`claim` of `part` in the whole answer's offsets, citing the merged `chunks` (added to)."""
-    where, base = _claim_offsets(part.text, claim), part.offsets
-    cited = []
-    for citation in claim.citations:  # its source: the index of the fact in the call's list
-        if citation.source.isdigit() and int(citation.source) < len(group):
-            piece = group[int(citation.source)]
-            key = (piece.fact_index, piece.start)
-            if key not in chunks:  # numbered once, in order of first citation
-                chunks[key] = Chunk(
-                    piece.text, str(piece.fact_index), len(chunks), piece.attributes
-                )
-            cited.append(chunks[key])
-    return Claim(
-        claim.text,
-        base.start + where.start,
-        base.start + where.end,
-        base.start_byte + where.start_byte,
-        base.start_byte + where.end_byte,
-        base.start_utf16 + where.start_utf16,
-        base.start_utf16 + where.end_utf16,
-        cited,
-        [chunk.index for chunk in cited],
-        claim.score,
-        claim.grounding_check_required,
-        claim.offsets_adjusted,
-        claim.located,
-    )
-
-
-def merge_corroborations(
-    plan: SplitPlan, results: Sequence[CorroborationResult]
-) -> SplitCorroborationResult:
-    """The calls' `results` (in `plan.requests()` order) as one result of the whole content."""
-    groups = len(plan.fact_groups)
-    claims: list[CorroboratedClaim] = []
-    weighted = weight = 0.0
-    for part_index, part in enumerate(plan.parts):
-        part_results = results[part_index * groups : (part_index + 1) * groups]
-        best: dict[tuple[int, int], tuple[CorroboratedClaim, tuple[FactPiece, ...]]] = {}
-        for result, group in zip(part_results, plan.fact_groups, strict=True):
-            for claim in result.claims:
-                key = (claim.start, claim.end)
-                rank = (bool(claim.fact_indexes), _score_rank(claim.score))
-                if key not in best or rank > (
-                    bool(best[key][0].fact_indexes),
-                    _score_rank(best[key][0].score),
-                ):
-                    best[key] = (claim, group)
-        part_claims = [_corroboration_placed(part, *best[key]) for key in sorted(best)]
-        claims.extend(part_claims)
-        scores = [r.corroboration_score for r in part_results if r.corroboration_score is not None]
-        if scores:
-            part_weight = sum(len(c.text) for c in part_claims) or len(part.text)
-            weighted += max(scores) * part_weight
-            weight += part_weight
-    return SplitCorroborationResult(
-        plan.answer,
-        weighted / weight if weight else None,
-        claims,
-        results[0].raw,
-        plan.calls,
-        _billed(plan),
-        results,
-    )
-
-
 def _billed(plan: SplitPlan) -> int:
     """The characters of every call: its answer part's and its fact group's."""
     facts_characters = [sum(len(piece.text) for piece in group) for group in plan.fact_groups]
     return sum(len(part.text) + chars for part in plan.parts for chars in facts_characters)
 
 
-def _score_rank(score: float | None) -> float:
-    return -1.0 if score is None else score
-
-
 def _corroboration_placed(
     part: AnswerPart, claim: CorroboratedClaim, group: tuple[FactPiece, ...]
 ) -> CorroboratedClaim:
     """`claim` of `part` in the whole content's offsets, naming the caller's facts."""
-    where, base = offsets_in(part.text, claim.start, claim.end), part.offsets
+    at = shifted(offsets_in(part.text, claim.start, claim.end), part.offsets)
     cited = dict(zip(claim.fact_indexes, claim.facts, strict=False))
     kept = [i for i in cited if 0 <= i < len(group)]
     return CorroboratedClaim(
         claim.text,
-        base.start + where.start,
-        base.start + where.end,
-        base.start_byte + where.start_byte,
-        base.start_byte + where.end_byte,
-        base.start_utf16 + where.start_utf16,
-        base.start_utf16 + where.end_utf16,
+        *at.claim_order(),
         [group[i].fact_index for i in kept],
         [cited[i] for i in kept],
         claim.score,

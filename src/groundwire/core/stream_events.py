@@ -15,17 +15,12 @@ from typing import Any
 
 from groundwire.core.errors import GroundwireError
 from groundwire.core.generation import GenerateResult
-from groundwire.core.records import citation_record, error_record, score
-from groundwire.core.results import Claim
+from groundwire.core.offsets import offsets_in
+from groundwire.core.records import claim_record, error_record, score
 from groundwire.core.sentence_stream import SentenceCheck, StreamSummary
-from groundwire.core.stream_merge import Offsets, offsets_in
 
 Event = tuple[str, dict[str, Any]]
 """An event's name (`piece`, `check`, `summary`, `error`) and its JSON data."""
-
-
-def _offsets(offsets: Offsets) -> dict[str, int]:
-    return offsets._asdict()
 
 
 def piece_event(added: str, length: int) -> Event:
@@ -33,29 +28,18 @@ def piece_event(added: str, length: int) -> Event:
     return "piece", {"text": added, "length": length}
 
 
-def claim_record(claim: Claim) -> dict[str, Any]:
-    """A claim with its offsets in the whole text, its verdict and citations."""
-    return {
-        "text": claim.text,
-        "start": claim.start,
-        "end": claim.end,
-        "start_utf16": claim.start_utf16,
-        "end_utf16": claim.end_utf16,
-        "start_byte": claim.start_byte,
-        "end_byte": claim.end_byte,
-        "supported": claim.supported,
-        "grounding_check_required": claim.grounding_check_required,
-        "score": score(claim.score),
-        "citations": [citation_record(chunk) for chunk in claim.citations],
-    }
-
-
 def check_event(check: SentenceCheck) -> Event:
     """A checked sentence (or group): its text, offsets, support score and claims."""
-    data: dict[str, Any] = {"text": check.text, **_offsets(check.offsets)}
-    data["support_score"] = score(check.support_score)
-    data["claims"] = [claim_record(claim) for claim in check.claims]
-    return "check", data
+    claims = [
+        {**claim_record(claim), "start_utf16": claim.start_utf16, "end_utf16": claim.end_utf16}
+        for claim in check.claims
+    ]
+    return "check", {
+        "text": check.text,
+        **check.offsets._asdict(),
+        "support_score": score(check.support_score),
+        "claims": claims,
+    }
 
 
 def check_summary_event(summary: StreamSummary) -> Event:
@@ -77,7 +61,7 @@ def merged_summary_event(merged: GenerateResult) -> Event:
     supports = []
     for support in merged.grounding_supports:
         data: dict[str, Any] = {"claim_text": support.claim_text}
-        data.update(_offsets(offsets_in(text, support.start, support.end)))
+        data.update(offsets_in(text, support.start, support.end)._asdict())
         data["sources"] = list(support.chunk_indices)
         data["score"] = score(support.score)
         supports.append(data)

@@ -71,41 +71,6 @@ MERGE_RULES = (
 """The merge, rule by rule; `tests/core/test_stream_merge.py` has one test per rule."""
 
 
-class Offsets(NamedTuple):
-    """A span of a text in every unit a caller may need: `str`, UTF-16 and UTF-8 bytes."""
-
-    start: int
-    end: int
-    start_utf16: int
-    end_utf16: int
-    start_byte: int
-    end_byte: int
-
-
-def offsets_in(text: str, start: int, end: int) -> Offsets:
-    """The span `text[start:end]` in `str`, UTF-16 and UTF-8 offsets.
-
-    >>> offsets_in("👋 Paris.", 2, 8)
-    Offsets(start=2, end=8, start_utf16=3, end_utf16=9, start_byte=5, end_byte=11)
-    """
-    head = text[:start]
-    span = text[start:end]
-    start_utf16 = len(head.encode("utf-16-le")) // 2
-    start_byte = len(head.encode())
-    return Offsets(
-        start,
-        end,
-        start_utf16,
-        start_utf16 + len(span.encode("utf-16-le")) // 2,
-        start_byte,
-        start_byte + len(span.encode()),
-    )
-
-
-def _chunk_key(chunk: Chunk) -> tuple[str, str, str, str, str]:
-    return (chunk.text, chunk.source, chunk.uri, chunk.title, chunk.domain)
-
-
 @dataclass
 class _CandidateMerge:
     """What is merged so far of one candidate."""
@@ -202,7 +167,7 @@ class StreamMerge:
         return next(iter(self._candidates.values()), None)
 
     def _number(self, chunk: Chunk) -> int:
-        key = _chunk_key(chunk)
+        key = (chunk.text, chunk.source, chunk.uri, chunk.title, chunk.domain)
         found = self._chunks.get(key)
         if found is None:
             found = self._chunks[key] = (len(self._chunks), chunk)
