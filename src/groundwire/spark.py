@@ -282,6 +282,7 @@ def grounding_udf(
         >>> out = df.select("id", check("answer", "facts").alias("grounding"))  # doctest: +SKIP
     """
     try:
+        import pandas as pd
         from pyspark.sql.functions import pandas_udf
     except ImportError as error:
         raise missing_extra(error, "spark", "groundwire.spark.grounding_udf") from error
@@ -297,6 +298,8 @@ def grounding_udf(
 
         return pd.DataFrame.from_records(runner.run(answers, facts), columns=runner.columns)
 
+    # pyspark reads the UDF's kind (Series to DataFrame: a struct per row) from its hints.
+    check_rows.__annotations__ = {"answers": pd.Series, "facts": pd.Series, "return": pd.DataFrame}
     return pandas_udf(check_rows, returnType=result_struct(method))
 
 
