@@ -131,7 +131,9 @@ def test_ten_thousand_rows_against_injected_faults_each_end_in_one_result_or_err
 def test_the_pandas_udf_checks_array_columns_and_keeps_poison_rows_apart(
     spark: SparkSession, grounding_emulator: Emulator
 ) -> None:
-    rows = [(number, f"Paris is the capital of France ({number}).", [FACT]) for number in range(40)]
+    rows: list[tuple[int, str | None, list[str | None] | None]] = [
+        (number, f"Paris is the capital of France ({number}).", [FACT]) for number in range(40)
+    ]
     rows += [(40, None, [FACT]), (41, "Paris.", None), (42, "Paris.", [None])]
     frame = spark.createDataFrame(rows, "id long, answer string, facts array<string>")
     check = grounding_udf(
