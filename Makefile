@@ -161,11 +161,12 @@ java:
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends openjdk-17-jre-headless; }
 
 ## test-spark: groundwire installed beside PySpark: the Spark jobs (tests/spark, local[2] against
-## the emulator, failing instead of skipping without PySpark) and the module's pure tests
+## the emulator, failing instead of skipping without PySpark), the module's pure tests and the
+## examples of docs/spark.md, which skip where PySpark is not installed
 test-spark: $(SPARK_VENV)/.installed java
 	$(SPARK_VENV)/$(REINSTALL)
 	GROUNDWIRE_TEST_SPARK=required PYSPARK_PYTHON=$(CURDIR)/$(SPARK_VENV)/bin/python SPARK_LOCAL_IP=127.0.0.1 \
-	  $(SPARK_VENV)/bin/pytest -q -p no:cacheprovider tests/spark
+	  $(SPARK_VENV)/bin/pytest -q -p no:cacheprovider tests/spark tests/test_docs_examples.py -k "spark"
 
 ## demo: a real grounding check (non-ASCII answer, claim scores) against the embedded emulator
 demo: $(PY_STAMP)
