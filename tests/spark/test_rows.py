@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import json
+import pickle
 
 import pytest
 
+from groundwire.client import GroundingClient
 from groundwire.core.batch import BatchOutcome
 from groundwire.core.errors import InvalidArgument, StatusCode, Unavailable
 from groundwire.emulator import Emulator
@@ -107,3 +109,19 @@ def test_wrong_options_fail_where_the_job_is_built() -> None:
         check_grounding_batches(
             "my-project", "us-central1", method="CorroborateContent", enable_claim_level_score=True
         )
+
+
+def test_a_worker_makes_one_client_per_set_of_options_and_a_task_ships_none(
+    grounding_emulator: Emulator,
+) -> None:
+    from groundwire import spark
+
+    options = {"project": "p", "location": "global", "endpoint": grounding_emulator.grpc_address}
+    runner = spark._Runner("CheckGrounding", options, {"concurrency": 4})
+    shipped = pickle.loads(pickle.dumps(runner))  # what a task carries: options, no client
+    assert not any(isinstance(value, GroundingClient) for value in vars(shipped).values())
+    rows = shipped.run(["Paris is the capital of France.", None], [[FACT], [FACT]])
+    assert [row["error_code"] for row in rows] == [None, "INVALID_ARGUMENT"]
+    client = spark._client_for(options)
+    assert spark._client_for(dict(options)) is client  # the same options: the same client
+    assert spark._client_for({**options, "location": "us"}) is not client
