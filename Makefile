@@ -6,6 +6,7 @@
 #   build/venv-generate   generate.txt  protoc (grpcio-tools 1.72.2) for `make generate`
 #   build/venv-lowest     lowest.txt    the lowest supported versions: `make test-lowest`
 #   build/venv-beam       beam.txt      beside Apache Beam 2.77: `make test-beam`
+#   build/venv-spark      spark.txt     beside PySpark 4.3 (and a Java runtime): `make test-spark`
 
 PYTHON ?= python3
 VENV := .venv
@@ -18,9 +19,10 @@ TS_STAMP := typescript/node_modules/.installed
 GEN_VENV := build/venv-generate
 LOWEST_VENV := build/venv-lowest
 BEAM_VENV := build/venv-beam
+SPARK_VENV := build/venv-spark
 
 .PHONY: install demo generate check-generated proto-deps polyglot-tools polyglot test-polyglot \
-	baseline breaking lint docs test test-lowest test-beam bench ci lock clean
+	baseline breaking lint docs test test-lowest test-beam test-spark java bench ci lock clean
 
 install: $(PY_STAMP) $(NODE_STAMP)
 
@@ -51,6 +53,10 @@ $(LOWEST_VENV)/.installed: pyproject.toml constraints/lowest.txt
 BEAM_REQUIREMENTS := ".[emulator,test,beam]" apache-beam==2.77.0
 $(BEAM_VENV)/.installed: pyproject.toml constraints/beam.txt
 	$(call make_venv,$(BEAM_VENV),constraints/beam.txt,$(BEAM_REQUIREMENTS))
+
+SPARK_REQUIREMENTS := ".[emulator,test,spark]"
+$(SPARK_VENV)/.installed: pyproject.toml constraints/spark.txt
+	$(call make_venv,$(SPARK_VENV),constraints/spark.txt,$(SPARK_REQUIREMENTS))
 
 REINSTALL = bin/pip install --quiet --no-deps --force-reinstall .
 
@@ -148,6 +154,20 @@ test-beam: $(BEAM_VENV)/.installed
 	$(BEAM_VENV)/bin/groundwire check --local --answer "Paris is in France." --fact "Paris is the capital of France."
 	GROUNDWIRE_TEST_BEAM=required $(BEAM_VENV)/bin/pytest -q -m "not official and not slow" -p no:cacheprovider
 
+## java: a Java runtime for Spark (17 or newer), Debian's headless JRE when `java` is missing
+java:
+	@command -v java >/dev/null || { \
+	  echo "apt-get install openjdk-17-jre-headless"; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends openjdk-17-jre-headless; }
+
+## test-spark: groundwire installed beside PySpark: the Spark jobs (tests/spark, local[2] against
+## the emulator, failing instead of skipping without PySpark), the module's pure tests and the
+## examples of docs/spark.md, which skip where PySpark is not installed
+test-spark: $(SPARK_VENV)/.installed java
+	$(SPARK_VENV)/$(REINSTALL)
+	GROUNDWIRE_TEST_SPARK=required PYSPARK_PYTHON=$(CURDIR)/$(SPARK_VENV)/bin/python SPARK_LOCAL_IP=127.0.0.1 \
+	  $(SPARK_VENV)/bin/pytest -q -p no:cacheprovider tests/spark tests/test_docs_examples.py -k "spark"
+
 ## demo: a real grounding check (non-ASCII answer, claim scores) against the embedded emulator
 demo: $(PY_STAMP)
 	$(BIN)/groundwire check --local --claim-scores \
@@ -158,18 +178,20 @@ demo: $(PY_STAMP)
 	  --fact "The Eiffel Tower is a wrought-iron lattice tower in Paris, France."
 
 ## bench: client, import, offsets and emulator benchmarks side by side; writes bench/results.{json,md}
-##        SECTIONS=imports,offsets runs only those (throughput, imports, offsets, engine, quality)
-##        and prints their report without touching the result files
-bench: $(PY_STAMP)
+##        SECTIONS=imports,offsets runs only those (throughput, imports, offsets, engine, streams,
+##        spark, quality) and prints their report without touching the result files; spark
+##        runs its jobs in build/venv-spark and build/venv-beam, so bench sets both up
+bench: $(PY_STAMP) $(SPARK_VENV)/.installed $(BEAM_VENV)/.installed
 	$(BIN)/python -m bench.run $(if $(SECTIONS),--only $(SECTIONS))
 
 ## ci: everything .ci/run checks
-ci: check-generated breaking lint docs test-polyglot test-lowest test-beam test
+ci: check-generated breaking lint docs test-polyglot test-lowest test-beam test-spark test
 
-## lock: re-resolve the dev and Beam environments from pyproject.toml and rewrite their pins
+## lock: re-resolve the dev, Beam and Spark environments from pyproject.toml and rewrite their pins
 lock:
 	$(call lock_venv,build/lock-venv,-e ".[dev]",constraints/dev.txt,the dev environment and CI)
 	$(call lock_venv,build/lock-beam,$(BEAM_REQUIREMENTS),constraints/beam.txt,build/venv-beam (beside Apache Beam))
+	$(call lock_venv,build/lock-spark,$(SPARK_REQUIREMENTS),constraints/spark.txt,build/venv-spark (beside PySpark))
 
 # Resolves $(2) in a fresh venv $(1) and writes its exact versions to $(3), for $(4).
 define lock_venv

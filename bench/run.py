@@ -27,7 +27,7 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
-from bench import engine, imports, offsets, report, streams, targets, throughput
+from bench import engine, imports, offsets, report, spark, streams, targets, throughput
 
 HERE = Path(__file__).resolve().parent
 RESULTS_JSON = HERE / "results.json"
@@ -76,6 +76,7 @@ def sections(quick: bool) -> dict[str, Callable[[], dict[str, Any]]]:
         "streams": lambda: streams.measure(
             sentences=30 if quick else 60, repeats=1 if quick else 3
         ),
+        "spark": lambda: spark.measure(rows=2_000 if quick else 10_000),
         "quality": quality,
     }
 

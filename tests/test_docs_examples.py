@@ -14,7 +14,7 @@ ROOT = Path(__file__).resolve().parents[1]
 PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 NO_RUN = re.compile(r"<!-- no-run: (?P<reason>[^>]+) -->")
 # Optional extras: an example that imports one is skipped where the extra is not installed.
-EXTRAS = ("apache_beam", "google.cloud", "langchain_core", "opentelemetry")
+EXTRAS = ("apache_beam", "google.cloud", "langchain_core", "opentelemetry", "pyspark")
 
 
 class Example:

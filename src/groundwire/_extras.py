@@ -11,6 +11,7 @@ _NEEDS = {
     "otel": "OpenTelemetry",
     "langchain": "LangChain",
     "beam": "Apache Beam",
+    "spark": "PySpark",
 }
 
 
