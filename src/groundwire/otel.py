@@ -42,6 +42,7 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 from contextvars import Token
+from dataclasses import dataclass
 from urllib.parse import urlsplit
 
 from groundwire._extras import missing_extra
@@ -137,27 +138,19 @@ class OpenTelemetryInterceptor(Interceptor):
         return _TracedCall(self, span, tuple(carrier.items()), token)
 
 
+@dataclass(slots=True)
 class _TracedCall(CallObserver):
-    __slots__ = ("_interceptor", "_metadata", "_span", "_token")
-
-    def __init__(
-        self,
-        interceptor: OpenTelemetryInterceptor,
-        span: Span,
-        metadata: Metadata,
-        token: Token[Context] | None,
-    ) -> None:
-        self._interceptor = interceptor
-        self._span = span
-        self._metadata = metadata
-        self._token = token
+    interceptor: OpenTelemetryInterceptor
+    span: Span
+    trace_context: Metadata
+    token: Token[Context] | None
 
     def metadata(self) -> Metadata:
-        return self._metadata
+        return self.trace_context
 
     def on_attempt(self, attempt: Attempt) -> None:
         code = "OK" if attempt.error is None else attempt.error.code.name
-        self._span.add_event(
+        self.span.add_event(
             "groundwire.attempt",
             {
                 "groundwire.attempt": attempt.number,
@@ -170,7 +163,7 @@ class _TracedCall(CallObserver):
         )
 
     def on_finish(self, outcome: Outcome) -> None:
-        span, attempt, interceptor = self._span, outcome.last_attempt, self._interceptor
+        span, attempt, interceptor = self.span, outcome.last_attempt, self.interceptor
         transport = "" if attempt is None else attempt.transport
         old, current = interceptor._old, interceptor._current
         attributes = rpc_attributes(outcome.call, attempt, old, current)
@@ -188,8 +181,8 @@ class _TracedCall(CallObserver):
         if outcome.error is not None:
             span.set_status(Status(StatusCode.ERROR, outcome.error.message))
         span.end()
-        if self._token is not None:
-            otel_context.detach(self._token)
+        if self.token is not None:
+            otel_context.detach(self.token)
         if transport:
             attributes["groundwire.transport"] = transport
         for histogram, scale in interceptor._histograms:
