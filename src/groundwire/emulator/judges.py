@@ -28,12 +28,9 @@ from typing import Any
 
 from groundwire.core.client_options import ConfigurationError
 from groundwire.core.errors import DeadlineExceeded, Internal
+from groundwire.emulator.engine.grounding import BatchJudge, ClaimsAndPassages
 from groundwire.emulator.limits import DEFAULT_JUDGE_CONCURRENCY, DEFAULT_JUDGE_TIMEOUT
 
-ClaimsAndPassages = list[tuple[str, list[str]]]
-"""Each claim that needs a check, with the passages it may be supported by."""
-BatchJudge = Callable[[ClaimsAndPassages], list[list[float]]]
-"""What the engine calls: one list of scores per claim, one score per passage."""
 UserJudge = Callable[[str, list[str]], Any]
 """The user's ``judge(claim, passages) -> list[float]``, plain or ``async``."""
 
