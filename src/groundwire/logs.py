@@ -1,22 +1,16 @@
 """What groundwire logs, on the `groundwire` logger: retries, fallback, and (on request) each call.
 
-* Retries are logged at INFO; the auto transport logs its switches to REST and back at
-  WARNING, and the end of a cool-down at INFO.
-* `GOOGLE_SDK_PYTHON_LOGGING_SCOPE`, read as google-api-core reads it (a logger name; here a
-  comma-separated list of them), turns on DEBUG logs of each call when it names `groundwire`
-  (or a logger under it): method, transport, attempt, status and duration — never bodies.
-  As api-core does, the named logger gets a handler at DEBUG and stops propagating, unless
-  the application configured it already.
-* `log_bodies=True` on a client adds the request and response bodies to those DEBUG logs,
-  scrubbed of anything that looks like a credential. Credentials are never logged: the
-  authorization header is added by the transports, below everything logged here.
+Retries are logged at INFO; `GOOGLE_SDK_PYTHON_LOGGING_SCOPE` naming `groundwire` turns on
+DEBUG logs of each call (never bodies), and `log_bodies=True` adds the bodies, scrubbed of
+anything that looks like a credential. Credentials are never logged: the authorization header
+is added by the transports, below everything logged here. The operators' guide
+(docs/operators.md, "Logging") says what each record holds and how the logger is set up.
 """
 
 from __future__ import annotations
 
 import logging
 import os
-from collections.abc import Mapping
 
 from google.protobuf import json_format
 from google.protobuf.message import Message
@@ -43,14 +37,14 @@ def log_retry(method: Method, attempt: int, error: GroundwireError, delay: float
     )
 
 
-def call_logging(log_bodies: bool, environ: Mapping[str, str] = os.environ) -> Interceptor | None:
+def call_logging(log_bodies: bool) -> Interceptor | None:
     """The interceptor that logs each call at DEBUG, when the scope or `log_bodies` asks.
 
     When the scope names groundwire (or a logger under it), the `groundwire` logger is also
     set up as api-core sets up the loggers its scope names (a stream handler at DEBUG, not
     propagating), unless the application configured it already.
     """
-    scope = (part.strip() for part in environ.get(SCOPE_VARIABLE, "").split(","))
+    scope = (part.strip() for part in os.environ.get(SCOPE_VARIABLE, "").split(","))
     scoped = any(name == "groundwire" or name.startswith("groundwire.") for name in scope)
     if scoped and not (logger.handlers or logger.level != logging.NOTSET or not logger.propagate):
         handler = logging.StreamHandler()

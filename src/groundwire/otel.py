@@ -5,36 +5,12 @@ Install `groundwire[otel]` and register the interceptor on either client:
 >>> from groundwire.otel import OpenTelemetryInterceptor                    # doctest: +SKIP
 >>> client = GroundingClient("p", interceptors=[OpenTelemetryInterceptor()])  # doctest: +SKIP
 
-It uses the global tracer and meter providers unless given others, and for each call:
-
-* starts one CLIENT span named by the RPC (`package.Service/Method`), a child of the current
-  span; each attempt is an event on it (`groundwire.attempt`: number, transport, status,
-  duration), so retries and the fallback show inside the one span. A unary call's span is
-  the current span while the call runs, so what runs inside it (credentials refresh, a
-  transport's own instrumentation) is its child; a stream's is not, since the caller runs
-  between its pieces;
-* sends the span's W3C trace context (`traceparent`, `tracestate`, and baggage: the global
-  propagator's fields) as gRPC metadata or as HTTP headers over REST;
-* records the call duration in a histogram (retries included, as the span's).
-
-Attributes follow the RPC semantic conventions. By default, the experimental ones most
-instrumentations emit (`rpc.system`, `rpc.service`, `rpc.method` = the bare method,
-`rpc.grpc.status_code`; histogram `rpc.client.duration` in ms). `OTEL_SEMCONV_STABILITY_OPT_IN`
-with `rpc` switches to the current ones (`rpc.system.name`, `rpc.method` =
-`package.Service/Method`, `rpc.response.status_code` as the code's name; histogram
-`rpc.client.call.duration` in s); `rpc/dup` emits both. Either way `server.address`,
-`server.port` and, on failure, `error.type` (the canonical code's name) are set.
-
-Over REST, `rpc.system` (and `rpc.system.name`) is `"rest"`: the call is the same RPC with the
-same canonical status codes, transcoded to HTTP/JSON by its `google.api.http` rule, not gRPC
-on the wire. The HTTP client attributes are added: `http.request.method`, `url.full` and
-`http.response.status_code`.
-
-groundwire's own attributes: `groundwire.transport` (`grpc` or `rest`, of the last attempt),
-`groundwire.fell_back` (an attempt went over REST because gRPC could not connect),
-`groundwire.retries` (attempts after the first), `groundwire.status_code` (the canonical
-code's name) and, for CheckGrounding, `groundwire.characters_sent`: the answer's and the
-facts' characters, the unit Google bills CheckGrounding by.
+Each call is one CLIENT span named by the RPC, each attempt an event on it; the span's W3C
+trace context goes out as gRPC metadata or HTTP headers; the call's duration is recorded in a
+histogram. Attributes follow the RPC semantic conventions (the experimental ones by default,
+the current ones with `OTEL_SEMCONV_STABILITY_OPT_IN=rpc`, both with `rpc/dup`); over REST,
+`rpc.system` is `"rest"` and the HTTP client attributes are added. The operators' guide
+(docs/operators.md, "Telemetry") lists every attribute, groundwire's own included.
 """
 
 from __future__ import annotations
