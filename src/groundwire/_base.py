@@ -241,10 +241,7 @@ class ClientBase:
         self._transports: dict[str, Any] = {}
         self._closed = False
         self._lock = self._new_lock()
-        logging_interceptor = call_logging(log_bodies)
-        self._chain = Chain(
-            [*interceptors] if logging_interceptor is None else [*interceptors, logging_interceptor]
-        )
+        self._chain = Chain([*interceptors, *call_logging(log_bodies)])
 
     @staticmethod
     def _new_lock() -> Any:

@@ -37,8 +37,8 @@ def log_retry(method: Method, attempt: int, error: GroundwireError, delay: float
     )
 
 
-def call_logging(log_bodies: bool) -> Interceptor | None:
-    """The interceptor that logs each call at DEBUG, when the scope or `log_bodies` asks.
+def call_logging(log_bodies: bool) -> tuple[Interceptor, ...]:
+    """The interceptor that logs each call at DEBUG when the scope or `log_bodies` asks (or none).
 
     When the scope names groundwire (or a logger under it), the `groundwire` logger is also
     set up as api-core sets up the loggers its scope names (a stream handler at DEBUG, not
@@ -52,7 +52,7 @@ def call_logging(log_bodies: bool) -> Interceptor | None:
         logger.addHandler(handler)
         logger.setLevel(logging.DEBUG)
         logger.propagate = False
-    return CallLogging(log_bodies=log_bodies) if scoped or log_bodies else None
+    return (CallLogging(log_bodies=log_bodies),) if scoped or log_bodies else ()
 
 
 class CallLogging(Interceptor, CallObserver):
