@@ -144,23 +144,21 @@ class _TracedCall(CallObserver):
         old, current = interceptor._old, interceptor._current
         attributes = rpc_attributes(outcome.call, attempt, old, current)
         attributes.update(status_attributes(outcome.error, transport, old, current))
+        if transport:
+            attributes["groundwire.transport"] = transport
         span_attributes: Attributes = {
             **attributes,
             "groundwire.fell_back": outcome.fell_back,
             "groundwire.retries": max(outcome.attempts - 1, 0),
         }
-        if attempt is not None:
-            span_attributes["groundwire.transport"] = transport
-            if transport == "rest":
-                span_attributes.update(http_attributes(outcome, attempt))
+        if attempt is not None and transport == "rest":
+            span_attributes.update(http_attributes(outcome, attempt))
         span.set_attributes(span_attributes)
         if outcome.error is not None:
             span.set_status(Status(StatusCode.ERROR, outcome.error.message))
         span.end()
         if self.token is not None:
             otel_context.detach(self.token)
-        if transport:
-            attributes["groundwire.transport"] = transport
         for histogram, scale in interceptor._histograms:
             histogram.record(outcome.duration * scale, attributes)
 
