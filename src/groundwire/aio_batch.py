@@ -100,7 +100,7 @@ class AsyncBatch(Engine[ResultT]):
             await self._notify()
 
     def _may_start(self) -> bool:
-        """Whether the item may take a slot; `_Stopped` when the batch has ended."""
+        """Whether the item may take a slot; `Stopped` when the batch has ended."""
         if self._stopped:
             raise Stopped
         return self._state.may_start()
@@ -128,7 +128,7 @@ class AsyncBatch(Engine[ResultT]):
             self._changed.notify_all()
 
     async def _sleep(self, seconds: float) -> None:
-        """Sleeps, ending early (with `_Stopped`) when the batch stops."""
+        """Sleeps, ending early (with `Stopped`) when the batch stops."""
         if seconds > 0:
             await asyncio.sleep(seconds)
         if self._stopped:
