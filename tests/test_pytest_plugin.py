@@ -4,24 +4,18 @@ from __future__ import annotations
 
 import subprocess
 import sys
-import textwrap
 from pathlib import Path
 
 import pytest
 
 from groundwire import AsyncGroundingClient, GroundingClient
 from groundwire.emulator import Emulator
+from tests.support.inner_pytest import marked_test, run_tests
 
 pytest_plugins = ["pytester"]
 
 HEAVY: tuple[str, ...] = ("grpc", "google.protobuf", "h11", "groundwire.client", "groundwire.aio")
 HEAVY += ("groundwire.emulator.server", "groundwire.emulator.in_process", "groundwire.transports")
-
-
-def _run(pytester: pytest.Pytester, source: str, *args: str) -> pytest.RunResult:
-    pytester.makepyfile(textwrap.dedent(source))
-    options = ("-o", "asyncio_default_fixture_loop_scope=function")
-    return pytester.runpytest("-p", "no:cacheprovider", "--strict-markers", *options, *args)
 
 
 def test_importing_the_plugin_loads_no_grpc_emulator_or_client() -> None:
@@ -53,7 +47,7 @@ def test_pytest_loads_the_plugin_from_its_entry_point_and_stays_light(
 
 
 def test_grounding_client_checks_against_the_session_emulator(pytester: pytest.Pytester) -> None:
-    result = _run(
+    result = run_tests(
         pytester,
         """
         ADDRESSES = []
@@ -75,7 +69,7 @@ def test_grounding_client_checks_against_the_session_emulator(pytester: pytest.P
 def test_a_grounding_faults_marker_gives_the_test_a_faulty_emulator_of_its_own(
     pytester: pytest.Pytester,
 ) -> None:
-    result = _run(
+    result = run_tests(
         pytester,
         """
         import time
@@ -116,22 +110,13 @@ def test_a_grounding_faults_marker_gives_the_test_a_faulty_emulator_of_its_own(
 def test_a_bad_grounding_faults_marker_is_a_configuration_error(
     pytester: pytest.Pytester, marker: str, message: str
 ) -> None:
-    result = _run(
-        pytester,
-        f"""
-        import pytest
-
-        @pytest.mark.{marker}
-        def test_faulty(grounding_client):
-            pass
-        """,
-    )
+    result = run_tests(pytester, marked_test(marker))
     result.assert_outcomes(errors=1)
     result.stdout.fnmatch_lines([f"*ConfigurationError*{message}*"])
 
 
 def test_async_grounding_client_works_under_pytest_asyncio(pytester: pytest.Pytester) -> None:
-    result = _run(
+    result = run_tests(
         pytester,
         """
         import pytest
@@ -164,7 +149,7 @@ def test_without_pytest_asyncio_only_the_async_fixture_fails(pytester: pytest.Py
 
 @pytest.mark.official
 def test_official_grounding_client_talks_to_the_emulator(pytester: pytest.Pytester) -> None:
-    result = _run(
+    result = run_tests(
         pytester,
         """
         from google.cloud import discoveryengine_v1 as de
@@ -217,5 +202,5 @@ def test_the_docs_example_passes_in_pytest_asyncios_default_strict_mode(
     section = page[page.index("## Testing with groundwire") :]
     example = section.split("```python\n", 1)[1].split("```", 1)[0]
     assert "async def test_async" in example
-    result = _run(pytester, example, "-o", "asyncio_mode=strict")
+    result = run_tests(pytester, example, "-o", "asyncio_mode=strict")
     result.assert_outcomes(passed=3)

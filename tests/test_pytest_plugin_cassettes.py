@@ -8,6 +8,7 @@ import textwrap
 import pytest
 
 from groundwire.core.apis import method
+from tests.support.inner_pytest import run_inner
 
 pytest_plugins = ["pytester"]
 
@@ -55,6 +56,5 @@ def test_a_module_with_a_cassette_is_answered_from_it_and_one_without_by_the_eng
             """
         ),
     )
-    options = ("-o", "asyncio_default_fixture_loop_scope=function")
-    result = pytester.runpytest("-p", "no:cacheprovider", "--strict-markers", *options)
+    result = run_inner(pytester)
     result.assert_outcomes(passed=3)

@@ -7,6 +7,7 @@ import textwrap
 import pytest
 
 import groundwire.emulator.in_process  # noqa: F401 - see below
+from tests.support.inner_pytest import marked_test, run_inner
 
 pytest_plugins = ["pytester"]
 # The inner runs start emulators in this process, and pytester forgets the modules each run
@@ -39,8 +40,7 @@ def cited(client):
 def _run(pytester: pytest.Pytester, tests: str, *args: str) -> pytest.RunResult:
     pytester.makepyfile(judges=JUDGES, test_judged=CITED + textwrap.dedent(tests))
     pytester.syspathinsert()
-    options = ("-o", "asyncio_default_fixture_loop_scope=function")
-    return pytester.runpytest("-p", "no:cacheprovider", "--strict-markers", *options, *args)
+    return run_inner(pytester, *args)
 
 
 def test_a_grounding_judge_marker_gives_the_test_an_emulator_judged_its_way(
@@ -133,15 +133,6 @@ def test_a_conftest_fixture_gives_the_session_a_judge_function(pytester: pytest.
 def test_a_bad_grounding_judge_marker_is_a_configuration_error(
     pytester: pytest.Pytester, marker: str, message: str
 ) -> None:
-    result = _run(
-        pytester,
-        f"""
-        import pytest
-
-        @pytest.mark.{marker}
-        def test_judged(grounding_client):
-            pass
-        """,
-    )
+    result = _run(pytester, marked_test(marker))
     result.assert_outcomes(errors=1)
     result.stdout.fnmatch_lines([message])

@@ -2,23 +2,17 @@
 
 from __future__ import annotations
 
-import textwrap
-
 import pytest
 
+from tests.support.inner_pytest import run_tests
+
 pytest_plugins = ["pytester"]
-
-
-def _run(pytester: pytest.Pytester, source: str) -> pytest.RunResult:
-    pytester.makepyfile(textwrap.dedent(source))
-    options = ("-o", "asyncio_default_fixture_loop_scope=function")
-    return pytester.runpytest("-p", "no:cacheprovider", "--strict-markers", *options)
 
 
 def test_a_tests_stubs_are_removed_after_it_and_it_sees_only_its_requests(
     pytester: pytest.Pytester,
 ) -> None:
-    result = _run(
+    result = run_tests(
         pytester,
         """
         FACTS = ["Paris is in France."]
@@ -42,7 +36,7 @@ def test_a_tests_stubs_are_removed_after_it_and_it_sees_only_its_requests(
 def test_the_stub_marker_stubs_the_test_and_the_sequence_drives_retries(
     pytester: pytest.Pytester,
 ) -> None:
-    result = _run(
+    result = run_tests(
         pytester,
         """
         import pytest

@@ -14,32 +14,10 @@ from typing import TYPE_CHECKING, Any
 
 from groundwire.core.version import VERSION as __version__
 
-_EXPORTS = {
+_HOMES = {  # where each export lives; the others are errors of groundwire.core.errors
     "GroundingClient": "groundwire.client",
     "AsyncGroundingClient": "groundwire.aio",
     "RetryPolicy": "groundwire.core.retry",
-    "GroundwireError": "groundwire.core.errors",
-    "StatusCode": "groundwire.core.errors",
-    "Aborted": "groundwire.core.errors",
-    "AlreadyExists": "groundwire.core.errors",
-    "Cancelled": "groundwire.core.errors",
-    "ClientClosed": "groundwire.core.errors",
-    "ClientForked": "groundwire.core.errors",
-    "WrongEventLoop": "groundwire.core.errors",
-    "DataLoss": "groundwire.core.errors",
-    "DeadlineExceeded": "groundwire.core.errors",
-    "FailedPrecondition": "groundwire.core.errors",
-    "Internal": "groundwire.core.errors",
-    "InvalidArgument": "groundwire.core.errors",
-    "MessageTooLarge": "groundwire.core.errors",
-    "NotFound": "groundwire.core.errors",
-    "OutOfRange": "groundwire.core.errors",
-    "PermissionDenied": "groundwire.core.errors",
-    "ResourceExhausted": "groundwire.core.errors",
-    "Unauthenticated": "groundwire.core.errors",
-    "Unavailable": "groundwire.core.errors",
-    "Unimplemented": "groundwire.core.errors",
-    "Unknown": "groundwire.core.errors",
     "EndpointError": "groundwire.core.addresses",
     "ConfigurationError": "groundwire.core.client_options",
     "ConnectionFailure": "groundwire.transports.base",
@@ -134,11 +112,11 @@ if TYPE_CHECKING:
 
 
 def __getattr__(name: str) -> Any:
-    module_name = _EXPORTS.get(name)
-    if module_name is None:
+    if name not in __all__:
         raise AttributeError(f"module 'groundwire' has no attribute {name!r}")
     import importlib
 
-    value = getattr(importlib.import_module(module_name), name)
+    module = importlib.import_module(_HOMES.get(name, "groundwire.core.errors"))
+    value = getattr(module, name)
     globals()[name] = value
     return value

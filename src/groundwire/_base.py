@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any, Literal, TypeVar
 from groundwire import _connection, _factory
 from groundwire.core import calls
 from groundwire.core.addresses import check_universe_domain
-from groundwire.core.attempts import Attempts, Events, Unobserved
+from groundwire.core.attempts import NO_ONE, Attempts, Events
 from groundwire.core.batch import BatchSettings, Planned, Rpc, plan_item
 from groundwire.core.bodies import MAX_RESPONSE_BYTES
 from groundwire.core.client_options import (
@@ -51,9 +51,6 @@ if TYPE_CHECKING:
 
 DEFAULT_TIMEOUT = 60.0
 DEFAULT_RETRY = RetryPolicy()
-_NO_OPTIONS = GoogleClientOptions()
-_DEFAULT_POOL = PoolLimits()
-_NO_ONE = Unobserved(())
 
 
 class RetryDefault(enum.Enum):
@@ -73,14 +70,6 @@ def checked_timeout(timeout: object, name: str) -> float:
 
     A timeout of 0 or less would fail every call with DEADLINE_EXCEEDED before it was sent,
     which the auto transport would blame on the server (and leave gRPC for a while).
-
-    Example:
-        >>> checked_timeout(2.5, "timeout")
-        2.5
-        >>> checked_timeout(0, "timeout")  # doctest: +ELLIPSIS
-        Traceback (most recent call last):
-        ...
-        groundwire.core.client_options.ConfigurationError: ... timeout must be positive ...
     """
     if (
         isinstance(timeout, int | float)
@@ -107,10 +96,10 @@ class _Settings:
     client_certificate: tuple[bytes, bytes] | None = None
     max_response_bytes: int = MAX_RESPONSE_BYTES
     universe_domain: str | None = None
-    options: GoogleClientOptions = _NO_OPTIONS
-    grpc_options: Sequence[tuple[str, Any]] = ()
+    options: GoogleClientOptions = dataclasses.field(default_factory=GoogleClientOptions)
+    grpc_options: tuple[tuple[str, Any], ...] = ()
     ssl_context: ssl.SSLContext | None = None
-    pool_limits: PoolLimits = _DEFAULT_POOL
+    pool_limits: PoolLimits = dataclasses.field(default_factory=PoolLimits)
     random: random.Random = dataclasses.field(default_factory=random.Random, compare=False)
     """The retries' jitter, reseeded in a forked child."""
 
@@ -118,12 +107,34 @@ class _Settings:
         if self.transport not in ("auto", "grpc", "rest"):
             raise ValueError(f"transport must be 'auto', 'grpc' or 'rest', got {self.transport!r}")
         checked_timeout(self.timeout, "the client's timeout")
+        if self.max_response_bytes < 1:
+            raise ValueError("max_response_bytes must be at least 1")
+        for option in self.grpc_options:
+            if not (
+                isinstance(option, tuple)
+                and len(option) == 2
+                and isinstance(option[0], str)
+                and isinstance(option[1], int | str)
+            ):
+                raise ConfigurationError(
+                    "grpc_options must be (name, int or str) pairs, e.g. "
+                    f"[('grpc.keepalive_time_ms', 60000)]; got {option!r}"
+                )
+        if self.ssl_context is not None and not isinstance(self.ssl_context, ssl.SSLContext):
+            raise ConfigurationError(
+                f"ssl_context must be an ssl.SSLContext, got {self.ssl_context!r}"
+            )
+        if not isinstance(self.pool_limits, PoolLimits):
+            raise ConfigurationError(
+                "pool_limits must be a groundwire.PoolLimits, e.g. "
+                f"PoolLimits(max_connections=10); got {self.pool_limits!r}"
+            )
 
     def retrying(
         self,
         timeout: float | None,
         retry: RetryArgument = CLIENT_RETRY,
-        events: Events = _NO_ONE,
+        events: Events = NO_ONE,
         *,
         method: Any = None,
         interactive: bool = False,
@@ -184,8 +195,6 @@ class ClientBase:
         ssl_context: ssl.SSLContext | None = None,
         pool_limits: PoolLimits | None = None,
     ) -> None:
-        if max_response_bytes < 1:
-            raise ValueError("max_response_bytes must be at least 1")
         options = read_client_options(client_options)
         if credentials is not None and options.credentials_file is not None:
             raise ConfigurationError(
@@ -225,17 +234,14 @@ class ClientBase:
             max_response_bytes=max_response_bytes,
             universe_domain=universe_domain,
             options=options,
-            grpc_options=_checked_grpc_options(grpc_options),
-            ssl_context=_checked_ssl_context(ssl_context),
-            pool_limits=_checked_pool_limits(pool_limits),
+            grpc_options=tuple(grpc_options),
+            ssl_context=ssl_context,
+            pool_limits=PoolLimits() if pool_limits is None else pool_limits,
         )
         self._transports: dict[str, Any] = {}
         self._closed = False
         self._lock = self._new_lock()
-        logging_interceptor = call_logging(log_bodies)
-        self._chain = Chain(
-            [*interceptors] if logging_interceptor is None else [*interceptors, logging_interceptor]
-        )
+        self._chain = Chain([*interceptors, *call_logging(log_bodies)])
 
     @staticmethod
     def _new_lock() -> Any:
@@ -320,37 +326,3 @@ def with_call_metadata(call: _CallT, metadata: MetadataLike | None) -> _CallT:
     if not metadata:
         return call
     return dataclasses.replace(call, metadata=with_metadata(call.metadata, metadata))
-
-
-def _checked_grpc_options(options: Sequence[tuple[str, Any]]) -> tuple[tuple[str, Any], ...]:
-    """The channel options as (name, int or str) pairs; ValueError for anything else."""
-    checked = tuple(options)
-    for option in checked:
-        if (
-            not isinstance(option, tuple)
-            or len(option) != 2
-            or not isinstance(option[0], str)
-            or not isinstance(option[1], int | str)
-        ):
-            raise ConfigurationError(
-                "grpc_options must be (name, int or str) pairs, e.g. "
-                f"[('grpc.keepalive_time_ms', 60000)]; got {option!r}"
-            )
-    return checked
-
-
-def _checked_ssl_context(context: ssl.SSLContext | None) -> ssl.SSLContext | None:
-    if context is not None and not isinstance(context, ssl.SSLContext):
-        raise ConfigurationError(f"ssl_context must be an ssl.SSLContext, got {context!r}")
-    return context
-
-
-def _checked_pool_limits(limits: PoolLimits | None) -> PoolLimits:
-    if limits is None:
-        return PoolLimits()
-    if not isinstance(limits, PoolLimits):
-        raise ConfigurationError(
-            "pool_limits must be a groundwire.PoolLimits, e.g. "
-            f"PoolLimits(max_connections=10); got {limits!r}"
-        )
-    return limits

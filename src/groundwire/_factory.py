@@ -18,6 +18,11 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger("groundwire")
 
+_CLASSES = {  # the gRPC, REST and auto transports: sync (False) and asyncio (True)
+    False: ("grpc.GrpcTransport", "rest.RestTransport", "auto.AutoTransport"),
+    True: ("grpc_aio.AsyncGrpcTransport", "rest_aio.AsyncRestTransport", "auto.AsyncAutoTransport"),
+}
+
 
 def make_transport(
     settings: _Settings, api: str, location: str, quota_project: str | None, *, asynchronous: bool
@@ -40,12 +45,10 @@ def make_transport(
             "from a Google host"
         )
     grpc_target = _grpc_after_fork(grpc_target, rest_base_url, asynchronous)
+    grpc_name, rest_name, auto_name = _CLASSES[asynchronous]
     grpc_transport = rest_transport = None
     if grpc_target is not None:
-        grpc_class = _transport_class(
-            "grpc_aio.AsyncGrpcTransport" if asynchronous else "grpc.GrpcTransport"
-        )
-        grpc_transport = grpc_class(
+        grpc_transport = _transport_class(grpc_name)(
             grpc_target,
             credentials=credentials if endpoints.grpc_credentials else None,
             secure=not endpoints.plaintext,
@@ -59,15 +62,12 @@ def make_transport(
             ],
         )
     if rest_base_url is not None:
-        rest_class = _transport_class(
-            "rest_aio.AsyncRestTransport" if asynchronous else "rest.RestTransport"
-        )
         tls = None
         if not endpoints.plaintext:
             tls = settings.ssl_context or client_ssl_context(
                 settings.root_certificates, certificate
             )
-        rest_transport = rest_class(
+        rest_transport = _transport_class(rest_name)(
             rest_base_url,
             credentials=credentials if endpoints.rest_credentials else None,
             ssl_context=tls,
@@ -77,10 +77,8 @@ def make_transport(
             max_idle_connections=settings.pool_limits.max_idle,
         )
     if grpc_transport is not None and rest_transport is not None:
-        auto_class = _transport_class(
-            "auto.AsyncAutoTransport" if asynchronous else "auto.AutoTransport"
-        )
-        return auto_class(grpc_transport, rest_transport, cooldown=settings.fallback_cooldown)
+        auto = _transport_class(auto_name)
+        return auto(grpc_transport, rest_transport, cooldown=settings.fallback_cooldown)
     return grpc_transport or rest_transport
 
 

@@ -37,7 +37,7 @@ class AsyncBatch(Engine[ResultT]):
     def __init__(self, many: Many[ResultT], send: SendAttempt) -> None:
         super().__init__(many, send)
         self._items: AsyncIterator[Any] = as_async_iterator(many.items)
-        self._changed: asyncio.Condition | None = None
+        self._changed = asyncio.Condition()  # bound to the loop that first waits on it
         self._stopped = False
 
     def __aiter__(self) -> AsyncBatch[ResultT]:
@@ -89,8 +89,6 @@ class AsyncBatch(Engine[ResultT]):
         plan = self._item(index, item)
         if isinstance(plan, BatchOutcome):
             return plan
-        if self._changed is None:  # made on the loop that runs the batch
-            self._changed = asyncio.Condition()
         async with self._changed:
             await self._changed.wait_for(self._may_start)
             wait = self._state.start(self._state.clock())
@@ -102,7 +100,7 @@ class AsyncBatch(Engine[ResultT]):
             await self._notify()
 
     def _may_start(self) -> bool:
-        """Whether the item may take a slot; `_Stopped` when the batch has ended."""
+        """Whether the item may take a slot; `Stopped` when the batch has ended."""
         if self._stopped:
             raise Stopped
         return self._state.may_start()
@@ -126,12 +124,11 @@ class AsyncBatch(Engine[ResultT]):
     async def _notify(self) -> None:
         """Wakes the tasks waiting for a slot; stops the batch once its endpoint is dead."""
         self._stopped = self._stopped or self._state.dead is not None
-        if self._changed is not None:
-            async with self._changed:
-                self._changed.notify_all()
+        async with self._changed:
+            self._changed.notify_all()
 
     async def _sleep(self, seconds: float) -> None:
-        """Sleeps, ending early (with `_Stopped`) when the batch stops."""
+        """Sleeps, ending early (with `Stopped`) when the batch stops."""
         if seconds > 0:
             await asyncio.sleep(seconds)
         if self._stopped:

@@ -17,9 +17,8 @@ from groundwire.core import calls
 from groundwire.core.batch import BatchOutcome, Engine, ItemAttempts, Many, Stopped
 from groundwire.core.errors import GroundwireError
 from groundwire.core.metadata import MetadataLike
-from groundwire.core.unreachable import cannot_reach, dead_endpoint, endpoint_of
 
-__all__ = ["Batch", "BatchOutcome", "cannot_reach", "dead_endpoint", "endpoint_of"]
+__all__ = ["Batch", "BatchOutcome"]
 
 ResultT = TypeVar("ResultT")
 

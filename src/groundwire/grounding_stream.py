@@ -23,7 +23,7 @@ from collections.abc import (
 )
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 from groundwire.core.client_options import ConfigurationError
 from groundwire.core.requests import FactLike
@@ -50,27 +50,20 @@ Checker = Callable[..., CheckGroundingResult]
 AsyncChecker = Callable[..., Awaitable[CheckGroundingResult]]
 """What an async stream checks with: `AsyncGroundingClient.check_grounding`, or the like."""
 
-
-def _concurrency(concurrency: int) -> int:
-    if not isinstance(concurrency, int) or concurrency < 1:
-        raise ConfigurationError(f"concurrency must be a whole number >= 1, not {concurrency!r}")
-    return concurrency
+CheckerT = TypeVar("CheckerT")
+ChunksT = TypeVar("ChunksT")
 
 
-class GroundingStream(Iterator[SentenceCheck]):
-    """The checks of a text stream's sentences, in order; `summary` once it is read to the end.
-
-    Made by `GroundingClient.check_grounding_stream`; `close()` (or leaving a `with` block)
-    stops reading, cancels the checks not started and waits for none.
-    """
+class _Stream(Generic[CheckerT, ChunksT]):
+    """What both streams are made of: `summary`, and their checks run by `_checks`."""
 
     summary: StreamSummary | None
     """The whole stream's `StreamSummary`, set when the iteration ends (None before)."""
 
     def __init__(
         self,
-        check: Checker,
-        text_chunks: TextChunks,
+        check: CheckerT,
+        text_chunks: ChunksT,
         facts: Iterable[FactLike],
         *,
         concurrency: int = DEFAULT_STREAM_CONCURRENCY,
@@ -78,13 +71,31 @@ class GroundingStream(Iterator[SentenceCheck]):
         min_chars: int = 0,
         **options: Any,
     ) -> None:
-        """A stream of checks; nothing is read or sent before the first `next()`."""
+        """A stream of checks; nothing is read or sent before its first sentence is asked for."""
+        if not isinstance(concurrency, int) or concurrency < 1:
+            raise ConfigurationError(
+                f"concurrency must be a whole number >= 1, not {concurrency!r}"
+            )
         self.summary = None
-        facts = list(facts)
         groups = SentenceGroups(sentences_per_check, min_chars)
-        self._run = self._checks(
-            check, text_chunks, facts, groups, _concurrency(concurrency), options
-        )
+        self._run = self._checks(check, text_chunks, list(facts), groups, concurrency, options)
+
+    def _checks(self, *arguments: Any) -> Any:
+        raise NotImplementedError
+
+    def _finish(self, end: _End, tally: StreamTally) -> None:
+        """At the text's end: the reading's error, else the summary is set."""
+        if end.error is not None:
+            raise end.error
+        self.summary = tally.summary()
+
+
+class GroundingStream(_Stream[Checker, TextChunks], Iterator[SentenceCheck]):
+    """The checks of a text stream's sentences, in order; `summary` once it is read to the end.
+
+    Made by `GroundingClient.check_grounding_stream`; `close()` (or leaving a `with` block)
+    stops reading, cancels the checks not started and waits for none.
+    """
 
     def __next__(self) -> SentenceCheck:
         """The next sentence's check, waiting for it if needed."""
@@ -140,9 +151,7 @@ class GroundingStream(Iterator[SentenceCheck]):
                     slots.release()
                 tally.add(item.group, checked)
                 yield checked
-            if item.error is not None:
-                raise item.error
-            self.summary = tally.summary()
+            self._finish(item, tally)
         finally:
             stop.set()
             for _ in range(concurrency):
@@ -172,34 +181,14 @@ def _fed(groups: SentenceGroups, text_chunks: TextChunks) -> Iterator[list[Sente
     yield groups.finish()
 
 
-class AsyncGroundingStream(AsyncIterator[SentenceCheck]):
+class AsyncGroundingStream(
+    _Stream[AsyncChecker, TextChunks | AsyncIterable[str | bytes]], AsyncIterator[SentenceCheck]
+):
     """The asyncio twin of `GroundingStream`: `async for check in stream`, then `summary`.
 
     Made by `AsyncGroundingClient.check_grounding_stream`; the text may come from an async
     iterable (an LLM's stream) or a plain one. `aclose()` cancels the checks in flight.
     """
-
-    summary: StreamSummary | None
-    """The whole stream's `StreamSummary`, set when the iteration ends (None before)."""
-
-    def __init__(
-        self,
-        check: AsyncChecker,
-        text_chunks: TextChunks | AsyncIterable[str | bytes],
-        facts: Iterable[FactLike],
-        *,
-        concurrency: int = DEFAULT_STREAM_CONCURRENCY,
-        sentences_per_check: int = 1,
-        min_chars: int = 0,
-        **options: Any,
-    ) -> None:
-        """A stream of checks; nothing is read or sent before the first `__anext__`."""
-        self.summary = None
-        facts = list(facts)
-        groups = SentenceGroups(sentences_per_check, min_chars)
-        self._run = self._checks(
-            check, text_chunks, facts, groups, _concurrency(concurrency), options
-        )
 
     async def __anext__(self) -> SentenceCheck:
         """The next sentence's check, waiting for it if needed."""
@@ -249,9 +238,7 @@ class AsyncGroundingStream(AsyncIterator[SentenceCheck]):
                     slots.release()
                 tally.add(item.group, checked)
                 yield checked
-            if item.error is not None:
-                raise item.error
-            self.summary = tally.summary()
+            self._finish(item, tally)
         finally:
             reader.cancel()
             for task in in_flight:

@@ -1,22 +1,16 @@
 """What groundwire logs, on the `groundwire` logger: retries, fallback, and (on request) each call.
 
-* Retries are logged at INFO; the auto transport logs its switches to REST and back at
-  WARNING, and the end of a cool-down at INFO.
-* `GOOGLE_SDK_PYTHON_LOGGING_SCOPE`, read as google-api-core reads it (a logger name; here a
-  comma-separated list of them), turns on DEBUG logs of each call when it names `groundwire`
-  (or a logger under it): method, transport, attempt, status and duration — never bodies.
-  As api-core does, the named logger gets a handler at DEBUG and stops propagating, unless
-  the application configured it already.
-* `log_bodies=True` on a client adds the request and response bodies to those DEBUG logs,
-  scrubbed of anything that looks like a credential. Credentials are never logged: the
-  authorization header is added by the transports, below everything logged here.
+Retries are logged at INFO; `GOOGLE_SDK_PYTHON_LOGGING_SCOPE` naming `groundwire` turns on
+DEBUG logs of each call (never bodies), and `log_bodies=True` adds the bodies, scrubbed of
+anything that looks like a credential. Credentials are never logged: the authorization header
+is added by the transports, below everything logged here. The operators' guide
+(docs/operators.md, "Logging") says what each record holds and how the logger is set up.
 """
 
 from __future__ import annotations
 
 import logging
 import os
-from collections.abc import Mapping
 
 from google.protobuf import json_format
 from google.protobuf.message import Message
@@ -43,52 +37,28 @@ def log_retry(method: Method, attempt: int, error: GroundwireError, delay: float
     )
 
 
-def scope_names_groundwire(environ: Mapping[str, str]) -> bool:
-    """Whether `GOOGLE_SDK_PYTHON_LOGGING_SCOPE` asks for groundwire's call logs.
+def call_logging(log_bodies: bool) -> tuple[Interceptor, ...]:
+    """The interceptor that logs each call at DEBUG when the scope or `log_bodies` asks (or none).
 
-    Example:
-        >>> scope_names_groundwire({"GOOGLE_SDK_PYTHON_LOGGING_SCOPE": "google,groundwire"})
-        True
-        >>> scope_names_groundwire({"GOOGLE_SDK_PYTHON_LOGGING_SCOPE": "google"})
-        False
+    When the scope names groundwire (or a logger under it), the `groundwire` logger is also
+    set up as api-core sets up the loggers its scope names (a stream handler at DEBUG, not
+    propagating), unless the application configured it already.
     """
-    return any(
-        name == "groundwire" or name.startswith("groundwire.")
-        for name in (part.strip() for part in environ.get(SCOPE_VARIABLE, "").split(","))
-    )
+    scope = (part.strip() for part in os.environ.get(SCOPE_VARIABLE, "").split(","))
+    scoped = any(name == "groundwire" or name.startswith("groundwire.") for name in scope)
+    if scoped and not (logger.handlers or logger.level != logging.NOTSET or not logger.propagate):
+        handler = logging.StreamHandler()
+        handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+        logger.addHandler(handler)
+        logger.setLevel(logging.DEBUG)
+        logger.propagate = False
+    return (CallLogging(log_bodies=log_bodies),) if scoped or log_bodies else ()
 
 
-def call_logging(log_bodies: bool, environ: Mapping[str, str] = os.environ) -> Interceptor | None:
-    """The interceptor that logs each call at DEBUG, when the scope or `log_bodies` asks.
-
-    When the scope names groundwire, the `groundwire` logger is also set up as api-core sets
-    up the loggers its scope names (a stream handler at DEBUG, not propagating), unless the
-    application configured it already.
-    """
-    scoped = scope_names_groundwire(environ)
-    if scoped:
-        _configure_default_handler(logger)
-    if not (scoped or log_bodies):
-        return None
-    return CallLogging(log_bodies=log_bodies)
-
-
-def _configure_default_handler(target: logging.Logger) -> None:
-    if target.handlers or target.level != logging.NOTSET or not target.propagate:
-        return
-    handler = logging.StreamHandler()
-    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
-    target.addHandler(handler)
-    target.setLevel(logging.DEBUG)
-    target.propagate = False
-
-
-class CallLogging(Interceptor):
+class CallLogging(Interceptor, CallObserver):
     """Logs each call's attempts and end at DEBUG on the `groundwire` logger.
 
-    Example:
-        >>> CallLogging(log_bodies=False).log_bodies
-        False
+    It keeps nothing of a call, so it is each call's observer too.
     """
 
     def __init__(self, *, log_bodies: bool) -> None:
@@ -105,16 +75,10 @@ class CallLogging(Interceptor):
                 _body(call.request),
                 extra={"rpcName": call.method.name},
             )
-        return _CallLog(self.log_bodies)
-
-
-class _CallLog(CallObserver):
-    __slots__ = ("_log_bodies",)
-
-    def __init__(self, log_bodies: bool) -> None:
-        self._log_bodies = log_bodies
+        return self
 
     def on_attempt(self, attempt: Attempt) -> None:
+        """Logs the attempt: its transport, status and duration."""
         name = attempt.call.method.name
         status = "OK" if attempt.error is None else attempt.error.code.name
         logger.debug(
@@ -136,10 +100,11 @@ class _CallLog(CallObserver):
         )
 
     def on_finish(self, outcome: Outcome) -> None:
+        """Logs the call's end, with the response body when asked."""
         name = outcome.call.method.name
         status = "OK" if outcome.error is None else outcome.error.code.name
         body = ""
-        if self._log_bodies and outcome.response is not None:
+        if self.log_bodies and outcome.response is not None:
             body = f"; response: {_body(outcome.response)}"
         logger.debug(
             "%s finished: %s after %d attempt(s) in %.1f ms%s",

@@ -5,36 +5,12 @@ Install `groundwire[otel]` and register the interceptor on either client:
 >>> from groundwire.otel import OpenTelemetryInterceptor                    # doctest: +SKIP
 >>> client = GroundingClient("p", interceptors=[OpenTelemetryInterceptor()])  # doctest: +SKIP
 
-It uses the global tracer and meter providers unless given others, and for each call:
-
-* starts one CLIENT span named by the RPC (`package.Service/Method`), a child of the current
-  span; each attempt is an event on it (`groundwire.attempt`: number, transport, status,
-  duration), so retries and the fallback show inside the one span. A unary call's span is
-  the current span while the call runs, so what runs inside it (credentials refresh, a
-  transport's own instrumentation) is its child; a stream's is not, since the caller runs
-  between its pieces;
-* sends the span's W3C trace context (`traceparent`, `tracestate`, and baggage: the global
-  propagator's fields) as gRPC metadata or as HTTP headers over REST;
-* records the call duration in a histogram (retries included, as the span's).
-
-Attributes follow the RPC semantic conventions. By default, the experimental ones most
-instrumentations emit (`rpc.system`, `rpc.service`, `rpc.method` = the bare method,
-`rpc.grpc.status_code`; histogram `rpc.client.duration` in ms). `OTEL_SEMCONV_STABILITY_OPT_IN`
-with `rpc` switches to the current ones (`rpc.system.name`, `rpc.method` =
-`package.Service/Method`, `rpc.response.status_code` as the code's name; histogram
-`rpc.client.call.duration` in s); `rpc/dup` emits both. Either way `server.address`,
-`server.port` and, on failure, `error.type` (the canonical code's name) are set.
-
-Over REST, `rpc.system` (and `rpc.system.name`) is `"rest"`: the call is the same RPC with the
-same canonical status codes, transcoded to HTTP/JSON by its `google.api.http` rule, not gRPC
-on the wire. The HTTP client attributes are added: `http.request.method`, `url.full` and
-`http.response.status_code`.
-
-groundwire's own attributes: `groundwire.transport` (`grpc` or `rest`, of the last attempt),
-`groundwire.fell_back` (an attempt went over REST because gRPC could not connect),
-`groundwire.retries` (attempts after the first), `groundwire.status_code` (the canonical
-code's name) and, for CheckGrounding, `groundwire.characters_sent`: the answer's and the
-facts' characters, the unit Google bills CheckGrounding by.
+Each call is one CLIENT span named by the RPC, each attempt an event on it; the span's W3C
+trace context goes out as gRPC metadata or HTTP headers; the call's duration is recorded in a
+histogram. Attributes follow the RPC semantic conventions (the experimental ones by default,
+the current ones with `OTEL_SEMCONV_STABILITY_OPT_IN=rpc`, both with `rpc/dup`); over REST,
+`rpc.system` is `"rest"` and the HTTP client attributes are added. The operators' guide
+(docs/operators.md, "Telemetry") lists every attribute, groundwire's own included.
 """
 
 from __future__ import annotations
@@ -42,6 +18,7 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 from contextvars import Token
+from dataclasses import dataclass
 from urllib.parse import urlsplit
 
 from groundwire._extras import missing_extra
@@ -137,27 +114,19 @@ class OpenTelemetryInterceptor(Interceptor):
         return _TracedCall(self, span, tuple(carrier.items()), token)
 
 
+@dataclass(slots=True)
 class _TracedCall(CallObserver):
-    __slots__ = ("_interceptor", "_metadata", "_span", "_token")
-
-    def __init__(
-        self,
-        interceptor: OpenTelemetryInterceptor,
-        span: Span,
-        metadata: Metadata,
-        token: Token[Context] | None,
-    ) -> None:
-        self._interceptor = interceptor
-        self._span = span
-        self._metadata = metadata
-        self._token = token
+    interceptor: OpenTelemetryInterceptor
+    span: Span
+    trace_context: Metadata
+    token: Token[Context] | None
 
     def metadata(self) -> Metadata:
-        return self._metadata
+        return self.trace_context
 
     def on_attempt(self, attempt: Attempt) -> None:
         code = "OK" if attempt.error is None else attempt.error.code.name
-        self._span.add_event(
+        self.span.add_event(
             "groundwire.attempt",
             {
                 "groundwire.attempt": attempt.number,
@@ -170,28 +139,26 @@ class _TracedCall(CallObserver):
         )
 
     def on_finish(self, outcome: Outcome) -> None:
-        span, attempt, interceptor = self._span, outcome.last_attempt, self._interceptor
+        span, attempt, interceptor = self.span, outcome.last_attempt, self.interceptor
         transport = "" if attempt is None else attempt.transport
         old, current = interceptor._old, interceptor._current
         attributes = rpc_attributes(outcome.call, attempt, old, current)
         attributes.update(status_attributes(outcome.error, transport, old, current))
+        if transport:
+            attributes["groundwire.transport"] = transport
         span_attributes: Attributes = {
             **attributes,
             "groundwire.fell_back": outcome.fell_back,
             "groundwire.retries": max(outcome.attempts - 1, 0),
         }
-        if attempt is not None:
-            span_attributes["groundwire.transport"] = transport
-            if transport == "rest":
-                span_attributes.update(http_attributes(outcome, attempt))
+        if attempt is not None and transport == "rest":
+            span_attributes.update(http_attributes(outcome, attempt))
         span.set_attributes(span_attributes)
         if outcome.error is not None:
             span.set_status(Status(StatusCode.ERROR, outcome.error.message))
         span.end()
-        if self._token is not None:
-            otel_context.detach(self._token)
-        if transport:
-            attributes["groundwire.transport"] = transport
+        if self.token is not None:
+            otel_context.detach(self.token)
         for histogram, scale in interceptor._histograms:
             histogram.record(outcome.duration * scale, attributes)
 

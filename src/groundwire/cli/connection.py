@@ -169,7 +169,7 @@ def _unreachable_explained(args: argparse.Namespace) -> Iterator[None]:
     try:
         yield
     except ConnectionFailure as failure:
-        from groundwire.batch import cannot_reach, endpoint_of
+        from groundwire.core.unreachable import cannot_reach, endpoint_of
 
         where = endpoint_of(args.endpoint, args.rest_endpoint, cast(str, args.transport))
         raise cannot_reach(where, failure.message) from None

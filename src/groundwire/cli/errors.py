@@ -57,7 +57,7 @@ def service_error_text(error: GroundwireError) -> str:
     text = error_text(error)
     if error.code != StatusCode.UNAUTHENTICATED:
         return text
-    from groundwire._sources import ADC_ADVICE
+    from groundwire._connection import ADC_ADVICE
 
     library_advice = f"; {ADC_ADVICE}"  # for callers of the library: credentials= and all
     if text.endswith(library_advice):

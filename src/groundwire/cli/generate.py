@@ -8,7 +8,13 @@ from typing import IO, TYPE_CHECKING, Any
 
 from groundwire.cli.connection import open_client
 from groundwire.cli.errors import InputError
-from groundwire.cli.io import decode, parse_fact_file, read_bytes, read_text_file
+from groundwire.cli.io import (
+    add_fact_options,
+    decode,
+    parse_fact_file,
+    read_bytes,
+    read_text_file,
+)
 from groundwire.cli.render import render_grounding, style_for, width_for
 from groundwire.core.records import generate_record
 
@@ -24,22 +30,7 @@ from stdin."""
 def configure(parser: argparse.ArgumentParser) -> None:
     """Adds the options of `generate` to its parser."""
     parser.add_argument("prompt", metavar="PROMPT", help="the question (- reads stdin)")
-    parser.add_argument(
-        "--fact",
-        dest="facts",
-        action="append",
-        default=[],
-        metavar="TEXT",
-        help="a fact to ground the answer in (repeatable)",
-    )
-    parser.add_argument(
-        "--fact-file",
-        dest="fact_files",
-        action="append",
-        default=[],
-        metavar="PATH",
-        help="facts from a file: one per paragraph, or a JSON list (repeatable)",
-    )
+    add_fact_options(parser, "a fact to ground the answer in")
     parser.add_argument("--system", metavar="TEXT", help="a system instruction")
     parser.add_argument("--model", metavar="MODEL_ID", help="the model (service default)")
     parser.add_argument("--temperature", type=float, metavar="T", help="sampling temperature")

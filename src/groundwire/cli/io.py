@@ -311,6 +311,26 @@ def _json_kind(value: Any) -> str:
     }.get(type(value), type(value).__name__)
 
 
+def add_fact_options(group: Any, fact: str) -> None:
+    """The repeatable `--fact TEXT` (described as `fact`) and `--fact-file PATH` flags."""
+    group.add_argument(
+        "--fact",
+        dest="facts",
+        action="append",
+        default=[],
+        metavar="TEXT",
+        help=f"{fact} (repeatable)",
+    )
+    group.add_argument(
+        "--fact-file",
+        dest="fact_files",
+        action="append",
+        default=[],
+        metavar="PATH",
+        help="facts from a file: one per paragraph, or a JSON list (repeatable)",
+    )
+
+
 def add_input_options(parser: argparse.ArgumentParser, noun: str) -> None:
     """The flags that give a check or corroboration its text and facts."""
     group = parser.add_argument_group("input (flags, files, or a JSON object on stdin)")
@@ -321,22 +341,7 @@ def add_input_options(parser: argparse.ArgumentParser, noun: str) -> None:
         metavar="PATH",
         help=f"read the {noun} from a UTF-8 file",
     )
-    group.add_argument(
-        "--fact",
-        dest="facts",
-        action="append",
-        default=[],
-        metavar="TEXT",
-        help="a fact (repeatable)",
-    )
-    group.add_argument(
-        "--fact-file",
-        dest="fact_files",
-        action="append",
-        default=[],
-        metavar="PATH",
-        help="facts from a file: one per paragraph, or a JSON list (repeatable)",
-    )
+    add_fact_options(group, "a fact")
     group.add_argument(
         "--citation-threshold",
         type=float,

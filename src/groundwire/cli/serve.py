@@ -32,19 +32,9 @@ LOG_LEVELS = ("debug", "info", "warning", "error")
 def configure(parser: argparse.ArgumentParser) -> None:
     """Adds the options of `serve` to its parser."""
     parser.add_argument("--host", default="127.0.0.1", help="address to listen on (loopback)")
-    parser.add_argument(
-        "--grpc-port", type=int, default=50051, metavar="PORT", help="gRPC port (default: 50051)"
-    )
-    parser.add_argument(
-        "--http-port", type=int, default=8080, metavar="PORT", help="REST port (default: 8080)"
-    )
-    parser.add_argument(
-        "--workers",
-        type=int,
-        default=1,
-        metavar="N",
-        help="server worker processes or threads (default: 1)",
-    )
+    _number(parser, "--grpc-port", int, "PORT", "gRPC port", 50051)
+    _number(parser, "--http-port", int, "PORT", "REST port", 8080)
+    _number(parser, "--workers", int, "N", "server worker processes or threads", 1)
     parser.add_argument(
         "--log-level",
         choices=LOG_LEVELS,
@@ -52,32 +42,20 @@ def configure(parser: argparse.ArgumentParser) -> None:
         help="what to log to stderr; info: a line per request, never a body (default: warning)",
     )
     limits = parser.add_argument_group("limits")
-    _limit(limits, "--header-timeout", float, "S", "seconds for a request's head to arrive", 10.0)
-    _limit(limits, "--body-timeout", float, "S", "seconds for a request's body to arrive", 30.0)
-    _limit(limits, "--max-connections", int, "N", "open REST connections at once", 1024)
-    _limit(limits, "--max-streams", int, "N", "open gRPC streams at once", 256)
-    _limit(limits, "--stream-idle-timeout", float, "S", "seconds a gRPC stream may go quiet", 60.0)
+    _number(limits, "--header-timeout", float, "S", "seconds for a request's head to arrive", 10.0)
+    _number(limits, "--body-timeout", float, "S", "seconds for a request's body to arrive", 30.0)
+    _number(limits, "--max-connections", int, "N", "open REST connections at once", 1024)
+    _number(limits, "--max-streams", int, "N", "open gRPC streams at once", 256)
+    _number(limits, "--stream-idle-timeout", float, "S", "seconds a gRPC stream may go quiet", 60.0)
     faults = parser.add_argument_group("faults")
-    faults.add_argument(
-        "--fault-rate",
-        type=float,
-        default=0.0,
-        metavar="0..1",
-        help="fraction of calls that fail (default: 0)",
-    )
+    _number(faults, "--fault-rate", float, "0..1", "fraction of calls that fail", 0.0)
     faults.add_argument(
         "--fault-codes",
         default="UNAVAILABLE",
         metavar="CODE,...",
         help="status codes failing calls get, chosen at random (default: UNAVAILABLE)",
     )
-    faults.add_argument(
-        "--latency",
-        type=int,
-        default=0,
-        metavar="MS",
-        help="milliseconds added before every call (default: 0)",
-    )
+    _number(faults, "--latency", int, "MS", "milliseconds added before every call", 0)
     faults.add_argument(
         "--fault-seed", type=int, metavar="N", help="makes the sequence of faults repeatable"
     )
@@ -109,12 +87,13 @@ def configure(parser: argparse.ArgumentParser) -> None:
         metavar="N",
         help="cut the engine's streamed answers into pieces of N characters (default: its own)",
     )
-    steering.add_argument(
+    _number(
+        steering,
         "--stream-piece-delay-ms",
-        type=int,
-        default=0,
-        metavar="D",
-        help="wait D milliseconds between the pieces of the engine's streams (default: 0)",
+        int,
+        "D",
+        "wait D milliseconds between the pieces of the engine's streams",
+        0,
     )
 
     cassettes = parser.add_argument_group("record and replay")
@@ -140,12 +119,13 @@ def configure(parser: argparse.ArgumentParser) -> None:
         help="a call the cassette does not hold: fail with FAILED_PRECONDITION naming the "
         "closest recorded one, or let the engine answer (default: fail)",
     )
-    cassettes.add_argument(
+    _number(
+        cassettes,
         "--replay-speed",
-        type=float,
-        default=1.0,
-        metavar="X",
-        help="replay X times as fast as recorded; 0: at once (default: 1)",
+        float,
+        "X",
+        "replay X times as fast as recorded; 0: at once",
+        1.0,
     )
 
     judge = parser.add_argument_group("judge")
@@ -155,7 +135,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
         help="your judge(claim, passages) -> scores in [0, 1], imported by each worker; it "
         "replaces the engine's scores (see docs/judge.md)",
     )
-    _limit(
+    _number(
         judge,
         "--judge-timeout",
         float,
@@ -163,7 +143,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
         "seconds the judge has per request",
         DEFAULT_JUDGE_TIMEOUT,
     )
-    _limit(
+    _number(
         judge,
         "--judge-concurrency",
         int,
@@ -173,9 +153,10 @@ def configure(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def _limit(
+def _number(
     group: Any, flag: str, kind: type[float] | type[int], metavar: str, what: str, default: float
 ) -> None:
+    """Adds a numeric option whose help ends with its default."""
     group.add_argument(
         flag, type=kind, default=default, metavar=metavar, help=f"{what} (default: {default:g})"
     )

@@ -9,7 +9,6 @@ REST port also serves the admin API and CORS (`groundwire.emulator.control`).
 from __future__ import annotations
 
 import asyncio
-import threading
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -22,6 +21,7 @@ from groundwire.emulator.serving import (
     SHUTDOWN_GRACE_SECONDS,
     STARTUP_TIMEOUT_SECONDS,
     Activity,
+    LoopThread,
     check_free,
     host_port,
     listening_socket,
@@ -33,8 +33,8 @@ if TYPE_CHECKING:
     from groundwire.emulator.http_server import HttpServer
     from groundwire.emulator.rest_gateway import RestGateway
 
-_loop_lock = threading.Lock()
-_loop: asyncio.AbstractEventLoop | None = None
+_emulator_loop = LoopThread("groundwire-emulator")
+"""The process's emulator loop, shared by every server it starts."""
 
 
 @dataclass
@@ -94,7 +94,7 @@ def start_servers(
     if not reuse_port:
         for protocol, port in (("gRPC", grpc_port), ("REST", http_port)):
             check_free(protocol, host, port)
-    loop = _event_loop()
+    loop = _emulator_loop.loop()
     starting = asyncio.run_coroutine_threadsafe(
         _start(
             host,
@@ -111,18 +111,6 @@ def start_servers(
     servers = starting.result(timeout=STARTUP_TIMEOUT_SECONDS)
     lifetime.grpc_servers.add(id(servers))  # gRPC is not safe in a child forked while it runs
     return servers
-
-
-def _event_loop() -> asyncio.AbstractEventLoop:
-    """The process's emulator loop, on a daemon thread of its own, started on first use."""
-    global _loop
-    with _loop_lock:
-        if _loop is None:
-            _loop = asyncio.new_event_loop()
-            threading.Thread(
-                target=_loop.run_forever, name="groundwire-emulator", daemon=True
-            ).start()
-        return _loop
 
 
 async def _start(

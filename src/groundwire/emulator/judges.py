@@ -28,12 +28,10 @@ from typing import Any
 
 from groundwire.core.client_options import ConfigurationError
 from groundwire.core.errors import DeadlineExceeded, Internal
+from groundwire.emulator.engine.grounding import BatchJudge, ClaimsAndPassages
 from groundwire.emulator.limits import DEFAULT_JUDGE_CONCURRENCY, DEFAULT_JUDGE_TIMEOUT
+from groundwire.emulator.serving import LoopThread
 
-ClaimsAndPassages = list[tuple[str, list[str]]]
-"""Each claim that needs a check, with the passages it may be supported by."""
-BatchJudge = Callable[[ClaimsAndPassages], list[list[float]]]
-"""What the engine calls: one list of scores per claim, one score per passage."""
 UserJudge = Callable[[str, list[str]], Any]
 """The user's ``judge(claim, passages) -> list[float]``, plain or ``async``."""
 
@@ -101,7 +99,7 @@ class Judge:
         if not asked:
             return scores
         scoring = asyncio.run_coroutine_threadsafe(
-            self._score([pair for _, pair in asked]), _judge_loop()
+            self._score([pair for _, pair in asked]), _judges_loop.loop()
         )
         try:
             answered = scoring.result(self.timeout)
@@ -254,21 +252,8 @@ def _is_async(function: Callable[..., Any]) -> bool:
     )
 
 
-_loop_lock = threading.Lock()
-_loop: asyncio.AbstractEventLoop | None = None
-
-
-def _judge_loop() -> asyncio.AbstractEventLoop:
-    """The judges' event loop, on a daemon thread of its own, started on first use."""
-    global _loop
-    with _loop_lock:
-        if _loop is None:
-            _loop = asyncio.new_event_loop()
-            threading.Thread(
-                target=_loop.run_forever, name="groundwire-judges", daemon=True
-            ).start()
-        return _loop
-
+_judges_loop = LoopThread("groundwire-judges")
+"""Where every async judge of this process runs."""
 
 __all__ = [
     "DEFAULT_JUDGE_CONCURRENCY",

@@ -31,19 +31,16 @@ import re
 import threading
 from collections.abc import Generator, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from google.protobuf.message import Message
 
 from groundwire.core.apis import Method
 from groundwire.core.errors import FailedPrecondition, NotFound, Unimplemented, bad_request
 from groundwire.core.spec import spec_for
-from groundwire.emulator.engine import Fact, WorkBudget, generate_answer
+from groundwire.emulator.engine import BatchJudge, Fact, WorkBudget, generate_answer
 from groundwire.emulator.engine import check_grounding as check_answer
 from groundwire.emulator.locations import check_location
-
-if TYPE_CHECKING:
-    from groundwire.emulator.judges import BatchJudge
 
 DEFAULT_CITATION_THRESHOLD = 0.6
 DEFAULT_GROUNDING_CONFIG = "default_grounding_config"

@@ -7,6 +7,7 @@ these, so each of them sits above this module and none needs another's.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import ctypes
 import errno
@@ -94,6 +95,25 @@ class Activity:
                 return self._condition.wait_for(lambda: condition(self), timeout)
             finally:
                 self._watchers -= 1
+
+
+class LoopThread:
+    """An asyncio event loop on a daemon thread of its own, started on first use."""
+
+    def __init__(self, name: str) -> None:
+        self._name = name
+        self._lock = threading.Lock()
+        self._loop: asyncio.AbstractEventLoop | None = None
+
+    def loop(self) -> asyncio.AbstractEventLoop:
+        """The loop, running; the first call starts its thread."""
+        with self._lock:
+            if self._loop is None:
+                self._loop = asyncio.new_event_loop()
+                threading.Thread(
+                    target=self._loop.run_forever, name=self._name, daemon=True
+                ).start()
+            return self._loop
 
 
 def check_free(protocol: str, host: str, port: int) -> None:

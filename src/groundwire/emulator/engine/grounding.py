@@ -31,7 +31,9 @@ from groundwire.emulator.engine.rules import (
 from groundwire.emulator.engine.sentences import split_claims
 from groundwire.emulator.engine.terms import NAME, NUMBER, Reading, read
 
-BatchJudge = Callable[[list[tuple[str, list[str]]]], list[list[float]]]
+ClaimsAndPassages = list[tuple[str, list[str]]]
+"""Each claim that needs a check, with the passages it may be supported by."""
+BatchJudge = Callable[[ClaimsAndPassages], list[list[float]]]
 """A judge of the user's own, batch form: ``[(claim, [passage, ...]), ...]`` in, one list of
 scores in [0, 1] per claim out, one score per passage."""
 
