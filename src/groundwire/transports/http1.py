@@ -258,13 +258,11 @@ class ConnectionPool(PoolBase[socket.socket]):
                     _tunnel(connection, route, deadline)
                 connection.settimeout(time_left(deadline))
                 connection = self._tls().wrap_socket(connection, server_hostname=route.host)
-        except (OSError, ProtocolError) as error:
+        except BaseException as error:
             if connection is not None:
                 connection.close()
-            raise route.connect_error(error) from error
-        except BaseException:
-            if connection is not None:
-                connection.close()
+            if isinstance(error, OSError | ProtocolError):
+                raise route.connect_error(error) from error
             raise
         return connection
 

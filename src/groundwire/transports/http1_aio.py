@@ -152,13 +152,6 @@ class AsyncConnectionPool(PoolBase[Connection]):
         self._active.add(connection)
         return connection
 
-    def _finish(self, connection: Connection) -> None:
-        """Gives a connection back when its exchange ended cleanly, else closes it."""
-        if connection.finish():
-            self._give_back(connection)
-        else:
-            self._discard(connection)
-
     def _give_back(self, connection: Connection) -> None:
         if self._closed:
             self._discard(connection)
@@ -231,8 +224,10 @@ class AsyncResponse:
     def close(self) -> None:
         """Ends the exchange: a response read to its end frees the connection for reuse."""
         pool, self._pool = self._pool, None
-        if pool is not None:
-            pool._finish(self._connection)
+        if pool is not None and self._connection.finish():
+            pool._give_back(self._connection)
+        elif pool is not None:
+            pool._discard(self._connection)
 
     async def _next_event(self) -> Event:
         """The next event of the body: bytes as they came off the wire, or `END`."""
