@@ -143,11 +143,10 @@ class AutoTransport(_Both[Transport]):
         Requests that are not a sequence are a live exchange, which may send after it reads:
         REST would have to read every request first, so such a stream stays on gRPC.
         """
-        if not isinstance(requests, Sequence):
-            yield from self.grpc.stream(method, requests, timeout=timeout, metadata=metadata)
-            return
-        if not self._use_grpc():
-            yield from self.rest.stream(method, requests, timeout=timeout, metadata=metadata)
+        live = not isinstance(requests, Sequence)
+        if live or not self._use_grpc():
+            transport = self.grpc if live else self.rest
+            yield from transport.stream(method, requests, timeout=timeout, metadata=metadata)
             return
         started = self._clock()
         responses = self.grpc.stream(method, requests, timeout=timeout, metadata=metadata)
