@@ -18,6 +18,7 @@ from typing import Any, Generic, TypeVar
 from google.auth.credentials import Credentials
 from google.protobuf.message import Message
 
+from groundwire.core.addresses import parse_rest_address
 from groundwire.core.apis import Method
 from groundwire.core.bodies import MAX_RESPONSE_BYTES
 from groundwire.core.endpoints import user_agent
@@ -66,26 +67,17 @@ def base_url_for(
         >>> base_url_for("https://discoveryengine.googleapis.com/", None)
         'https://discoveryengine.googleapis.com'
     """
-    parts = urllib.parse.urlsplit(base_url)
-    scheme = parts.scheme.lower()
-    if scheme == "http":
+    if not base_url.strip().lower().startswith(("https://", "http://")):
+        raise ValueError(f"REST base URL {base_url}: use https:// (or http:// to loopback)")
+    address = parse_rest_address(base_url, source="base_url", bare_scheme="https")
+    if address.scheme == "http":
         refuse_plaintext(
             f"REST base URL {base_url}",
-            parts.hostname or "",
+            address.host,
             credentials is not None,
             allow_remote=allow_remote_plaintext,
         )
-    elif scheme != "https":
-        raise ValueError(f"REST base URL {base_url}: use https:// (or http:// to loopback)")
-    if parts.query or parts.fragment:
-        raise ValueError(f"REST base URL {base_url}: no query or fragment allowed")
-    try:
-        port = parts.port
-    except ValueError as error:
-        raise ValueError(f"REST base URL {base_url}: {error}") from None
-    if not parts.hostname or parts.username is not None or port == 0:
-        raise ValueError(f"REST base URL {base_url}: name a host and port (and no user)")
-    return urllib.parse.urlunsplit((scheme, parts.netloc.lower(), parts.path, "", "")).rstrip("/")
+    return address.url
 
 
 def decode_response(
