@@ -24,13 +24,13 @@ SYNC, ASYNC = "groundwire-rest", "groundwire-rest-async"
 
 def measure(rounds: int, seconds: float, inflights: tuple[int, ...]) -> None:
     """Prints CPU µs per call of both clients and their ratio, per number of calls in flight."""
-    server = procs.start([procs.PYTHON, "-m", "bench.canned_server"], ready=r"grpc=")
+    server = procs.start([procs.PYTHON, "-m", "bench.canned_server", "typical"], ready=r"grpc=")
     workers: dict[str, procs.Child] = {}
     try:
-        grpc_address, http_url = procs.addresses(server.ready_line)
+        endpoints = json.dumps({"typical": procs.addresses(server.ready_line)})
         for name in (SYNC, ASYNC):
             workers[name] = procs.start(
-                [procs.PYTHON, "-m", "bench.worker", name, grpc_address, http_url],
+                [procs.PYTHON, "-m", "bench.worker", name, endpoints],
                 ready=r'"ready"',
                 timeout=120,
             )
@@ -39,7 +39,12 @@ def measure(rounds: int, seconds: float, inflights: tuple[int, ...]) -> None:
             for inflight in inflights:
                 order = (SYNC, ASYNC) if round_index % 2 == 0 else (ASYNC, SYNC)
                 for name in order:
-                    command = {"inflight": inflight, "warmup": 0.3, "seconds": seconds}
+                    command = {
+                        "workload": "full",
+                        "inflight": inflight,
+                        "warmup": 0.3,
+                        "seconds": seconds,
+                    }
                     workers[name].send(json.dumps(command))
                     window = json.loads(workers[name].read_line(seconds + 60))
                     if window["errors"]:

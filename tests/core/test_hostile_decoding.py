@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from groundwire.core import apis
 from groundwire.core.error_codecs import error_from_http, error_from_status
 from groundwire.core.errors import GroundwireError, Internal
-from groundwire.transports.rest import decode_element, decode_response
+from groundwire.transports.rest import decode_response
 
 CHECK = apis.method("discoveryengine", "v1", "CheckGrounding")
 FUZZ = settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -33,7 +33,7 @@ def test_a_200_body_with_a_lone_surrogate_key_is_an_internal_error(body: bytes) 
     with pytest.raises(Internal):
         decode_response(CHECK, body)
     with pytest.raises(Internal):
-        decode_element(CHECK, body, {})
+        decode_response(CHECK, body, {})
 
 
 def test_error_details_nested_900_deep_still_give_the_error() -> None:
@@ -135,6 +135,6 @@ response_bodies = st.dictionaries(
 def test_any_200_body_even_with_lone_surrogates_decodes_to_a_message_or_internal(
     body: bytes,
 ) -> None:
-    for decode in (lambda: decode_response(CHECK, body), lambda: decode_element(CHECK, body, {})):
+    for decode in (lambda: decode_response(CHECK, body), lambda: decode_response(CHECK, body, {})):
         with contextlib.suppress(GroundwireError):
             assert isinstance(decode(), CHECK.response_class)

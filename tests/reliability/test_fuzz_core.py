@@ -21,7 +21,7 @@ from groundwire.core.offsets import resolve_byte_spans
 from groundwire.core.results import check_grounding_result
 from groundwire.core.transcoding import decode_message
 from groundwire.core.version import DISCOVERY_VERSIONS
-from groundwire.transports.rest import decode_element, decode_response
+from groundwire.transports.rest import decode_response
 from tests.support import limits
 
 FUZZ = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -97,7 +97,7 @@ def test_a_decoded_response_always_becomes_a_result_whose_spans_fit_the_answer(
 @given(element=bodies)
 def test_decoding_a_streamed_element_gives_a_message_or_a_groundwire_error(element: bytes) -> None:
     with contextlib.suppress(GroundwireError):
-        decode_element(CORROBORATE, element, {})
+        decode_response(CORROBORATE, element, {})
 
 
 @FUZZ

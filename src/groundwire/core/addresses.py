@@ -100,9 +100,11 @@ def parse_grpc_address(text: str, *, source: str, default_port: str | None) -> G
             return GrpcAddress(text, (found[0],))
     elif text.startswith(("ipv4:", "ipv6:")):
         version = 4 if text.startswith("ipv4:") else 6
-        hosts = [_ip_host_port(entry, version) for entry in text[5:].split(",")]
-        if hosts and all(host is not None for host in hosts):
-            return GrpcAddress(text, tuple(host for host in hosts if host is not None))
+        # A port is optional in an ipv4:/ipv6: entry, as in gRPC.
+        entries = [_host_port(entry, "443") for entry in text[5:].split(",")]
+        hosts = tuple(found[0] for found in entries if found and _is_ip(found[0], version))
+        if hosts and len(hosts) == len(entries):
+            return GrpcAddress(text, hosts)
     elif "://" not in text and not text.startswith("dns:"):
         found = _host_port(text, default_port)
         if found is not None:
@@ -142,12 +144,6 @@ def _host_port(address: str, default_port: str | None) -> tuple[str, str] | None
     if port is None or not port.isdigit() or not 0 < int(port) < 65536:
         return None
     return host.lower(), port
-
-
-def _ip_host_port(entry: str, version: int) -> str | None:
-    """The address of one `ipv4:`/`ipv6:` entry (a port is optional there, as in gRPC)."""
-    found = _host_port(entry, "443")
-    return found[0] if found is not None and _is_ip(found[0], version) else None
 
 
 def _is_ip(text: str, version: int) -> bool:

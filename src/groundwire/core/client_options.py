@@ -8,6 +8,7 @@ only reads, checks and merges them with the constructor's own arguments.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 import warnings
 from collections.abc import Callable, Mapping, Sequence
@@ -29,15 +30,6 @@ __all__ = [
 CertificateSource = Callable[[], tuple[bytes, bytes]]
 """What `client_cert_source` is: a callable returning a (certificate chain, key) PEM pair."""
 
-_HONOURED = (
-    "api_endpoint",
-    "quota_project_id",
-    "universe_domain",
-    "scopes",
-    "api_audience",
-    "client_cert_source",
-    "credentials_file",
-)
 # Fields of api-core's ClientOptions that groundwire does not act on: refused when set.
 _REFUSED = {
     "api_key": "API keys are not accepted by the grounding APIs; pass credentials=",
@@ -81,6 +73,10 @@ class GoogleClientOptions:
     credentials_file: str | None = None
 
 
+_HONOURED = tuple(field.name for field in dataclasses.fields(GoogleClientOptions))
+_NOT_TEXT = ("scopes", "client_cert_source")
+
+
 def read_client_options(options: object) -> GoogleClientOptions:
     """Reads a `ClientOptions` (or any object with its attributes), a dict, or None.
 
@@ -114,13 +110,13 @@ def read_client_options(options: object) -> GoogleClientOptions:
         if fields.get(name) is not None:
             raise ConfigurationError(f"client_options.{name} is not supported: {advice}")
     read = GoogleClientOptions(
-        api_endpoint=_text(fields, "api_endpoint"),
-        quota_project_id=_text(fields, "quota_project_id"),
-        universe_domain=_text(fields, "universe_domain"),
+        **{
+            name: checked_text(f"client_options.{name}", fields.get(name))
+            for name in _HONOURED
+            if name not in _NOT_TEXT
+        },
         scopes=_scopes(fields.get("scopes")),
-        api_audience=_text(fields, "api_audience"),
         client_cert_source=_callable(fields.get("client_cert_source")),
-        credentials_file=_text(fields, "credentials_file"),
     )
     if read.credentials_file is not None:
         warnings.warn(CREDENTIALS_FILE_WARNING, DeprecationWarning, stacklevel=4)
@@ -193,10 +189,6 @@ def checked_text(name: str, value: object) -> str | None:
             f"{name} must not hold control characters (CR, LF, ...), got {value!r}"
         )
     return text
-
-
-def _text(fields: Mapping[str, Any], name: str) -> str | None:
-    return checked_text(f"client_options.{name}", fields.get(name))
 
 
 def _scopes(value: object) -> tuple[str, ...] | None:

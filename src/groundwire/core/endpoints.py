@@ -366,7 +366,7 @@ def call_headers(field: str, value: str, quota_project: str | None) -> tuple[tup
 
     Routing, the API client and the quota project. The user agent is not among them: gRPC
     channels send it as their primary user agent, and the REST transports add it to their
-    headers (`transports.rest.request_headers`). Most clients route to one or two resources:
+    headers (`transports.rest.RestCalls`). Most clients route to one or two resources:
     the cache saves 3.5 µs of quoting a call, 2% of the cheapest.
 
     >>> call_headers("parent", "projects/p/locations/l", None)[0]

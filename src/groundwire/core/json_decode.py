@@ -35,21 +35,12 @@ _SCALAR_KINDS = {
     _FieldDescriptor.TYPE_FLOAT: _FLOAT,
     _FieldDescriptor.TYPE_BOOL: _BOOL,
     _FieldDescriptor.TYPE_BYTES: _BYTES,
-    **dict.fromkeys(
-        (
-            _FieldDescriptor.TYPE_INT32,
-            _FieldDescriptor.TYPE_INT64,
-            _FieldDescriptor.TYPE_UINT32,
-            _FieldDescriptor.TYPE_UINT64,
-            _FieldDescriptor.TYPE_SINT32,
-            _FieldDescriptor.TYPE_SINT64,
-            _FieldDescriptor.TYPE_FIXED32,
-            _FieldDescriptor.TYPE_FIXED64,
-            _FieldDescriptor.TYPE_SFIXED32,
-            _FieldDescriptor.TYPE_SFIXED64,
-        ),
-        _INT,
-    ),
+}
+_INTEGER_CPP_TYPES = {
+    _FieldDescriptor.CPPTYPE_INT32,
+    _FieldDescriptor.CPPTYPE_INT64,
+    _FieldDescriptor.CPPTYPE_UINT32,
+    _FieldDescriptor.CPPTYPE_UINT64,
 }
 _DOUBLE_MAX = 1.7976931348623157e308
 _FLOAT_MAX = 3.4028234663852886e38  # what json_format accepts for a float field
@@ -206,10 +197,6 @@ def schema_for(message_descriptor: descriptor.Descriptor) -> _Schema | None:
     return _schemas[message_descriptor]
 
 
-def _is_well_known(message_descriptor: descriptor.Descriptor) -> bool:
-    return message_descriptor.file.name.startswith("google/protobuf/")
-
-
 def _build(
     message_descriptor: descriptor.Descriptor, built: dict[descriptor.Descriptor, _Schema | None]
 ) -> _Schema | None:
@@ -217,7 +204,7 @@ def _build(
         return _schemas[message_descriptor]
     if message_descriptor in built:
         return built[message_descriptor]
-    if _is_well_known(message_descriptor):
+    if message_descriptor.file.name.startswith("google/protobuf/"):  # a well-known type
         built[message_descriptor] = None
         return None
     schema: _Schema = {}
@@ -262,4 +249,6 @@ def _kind(
             return _FALLBACK, None
         names = {value.name: value.number for value in enum.values}
         return _ENUM, (names, frozenset(names.values()), enum.is_closed)
+    if field.cpp_type in _INTEGER_CPP_TYPES:
+        return _INT, None
     return _SCALAR_KINDS.get(field.type, _FALLBACK), None

@@ -68,7 +68,7 @@ class JsonArrayStream:
         feeding the next chunk.
         """
         if self._received == 0 and self._expect is _Expect.START:
-            chunk = self._strip_byte_order_mark(chunk)
+            chunk = chunk.removeprefix(_BYTE_ORDER_MARK)
         self._received += len(chunk)
         self._buffer += chunk
         while self._position < len(self._buffer):
@@ -90,9 +90,6 @@ class JsonArrayStream:
             f"the response stream ended early, while expecting {self._expect.value} "
             f"(after {self._received} bytes)"
         )
-
-    def _strip_byte_order_mark(self, chunk: bytes) -> bytes:
-        return chunk[len(_BYTE_ORDER_MARK) :] if chunk.startswith(_BYTE_ORDER_MARK) else chunk
 
     def _scan_element(self) -> bytes | None:
         """Scans inside an element; the element when it ended, None when more bytes are needed."""

@@ -82,8 +82,9 @@ def encode_request(method: Method, request: message.Message) -> HttpRequest:
     """
     path = path_for(method, request)
     body_object = json_format.MessageToDict(request)  # proto3 JSON: lowerCamelCase names
+    fields = method.request_class.DESCRIPTOR.fields_by_name
     for field in method.http.path.fields:
-        body_object.pop(_json_name(method, field), None)
+        body_object.pop(fields[field].json_name, None)
     return HttpRequest(
         method.http.verb, path, json.dumps(body_object, separators=(",", ":")).encode()
     )
@@ -109,10 +110,6 @@ def encode_stream_request(method: Method, requests: Iterable[message.Message]) -
             )
     body = json.dumps([json_format.MessageToDict(item) for item in items], separators=(",", ":"))
     return HttpRequest(method.http.verb, path, body.encode())
-
-
-def _json_name(method: Method, field: str) -> str:
-    return method.request_class.DESCRIPTOR.fields_by_name[field].json_name
 
 
 def decode_message(

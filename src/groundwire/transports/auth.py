@@ -34,22 +34,14 @@ _TOKEN_TIMEOUT = 30.0
 
 
 class _Response(auth_transport.Response):
-    """A finished HTTP response, as google-auth reads it."""
+    """A finished HTTP response, as google-auth reads it (plain attributes for its properties)."""
+
+    status: int = 0
+    headers: Mapping[str, str] = {}
+    data: bytes = b""
 
     def __init__(self, status: int, headers: Mapping[str, str], data: bytes) -> None:
-        self._status, self._headers, self._data = status, headers, data
-
-    @property
-    def status(self) -> int:
-        return self._status
-
-    @property
-    def headers(self) -> Mapping[str, str]:
-        return self._headers
-
-    @property
-    def data(self) -> bytes:
-        return self._data
+        self.status, self.headers, self.data = status, headers, data
 
 
 class TokenRequest(auth_transport.Request):

@@ -33,78 +33,14 @@ from groundwire.transports.base import (
 
 logger = logging.getLogger("groundwire")
 
-Clock = Callable[[], float]
-
-
-class _Switch:
-    """The fallback state plus its logging, shared by the sync and async transports."""
-
-    def __init__(self, cooldown: float, clock: Clock) -> None:
-        self.state = FallbackState(cooldown)
-        self.cooldown = cooldown
-        self.clock = clock
-        self._lock = threading.Lock()
-        self._cooldown_end_logged = False
-
-    def use_grpc(self) -> bool:
-        """Whether an attempt goes over gRPC; when it does not, marks it as sent over REST."""
-        state = self.state
-        if not state.on_rest:
-            return True
-        if not state.prefer_grpc(self.clock()):
-            over_rest.set(True)
-            return False
-        if not self._cooldown_end_logged:
-            self._cooldown_end_logged = True
-            logger.info("the %g s REST cool-down is over; trying gRPC again", self.cooldown)
-        return True
-
-    def fall_back(
-        self, failure: ConnectionFailure, timeout: float | None, started: float
-    ) -> float | None:
-        """Switches to REST after gRPC failed to connect; what REST gets of `timeout`.
-
-        Raises DeadlineExceeded when gRPC used it all up.
-        """
-        self._connection_failed(failure)
-        over_rest.set(True)
-        if timeout is None:
-            return None
-        left = timeout - (self.clock() - started)
-        if left <= 0:
-            raise DeadlineExceeded(
-                f"gRPC could not connect ({failure.message}) and the "
-                f"attempt's timeout of {timeout} s passed before REST"
-            )
-        return left
-
-    def _connection_failed(self, failure: ConnectionFailure) -> None:
-        with self._lock:
-            switched = self.state.record_connection_failure(self.clock())
-            self._cooldown_end_logged = False
-        if switched:
-            logger.warning(
-                "gRPC could not connect (%s); using REST for the next %g s, then trying gRPC again",
-                failure.message,
-                self.cooldown,
-            )
-        else:
-            logger.debug("gRPC still cannot connect (%s); staying on REST", failure.message)
-
-    def grpc_worked(self) -> None:
-        if not self.state.on_rest:
-            return
-        with self._lock:
-            switched = self.state.record_grpc_success()
-        if switched:
-            logger.warning("gRPC connects again; switching back from REST to gRPC")
-
-
 TransportT = TypeVar("TransportT")
 
 
 class _Both(Generic[TransportT]):
-    """A gRPC and a REST transport of one kind, and the switch that picks between them."""
+    """A gRPC and a REST transport of one kind, and the fallback state that picks between them.
+
+    Everything but the calls themselves, so the sync and async transports share it.
+    """
 
     def __init__(
         self,
@@ -112,11 +48,64 @@ class _Both(Generic[TransportT]):
         rest: TransportT,
         *,
         cooldown: float = 60.0,
-        clock: Clock = time.monotonic,
+        clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.grpc = grpc
         self.rest = rest
-        self._switch = _Switch(cooldown, clock)
+        self._state = FallbackState(cooldown)
+        self._cooldown = cooldown
+        self._clock = clock
+        self._lock = threading.Lock()
+        self._cooldown_end_logged = False
+
+    def _use_grpc(self) -> bool:
+        """Whether an attempt goes over gRPC; when it does not, marks it as sent over REST."""
+        if not self._state.on_rest:
+            return True
+        if not self._state.prefer_grpc(self._clock()):
+            over_rest.set(True)
+            return False
+        if not self._cooldown_end_logged:
+            self._cooldown_end_logged = True
+            logger.info("the %g s REST cool-down is over; trying gRPC again", self._cooldown)
+        return True
+
+    def _fall_back(
+        self, failure: ConnectionFailure, timeout: float | None, started: float
+    ) -> float | None:
+        """Switches to REST after gRPC failed to connect; what REST gets of `timeout`.
+
+        Raises DeadlineExceeded when gRPC used it all up.
+        """
+        with self._lock:
+            switched = self._state.record_connection_failure(self._clock())
+            self._cooldown_end_logged = False
+        if switched:
+            logger.warning(
+                "gRPC could not connect (%s); using REST for the next %g s, then trying gRPC again",
+                failure.message,
+                self._cooldown,
+            )
+        else:
+            logger.debug("gRPC still cannot connect (%s); staying on REST", failure.message)
+        over_rest.set(True)
+        if timeout is None:
+            return None
+        left = timeout - (self._clock() - started)
+        if left <= 0:
+            raise DeadlineExceeded(
+                f"gRPC could not connect ({failure.message}) and the "
+                f"attempt's timeout of {timeout} s passed before REST"
+            )
+        return left
+
+    def _grpc_worked(self) -> None:
+        if not self._state.on_rest:
+            return
+        with self._lock:
+            switched = self._state.record_grpc_success()
+        if switched:
+            logger.warning("gRPC connects again; switching back from REST to gRPC")
 
 
 class AutoTransport(_Both[Transport]):
@@ -135,14 +124,14 @@ class AutoTransport(_Both[Transport]):
         self, method: Method, request: Message, *, timeout: float | None, metadata: Metadata
     ) -> Message:
         """Calls over gRPC, or over REST when gRPC cannot connect."""
-        if self._switch.use_grpc():
-            started = self._switch.clock()
+        if self._use_grpc():
+            started = self._clock()
             try:
                 response = self.grpc.unary(method, request, timeout=timeout, metadata=metadata)
             except ConnectionFailure as failure:
-                timeout = self._switch.fall_back(failure, timeout, started)
+                timeout = self._fall_back(failure, timeout, started)
             else:
-                self._switch.grpc_worked()
+                self._grpc_worked()
                 return response
         return self.rest.unary(method, request, timeout=timeout, metadata=metadata)
 
@@ -154,24 +143,23 @@ class AutoTransport(_Both[Transport]):
         Requests that are not a sequence are a live exchange, which may send after it reads:
         REST would have to read every request first, so such a stream stays on gRPC.
         """
-        if not isinstance(requests, Sequence):
-            yield from self.grpc.stream(method, requests, timeout=timeout, metadata=metadata)
+        live = not isinstance(requests, Sequence)
+        if live or not self._use_grpc():
+            transport = self.grpc if live else self.rest
+            yield from transport.stream(method, requests, timeout=timeout, metadata=metadata)
             return
-        if not self._switch.use_grpc():
-            yield from self.rest.stream(method, requests, timeout=timeout, metadata=metadata)
-            return
-        started = self._switch.clock()
+        started = self._clock()
         responses = self.grpc.stream(method, requests, timeout=timeout, metadata=metadata)
         try:
             first = next(responses)
         except StopIteration:
-            self._switch.grpc_worked()
+            self._grpc_worked()
             return
         except ConnectionFailure as failure:
-            timeout = self._switch.fall_back(failure, timeout, started)
+            timeout = self._fall_back(failure, timeout, started)
             yield from self.rest.stream(method, requests, timeout=timeout, metadata=metadata)
             return
-        self._switch.grpc_worked()
+        self._grpc_worked()
         yield first
         yield from responses
 
@@ -195,16 +183,16 @@ class AsyncAutoTransport(_Both[AsyncTransport]):
         self, method: Method, request: Message, *, timeout: float | None, metadata: Metadata
     ) -> Message:
         """Calls over gRPC, or over REST when gRPC cannot connect."""
-        if self._switch.use_grpc():
-            started = self._switch.clock()
+        if self._use_grpc():
+            started = self._clock()
             try:
                 response = await self.grpc.unary(
                     method, request, timeout=timeout, metadata=metadata
                 )
             except ConnectionFailure as failure:
-                timeout = self._switch.fall_back(failure, timeout, started)
+                timeout = self._fall_back(failure, timeout, started)
             else:
-                self._switch.grpc_worked()
+                self._grpc_worked()
                 return response
         return await self.rest.unary(method, request, timeout=timeout, metadata=metadata)
 
@@ -216,7 +204,7 @@ class AsyncAutoTransport(_Both[AsyncTransport]):
         As in `AutoTransport.stream`, requests that are not a sequence stay on gRPC.
         """
         live = not isinstance(requests, Sequence)
-        if live or not self._switch.use_grpc():
+        if live or not self._use_grpc():
             transport = self.grpc if live else self.rest
             responses = transport.stream(method, requests, timeout=timeout, metadata=metadata)
             try:
@@ -225,19 +213,19 @@ class AsyncAutoTransport(_Both[AsyncTransport]):
             finally:
                 await _close(responses)
             return
-        started = self._switch.clock()
+        started = self._clock()
         responses = self.grpc.stream(method, requests, timeout=timeout, metadata=metadata)
         try:
             try:
                 first = await anext(responses)
             except StopAsyncIteration:
-                self._switch.grpc_worked()
+                self._grpc_worked()
                 return
             except ConnectionFailure as failure:
-                timeout = self._switch.fall_back(failure, timeout, started)
+                timeout = self._fall_back(failure, timeout, started)
                 responses = self.rest.stream(method, requests, timeout=timeout, metadata=metadata)
             else:
-                self._switch.grpc_worked()
+                self._grpc_worked()
                 yield first
             async for response in responses:
                 yield response

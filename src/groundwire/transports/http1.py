@@ -80,7 +80,15 @@ ConnectionT = TypeVar("ConnectionT")
 
 
 class PoolBase(Generic[ConnectionT]):
-    """What both pools keep about one origin: route, TLS settings, limits, connections.
+    """Keep-alive HTTP/1.1 connections to one origin: what both pools keep and promise.
+
+    A request takes an idle connection (the most recently used first) or opens one, up to
+    `max_connections`; past that it waits for one to be free, within its deadline. A
+    connection returns to the pool once its response has been read to the end, and at most
+    `max_idle` wait there. `ssl_context` (https) defaults to the system's roots. A proxy from
+    the environment carries https in a CONNECT tunnel, and http as requests for absolute
+    URLs. A response body is cut off with `MessageTooLarge` past `max_response_bytes` once
+    decompressed.
 
     `_idle` holds the idle connections, the most recently used last, each with the moment it
     became idle; `_active` those that carry a request.
@@ -124,15 +132,7 @@ class PoolBase(Generic[ConnectionT]):
 
 
 class ConnectionPool(PoolBase[socket.socket]):
-    """Keep-alive HTTP/1.1 connections to one origin, the most recently used reused first.
-
-    Thread-safe: a request takes an idle connection or opens one, so threads run in parallel
-    on up to `max_connections` (more wait for one to be free, within their timeout); a
-    connection returns to the pool once its response has been read to the end, and at most
-    `max_idle` wait there. `ssl_context` (https) defaults to the
-    system's roots. A proxy from the environment carries https in a CONNECT tunnel, and
-    http as requests for absolute URLs. A response body is cut off with `MessageTooLarge`
-    past `max_response_bytes` once decompressed.
+    """The pool of `PoolBase` on blocking sockets; thread-safe, threads run in parallel.
 
     Example:
         >>> pool = ConnectionPool("http", "127.0.0.1", 8080)
@@ -258,13 +258,11 @@ class ConnectionPool(PoolBase[socket.socket]):
                     _tunnel(connection, route, deadline)
                 connection.settimeout(time_left(deadline))
                 connection = self._tls().wrap_socket(connection, server_hostname=route.host)
-        except (OSError, ProtocolError) as error:
+        except BaseException as error:
             if connection is not None:
                 connection.close()
-            raise route.connect_error(error) from error
-        except BaseException:
-            if connection is not None:
-                connection.close()
+            if isinstance(error, OSError | ProtocolError):
+                raise route.connect_error(error) from error
             raise
         return connection
 

@@ -2,9 +2,7 @@
 
 Each connection is an `asyncio.Protocol` (`aio_connection`) that feeds what it receives to
 the core's strict `ResponseParser`, as the blocking pool (`http1`) does: no stream objects,
-no extra tasks, one timer per request for its deadline. Around it, what the blocking pool
-has too: idle connections kept per origin, TLS with the system's roots or the caller's,
-gzip within a size cap, and the environment's proxies (`routes`).
+no extra tasks, one timer per request for its deadline. The rest is `http1.PoolBase`'s.
 """
 
 from __future__ import annotations
@@ -28,14 +26,7 @@ from groundwire.transports.http1 import (
 
 
 class AsyncConnectionPool(PoolBase[Connection]):
-    """Keep-alive HTTP/1.1 connections to one origin, for the event loop it is used on.
-
-    A request takes an idle connection (the most recently used first) or opens one, up to
-    `max_connections`; past that it waits for one to be free. A connection returns to the
-    pool once its response has been read to the end, and at most `max_idle` wait there.
-    `ssl_context` (https) defaults to the system's roots. A proxy from the environment
-    carries https in a CONNECT tunnel, and http as requests for absolute URLs. A response
-    body is cut off with `MessageTooLarge` past `max_response_bytes` once decompressed.
+    """The pool of `PoolBase` on asyncio, for the event loop it is used on.
 
     Example:
         >>> pool = AsyncConnectionPool("http", "127.0.0.1", 8080)
@@ -152,13 +143,6 @@ class AsyncConnectionPool(PoolBase[Connection]):
         self._active.add(connection)
         return connection
 
-    def _finish(self, connection: Connection) -> None:
-        """Gives a connection back when its exchange ended cleanly, else closes it."""
-        if connection.finish():
-            self._give_back(connection)
-        else:
-            self._discard(connection)
-
     def _give_back(self, connection: Connection) -> None:
         if self._closed:
             self._discard(connection)
@@ -231,8 +215,10 @@ class AsyncResponse:
     def close(self) -> None:
         """Ends the exchange: a response read to its end frees the connection for reuse."""
         pool, self._pool = self._pool, None
-        if pool is not None:
-            pool._finish(self._connection)
+        if pool is not None and self._connection.finish():
+            pool._give_back(self._connection)
+        elif pool is not None:
+            pool._discard(self._connection)
 
     async def _next_event(self) -> Event:
         """The next event of the body: bytes as they came off the wire, or `END`."""

@@ -12,12 +12,13 @@ import json
 import ssl
 import time
 import urllib.parse
-from collections.abc import Callable, Iterable, Iterator, Mapping
-from typing import Generic, Protocol, TypeVar
+from collections.abc import Callable, Iterator, Mapping
+from typing import Any, Generic, TypeVar
 
 from google.auth.credentials import Credentials
 from google.protobuf.message import Message
 
+from groundwire.core.addresses import parse_rest_address
 from groundwire.core.apis import Method
 from groundwire.core.bodies import MAX_RESPONSE_BYTES
 from groundwire.core.endpoints import user_agent
@@ -66,52 +67,28 @@ def base_url_for(
         >>> base_url_for("https://discoveryengine.googleapis.com/", None)
         'https://discoveryengine.googleapis.com'
     """
-    parts = urllib.parse.urlsplit(base_url)
-    scheme = parts.scheme.lower()
-    if scheme == "http":
+    if not base_url.strip().lower().startswith(("https://", "http://")):
+        raise ValueError(f"REST base URL {base_url}: use https:// (or http:// to loopback)")
+    address = parse_rest_address(base_url, source="base_url", bare_scheme="https")
+    if address.scheme == "http":
         refuse_plaintext(
             f"REST base URL {base_url}",
-            parts.hostname or "",
+            address.host,
             credentials is not None,
             allow_remote=allow_remote_plaintext,
         )
-    elif scheme != "https":
-        raise ValueError(f"REST base URL {base_url}: use https:// (or http:// to loopback)")
-    if parts.query or parts.fragment:
-        raise ValueError(f"REST base URL {base_url}: no query or fragment allowed")
-    try:
-        port = parts.port
-    except ValueError as error:
-        raise ValueError(f"REST base URL {base_url}: {error}") from None
-    if not parts.hostname or parts.username is not None or port == 0:
-        raise ValueError(f"REST base URL {base_url}: name a host and port (and no user)")
-    return urllib.parse.urlunsplit((scheme, parts.netloc.lower(), parts.path, "", "")).rstrip("/")
+    return address.url
 
 
-def request_headers(metadata: Metadata) -> dict[str, str]:
-    """The HTTP headers of a call: JSON content type, groundwire's user agent, the metadata."""
-    headers = {"content-type": "application/json", "user-agent": user_agent()}
-    headers.update(metadata)
-    return headers
-
-
-def decode_response(method: Method, body: bytes) -> Message:
-    """Decodes a 2xx body; anything but the response message raises `Internal`."""
-    return _decoded(method, body, "answered with a body", None)
-
-
-def decode_element(method: Method, element: bytes, headers: Mapping[str, str]) -> Message:
-    """Decodes one element of a streamed array; an `{"error": ...}` element raises it."""
-    return _decoded(method, element, "streamed an element", headers)
-
-
-def _decoded(
-    method: Method, body: bytes, what: str, error_headers: Mapping[str, str] | None
+def decode_response(
+    method: Method, body: bytes, stream_headers: Mapping[str, str] | None = None
 ) -> Message:
-    """The response message in `body`: `Internal` for anything else, naming `what` it was.
+    """Decodes a 2xx body; anything but the response message raises `Internal`.
 
-    With `error_headers` (a stream's), a lone `{"error": ...}` object raises that error.
+    With `stream_headers`, `body` is one element of a streamed array, and an
+    `{"error": ...}` element raises that error.
     """
+    what = "answered with a body" if stream_headers is None else "streamed an element"
     try:
         parsed = json.loads(body)
     except (ValueError, RecursionError) as error:
@@ -124,9 +101,9 @@ def _decoded(
             f"{method.name} answered with a JSON {type(parsed).__name__} instead of "
             f"a {name} object{excerpt(body)}"
         )
-    if error_headers is not None and isinstance(parsed.get("error"), dict) and len(parsed) == 1:
+    if stream_headers is not None and isinstance(parsed.get("error"), dict) and len(parsed) == 1:
         status = parsed["error"].get("code")
-        raise error_from_http(status if isinstance(status, int) else 500, body, error_headers)
+        raise error_from_http(status if isinstance(status, int) else 500, body, stream_headers)
     try:
         return decode_message(parsed, method.response_class)
     except GroundwireError as error:
@@ -168,47 +145,6 @@ def error_from_wire(error: Exception) -> GroundwireError:
     return Unknown(text)
 
 
-ELEMENTS_PER_CLOCK_READING = 1000
-"""How many stream elements are decoded, at most, between two looks at the deadline."""
-
-
-def elements_in_time(
-    elements: Iterable[bytes],
-    deadline: float | None,
-    clock: Callable[[], float],
-    timeout: float | None,
-) -> Iterator[bytes]:
-    """The elements of one decoded piece of a stream, until `clock()` passes `deadline`.
-
-    The clock is read after every `ELEMENTS_PER_CLOCK_READING` elements and after the
-    piece (at most `PIECE_BYTES`), so neither a burst of tiny elements nor a small gzip
-    body that inflates to a million of them outlives the deadline; past it, raises
-    `DeadlineExceeded`.
-
-    Example:
-        >>> list(elements_in_time([b"{}"], None, time.monotonic, None))
-        [b'{}']
-        >>> list(elements_in_time([b"{}"], 0.0, time.monotonic, 1.0))  # doctest: +ELLIPSIS
-        Traceback (most recent call last):
-        ...
-        groundwire.core.errors.DeadlineExceeded: DEADLINE_EXCEEDED: the stream ran past ...
-    """
-    if deadline is None:
-        yield from elements
-        return
-    for count, element in enumerate(elements, 1):
-        yield element
-        if count % ELEMENTS_PER_CLOCK_READING == 0 and clock() > deadline:
-            raise stream_deadline_error(timeout)
-    if clock() > deadline:
-        raise stream_deadline_error(timeout)
-
-
-def stream_deadline_error(timeout: float | None) -> DeadlineExceeded:
-    """The error for a stream still running when its timeout has passed."""
-    return DeadlineExceeded(f"the stream ran past its timeout of {timeout} s")
-
-
 class MessageStream:
     """The messages of a streamed response body, fed chunk by chunk, within its deadline.
 
@@ -221,6 +157,10 @@ class MessageStream:
         >>> [type(message).__name__ for message in messages.feed(b'[{"support_score": 0.5}]')]
         ['CheckGroundingResponse']
         >>> messages.close()
+        >>> list(MessageStream(method, {}, 0.0, time.monotonic, 1.0).feed(b"[{}"))
+        Traceback (most recent call last):
+        ...
+        groundwire.core.errors.DeadlineExceeded: DEADLINE_EXCEEDED: the stream ran past ...
     """
 
     def __init__(
@@ -236,26 +176,28 @@ class MessageStream:
         self._elements = JsonArrayStream()
 
     def feed(self, chunk: bytes) -> Iterator[Message]:
-        """The messages `chunk` completes; `DeadlineExceeded` once the deadline has passed."""
-        elements = self._elements.feed(chunk)
-        for element in elements_in_time(elements, self._deadline, self._clock, self._timeout):
-            yield decode_element(self._method, element, self._headers)
+        """The messages `chunk` completes; `DeadlineExceeded` once the deadline has passed.
+
+        The clock is read after every 1,000 elements and after the chunk (at most
+        `PIECE_BYTES`), so neither a burst of tiny elements nor a small gzip body that
+        inflates to a million of them outlives the deadline.
+        """
+        for count, element in enumerate(self._elements.feed(chunk), 1):
+            yield decode_response(self._method, element, self._headers)
+            if count % 1000 == 0:
+                self._check_deadline()
+        self._check_deadline()
+
+    def _check_deadline(self) -> None:
+        if self._deadline is not None and self._clock() > self._deadline:
+            raise DeadlineExceeded(f"the stream ran past its timeout of {self._timeout} s")
 
     def close(self) -> None:
         """Checks that the body ended where its JSON array did."""
         self._elements.close()
 
 
-class _Pool(Protocol):
-    """What the REST transports ask of either connection pool outside the waiting."""
-
-    @property
-    def closed(self) -> bool:
-        """Whether `close` was called."""
-        ...
-
-
-PoolT = TypeVar("PoolT", bound=_Pool)
+PoolT = TypeVar("PoolT", bound=http1.PoolBase[Any])
 
 
 class RestCalls(Generic[PoolT]):
@@ -293,6 +235,20 @@ class RestCalls(Generic[PoolT]):
             max_idle=max_idle_connections,
             max_response_bytes=max_response_bytes,
         )
+
+    def _prepared(
+        self, http_request: HttpRequest, metadata: Metadata, timeout: float | None
+    ) -> tuple[str, dict[str, str]]:
+        """A call's target and headers: JSON, our user agent, the metadata and any token.
+
+        A token that has expired is refreshed first, within `timeout`.
+        """
+        headers = {"content-type": "application/json", "user-agent": user_agent()}
+        headers.update(metadata)
+        query = http_request.path + SYSTEM_QUERY
+        if self._tokens is not None:
+            self._tokens.apply(headers, self.base_url + query, timeout)
+        return self._path_prefix + query, headers
 
     def _wire_error(self, error: Exception) -> GroundwireError:
         """`error_from_wire`, except that any failure after `close` is `ClientClosed`."""
@@ -368,10 +324,7 @@ class RestTransport(RestCalls[http1.ConnectionPool]):
         timeout: float | None,
     ) -> http1.Response:
         """Sends a call's request, with a token fetched within `timeout` if need be."""
-        headers = request_headers(metadata)
-        if self._tokens is not None:
-            self._tokens.apply(headers, self.base_url + http_request.path + SYSTEM_QUERY, timeout)
-        target = self._path_prefix + http_request.path + SYSTEM_QUERY
+        target, headers = self._prepared(http_request, metadata, timeout)
         return self._pool.request(
             http_request.verb, target, http_request.body, headers, http1.time_left(deadline)
         )

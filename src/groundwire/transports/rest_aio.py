@@ -18,13 +18,7 @@ from groundwire.core.error_codecs import error_from_http
 from groundwire.core.transcoding import HttpRequest, encode_request, encode_stream_request
 from groundwire.transports import http1, http1_aio
 from groundwire.transports.base import AsyncRequests, Metadata, fixed_requests
-from groundwire.transports.rest import (
-    SYSTEM_QUERY,
-    MessageStream,
-    RestCalls,
-    decode_response,
-    request_headers,
-)
+from groundwire.transports.rest import MessageStream, RestCalls, decode_response
 
 
 class AsyncRestTransport(RestCalls[http1_aio.AsyncConnectionPool]):
@@ -96,10 +90,7 @@ class AsyncRestTransport(RestCalls[http1_aio.AsyncConnectionPool]):
         """Sends a call's request, a token refreshed (in a thread) first if need be."""
         if self._tokens is not None and self._tokens.needs_refresh():
             await asyncio.to_thread(self._tokens.refresh, timeout)
-        headers = request_headers(metadata)
-        if self._tokens is not None:
-            self._tokens.apply(headers, self.base_url + http_request.path + SYSTEM_QUERY)
-        target = self._path_prefix + http_request.path + SYSTEM_QUERY
+        target, headers = self._prepared(http_request, metadata, timeout)
         return await self._pool.request(
             http_request.verb, target, http_request.body, headers, deadline
         )
