@@ -27,7 +27,7 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
-from bench import engine, imports, offsets, report, streams, targets, throughput
+from bench import bigquery, engine, imports, offsets, report, streams, targets, throughput
 
 HERE = Path(__file__).resolve().parent
 RESULTS_JSON = HERE / "results.json"
@@ -77,6 +77,9 @@ def sections(quick: bool) -> dict[str, Callable[[], dict[str, Any]]]:
             sentences=30 if quick else 60, repeats=1 if quick else 3
         ),
         "quality": quality,
+        "bigquery": lambda: bigquery.measure(
+            row_count=1000 if quick else 3000, repeats=1 if quick else 2
+        ),
     }
 
 
