@@ -14,14 +14,14 @@ from tests.bigquery.conftest import Endpoint, post, request
 pytestmark = pytest.mark.timeout(120)
 
 FACT = "Paris is the capital of France."
-THROTTLED_CALLS = 60
+THROTTLES_PER_ROW = 2
 
 
 def answer_of(index: int) -> str:
-    """Row `index`'s answer: every 10th is throttled by the stub, every 50th refused by it."""
+    """Row `index`'s answer: every 25th is throttled by the stub, every 50th refused by it."""
     if index % 50 == 7:
         return f"Refused row {index}: Paris is in France."
-    if index % 10 == 3:
+    if index % 25 == 3:
         return f"Throttled row {index}: Paris is in France."
     return f"Row {index}: Paris is the capital of France. The moon is made of cheese."
 
@@ -52,12 +52,14 @@ def assert_result_of(answer: str, reply: dict[str, Any]) -> None:
 def test_a_500_row_call_gets_500_replies_in_order_with_throttled_rows_retried(
     endpoint: Endpoint, grounding_stubs: GroundingStubs
 ) -> None:
-    grounding_stubs.stub(
-        "CheckGrounding",
-        match={"answerCandidate": {"regex": "^Throttled"}},
-        error={"code": "RESOURCE_EXHAUSTED", "message": "quota exceeded"},
-        times=THROTTLED_CALLS,
-    )
+    throttled_rows = [index for index in range(500) if index % 25 == 3]
+    for index in throttled_rows:  # each throttled twice, then answered
+        grounding_stubs.stub(
+            "CheckGrounding",
+            match={"answerCandidate": answer_of(index)},
+            error={"code": "RESOURCE_EXHAUSTED", "message": "quota exceeded"},
+            times=THROTTLES_PER_ROW,
+        )
     grounding_stubs.stub(
         "CheckGrounding",
         match={"answerCandidate": {"regex": "^Refused"}},
@@ -81,10 +83,9 @@ def test_a_500_row_call_gets_500_replies_in_order_with_throttled_rows_retried(
         else:
             assert "error" not in reply, (index, reply)
             assert_result_of(answer_of(index), reply)
-    throttled_rows = sum(1 for i in range(500) if i % 10 == 3 and i % 50 != 7 and i % 25 != 11)
     sent = grounding_stubs.requests("CheckGrounding")
     throttled_sent = [s for s in sent if s["request"]["answerCandidate"].startswith("Throttled")]
-    assert len(throttled_sent) == throttled_rows + THROTTLED_CALLS  # each retried until through
+    assert len(throttled_sent) == len(throttled_rows) * (1 + THROTTLES_PER_ROW)  # retried
 
 
 @pytest.mark.parametrize(("code", "status"), [("RESOURCE_EXHAUSTED", 429), ("UNAVAILABLE", 503)])

@@ -11,7 +11,7 @@ import asyncio
 import json
 import logging
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from groundwire.bigquery.protocol import (
@@ -58,7 +58,7 @@ class RemoteFunctionApp:
 
     def __init__(
         self,
-        make_client: Any,
+        make_client: Callable[[str | None], AsyncGroundingClient],
         client: AsyncGroundingClient | None,
         *,
         time_budget: float,

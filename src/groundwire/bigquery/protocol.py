@@ -257,21 +257,25 @@ def reply(batch: BatchSpec, outcome: BatchOutcome[Any]) -> dict[str, Any]:
 def still_transient(outcomes: Sequence[BatchOutcome[Any] | None]) -> tuple[int, str] | None:
     """The retryable status and message when some row is still transient, else None.
 
-    A row with no outcome (the time budget ran out) or a retryable error (throttled,
+    A row with no outcome (the time budget ran out first) or a retryable error (throttled,
     unavailable, out of time) must not be stored as an error: BigQuery sends the call again.
-    429 when every such row was throttled, 503 otherwise.
+    429 when the service throttled and nothing else went wrong (rows left waiting for a slot
+    included), 503 otherwise.
 
     Example:
         >>> from groundwire.core.errors import ResourceExhausted
-        >>> still_transient([BatchOutcome(0, None, ResourceExhausted("slow down"), 3)])
-        (429, '1 of 1 rows still transient (RESOURCE_EXHAUSTED: 1); send the call again')
+        >>> status, message = still_transient(
+        ...     [BatchOutcome(0, None, ResourceExhausted("slow down"), 3), None]
+        ... )
+        >>> status, message.split(";")[0]
+        (429, '2 of 2 rows still transient (NOT_DONE_IN_TIME: 1, RESOURCE_EXHAUSTED: 1)')
         >>> still_transient([None, BatchOutcome(1, "a result", None, 1)])[0]
         503
     """
     codes: dict[str, int] = {}
     for outcome in outcomes:
         if outcome is None:
-            code = "NOT_DONE_IN_TIME"
+            code = NOT_DONE
         elif outcome.error is not None and outcome.error.retryable:
             code = outcome.error.code.name
         else:
@@ -279,13 +283,17 @@ def still_transient(outcomes: Sequence[BatchOutcome[Any] | None]) -> tuple[int, 
         codes[code] = codes.get(code, 0) + 1
     if not codes:
         return None
-    throttled = set(codes) == {StatusCode.RESOURCE_EXHAUSTED.name}
+    throttled = THROTTLED in codes and set(codes) <= {THROTTLED, NOT_DONE}
     counted = ", ".join(f"{code}: {count}" for code, count in sorted(codes.items()))
     message = (
         f"{sum(codes.values())} of {len(outcomes)} rows still transient ({counted}); "
         "send the call again"
     )
     return (429 if throttled else 503), message
+
+
+NOT_DONE = "NOT_DONE_IN_TIME"
+THROTTLED = StatusCode.RESOURCE_EXHAUSTED.name
 
 
 __all__ = [
