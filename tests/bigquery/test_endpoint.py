@@ -8,8 +8,11 @@ from typing import Any
 
 import pytest
 
+from groundwire.bigquery import create_app
+from groundwire.core.client_options import ConfigurationError
+from groundwire.emulator import Emulator
 from groundwire.pytest_plugin import GroundingStubs
-from tests.bigquery.conftest import Endpoint, post, request
+from tests.bigquery.conftest import Endpoint, post, request, serving
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -254,3 +257,24 @@ def test_rows_never_reach_the_logs(
     captured = capsys.readouterr()
     for text in (caplog.text, captured.out, captured.err):
         assert "Zanzibar" not in text
+
+
+def test_a_given_client_serves_every_call_and_a_call_for_another_version_is_refused(
+    grounding_test_emulator: Emulator,
+) -> None:
+    client = grounding_test_emulator.async_client(api_version="v1beta")
+    app = create_app(client)
+    with serving(app) as url:
+        same = post(url, request([["Paris.", [FACT]]], {"api_version": "v1beta"}))
+        other = post(url, request([["Paris.", [FACT]]], {"api_version": "v1"}))
+
+    assert same.status_code == 200
+    assert other.status_code == 400
+    assert other.json() == {"errorMessage": "this endpoint calls API version v1beta, not v1"}
+
+
+def test_an_app_needs_a_client_or_a_project() -> None:
+    with pytest.raises(ConfigurationError, match="needs a client or a project"):
+        create_app()
+    with pytest.raises(ConfigurationError, match="time_budget must be positive"):
+        create_app(project="p", time_budget=0)
