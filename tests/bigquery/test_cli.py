@@ -74,7 +74,7 @@ def test_the_command_serves_on_loopback_and_never_logs_rows(tmp_path: Path) -> N
         assert host == "127.0.0.1"
         check_row(port)
     logged = log.read_text()
-    assert "BigQuery request 124ab1c: 2 rows, 1 row errors" in logged
+    assert "BigQuery request 124ab1c: 2 rows (0 kept from before), 1 row errors" in logged
     assert "Zanzibar" not in logged
 
 

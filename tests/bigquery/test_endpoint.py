@@ -253,7 +253,9 @@ def test_rows_never_reach_the_logs(
     response = post(endpoint(), request(rows))
 
     assert response.status_code == 200
-    assert "BigQuery request 124ab1c: 4 rows, 3 row errors" in caplog.text  # it does log
+    assert (
+        "BigQuery request 124ab1c: 4 rows (0 kept from before), 3 row errors" in caplog.text
+    )  # it does log
     captured = capsys.readouterr()
     for text in (caplog.text, captured.out, captured.err):
         assert "Zanzibar" not in text
@@ -278,3 +280,29 @@ def test_an_app_needs_a_client_or_a_project() -> None:
         create_app()
     with pytest.raises(ConfigurationError, match="time_budget must be positive"):
         create_app(project="p", time_budget=0)
+
+
+def test_a_call_sent_again_runs_only_the_rows_still_missing(
+    endpoint: Endpoint, grounding_stubs: GroundingStubs
+) -> None:
+    throttle = grounding_stubs.stub(
+        "CheckGrounding",
+        match={"answerCandidate": {"regex": "^Throttled"}},
+        error={"code": "RESOURCE_EXHAUSTED", "message": "quota exceeded"},
+    )
+    url = endpoint(time_budget=1.5)
+    rows = [["Row 0: Paris.", [FACT]], ["Throttled row.", [FACT]], ["", [FACT]]]
+
+    first = post(url, request(rows))
+    grounding_stubs.emulator.remove_stub(throttle["id"])
+    sent_before = len(grounding_stubs.requests("CheckGrounding"))
+    again = post(url, request(rows))
+
+    assert first.status_code == 429
+    assert again.status_code == 200, again.text
+    done, throttled, refused = again.json()["replies"]
+    assert done["claims"][0]["text"] == "Row 0: Paris."
+    assert throttled["claims"][0]["text"] == "Throttled row."
+    assert refused["error"]["code"] == "INVALID_ARGUMENT"
+    sent_again = grounding_stubs.requests("CheckGrounding")[sent_before:]
+    assert [s["request"]["answerCandidate"] for s in sent_again] == ["Throttled row."]

@@ -12,10 +12,11 @@ import json
 import logging
 import time
 from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from groundwire.bigquery.protocol import (
     CallOptions,
+    KeptReplies,
     RemoteCall,
     RequestError,
     Row,
@@ -23,6 +24,7 @@ from groundwire.bigquery.protocol import (
     read_request,
     read_row,
     reply,
+    row_key,
     still_transient,
 )
 from groundwire.core.batch import DEFAULT_CONCURRENCY, BatchOutcome
@@ -72,6 +74,7 @@ class RemoteFunctionApp:
         self._time_budget = time_budget
         self._concurrency = concurrency
         self._max_body_bytes = max_body_bytes
+        self._kept = KeptReplies()
 
     async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
         """Serves one ASGI connection: lifespan events, or one HTTP request."""
@@ -101,28 +104,53 @@ class RemoteFunctionApp:
         """The HTTP status and JSON answer to one request body."""
         remote = read_request(body)
         client = await self._client_for(remote.options)
-        outcomes = await self._outcomes(client, remote)
-        transient = still_transient(outcomes)
+        batch = remote.options.batch
+        version = client.api_version if batch.rpc == "CheckGrounding" else "v1"
+        keys = [row_key(remote.options, version, arguments) for arguments in remote.calls]
+        kept = [self._kept.get(key) for key in keys]
+        outcomes = await self._outcomes(client, remote, version, kept)
+        done: Outcomes = [
+            BatchOutcome(index, True, None, 0) if found is not None else outcome
+            for index, (found, outcome) in enumerate(zip(kept, outcomes, strict=True))
+        ]
+        transient = still_transient(done)
         logger.info(
-            "BigQuery request %s: %d rows, %d row errors%s",
+            "BigQuery request %s: %d rows (%d kept from before), %d row errors%s",
             remote.request_id or "-",
             len(outcomes),
+            sum(1 for found in kept if found is not None),
             sum(1 for outcome in outcomes if outcome is not None and outcome.error is not None),
             "" if transient is None else f", answered {transient[0]} to be sent again",
         )
         if transient is not None:
+            for key, outcome in zip(keys, outcomes, strict=True):
+                if outcome is None or (outcome.error is not None and outcome.error.retryable):
+                    continue
+                self._kept.keep(key, reply(batch, outcome))
             return transient[0], {"errorMessage": transient[1]}
-        batch = remote.options.batch
-        return 200, {"replies": [reply(batch, outcome) for outcome in outcomes if outcome]}
+        # No row is transient, so each has a kept reply or an outcome.
+        replies = [
+            found if found is not None else reply(batch, cast("BatchOutcome[Any]", outcome))
+            for found, outcome in zip(kept, outcomes, strict=True)
+        ]
+        self._kept.forget(keys)
+        return 200, {"replies": replies}
 
-    async def _outcomes(self, client: AsyncGroundingClient, remote: RemoteCall) -> Outcomes:
-        """Each row's outcome, in order; None for a row the time budget left unfinished."""
+    async def _outcomes(
+        self,
+        client: AsyncGroundingClient,
+        remote: RemoteCall,
+        version: str,
+        kept: list[dict[str, Any] | None],
+    ) -> Outcomes:
+        """Each row's outcome, in order; None for one kept from before, or left unfinished."""
         options = remote.options
-        version = client.api_version if options.batch.rpc == "CheckGrounding" else "v1"
         outcomes: Outcomes = [None] * len(remote.calls)
         whole: list[Row] = []
         split: list[Row] = []
         for index, arguments in enumerate(remote.calls):
+            if kept[index] is not None:
+                continue
             try:
                 row = read_row(index, arguments)
                 (split if needs_split(row, version) else whole).append(row)

@@ -9,8 +9,10 @@ ASGI app (`groundwire.bigquery.app`) only reads bytes, awaits the batch and writ
 
 from __future__ import annotations
 
+import hashlib
 import json
-from collections.abc import Mapping, Sequence
+from collections import OrderedDict
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -296,10 +298,71 @@ NOT_DONE = "NOT_DONE_IN_TIME"
 THROTTLED = StatusCode.RESOURCE_EXHAUSTED.name
 
 
+KEPT_ROWS = 10_000
+"""The most rows' replies an endpoint process keeps for calls that BigQuery will send again."""
+
+
+def row_key(options: CallOptions, api_version: str, arguments: object) -> bytes:
+    """What identifies a row's reply: its arguments and every option that shapes the reply.
+
+    Example:
+        >>> options = read_options({})
+        >>> row = ["Hi.", ["Hello."]]
+        >>> row_key(options, "v1", row) == row_key(options, "v1", list(row))
+        True
+        >>> row_key(options, "v1", ["Hi.", []]) == row_key(options, "v1beta", ["Hi.", []])
+        False
+    """
+    shape = [options.batch.rpc, options.citation_threshold, options.claim_scores, api_version]
+    text = json.dumps([shape, arguments], sort_keys=True, separators=(",", ":"))
+    return hashlib.blake2b(text.encode(), digest_size=16).digest()
+
+
+class KeptReplies:
+    """Replies of rows already done in a call answered 429/503, for when BigQuery sends it again.
+
+    BigQuery resends the whole call; without these, every row would be checked (and billed)
+    again, and a call that always has a throttled row left would never get through. Each
+    resend now only runs the rows still missing. The replies stay in this process's memory,
+    the oldest dropped past `limit`; a reply delivered in a 200 is forgotten.
+
+    Example:
+        >>> kept = KeptReplies(limit=1)
+        >>> kept.keep(b"a", {"support_score": 1.0}); kept.keep(b"b", {"support_score": 0.5})
+        >>> kept.get(b"a"), kept.get(b"b")
+        (None, {'support_score': 0.5})
+    """
+
+    def __init__(self, limit: int = KEPT_ROWS) -> None:
+        self.limit = limit
+        self._replies: OrderedDict[bytes, dict[str, Any]] = OrderedDict()
+
+    def get(self, key: bytes) -> dict[str, Any] | None:
+        """The reply kept for a row, if any."""
+        return self._replies.get(key)
+
+    def keep(self, key: bytes, reply: dict[str, Any]) -> None:
+        """Keeps a row's reply, dropping the oldest past the limit."""
+        self._replies[key] = reply
+        self._replies.move_to_end(key)
+        while len(self._replies) > self.limit:
+            self._replies.popitem(last=False)
+
+    def forget(self, keys: Iterable[bytes]) -> None:
+        """Drops the replies of rows that were delivered."""
+        for key in keys:
+            self._replies.pop(key, None)
+
+    def __len__(self) -> int:
+        return len(self._replies)
+
+
 __all__ = [
     "CONTEXT_KEYS",
+    "KEPT_ROWS",
     "RETRYABLE_STATUSES",
     "CallOptions",
+    "KeptReplies",
     "RemoteCall",
     "RequestError",
     "Row",
@@ -308,5 +371,6 @@ __all__ = [
     "read_request",
     "read_row",
     "reply",
+    "row_key",
     "still_transient",
 ]
