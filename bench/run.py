@@ -78,7 +78,7 @@ def sections(quick: bool) -> dict[str, Callable[[], dict[str, Any]]]:
         ),
         "quality": quality,
         "bigquery": lambda: bigquery.measure(
-            row_count=1000 if quick else 3000, repeats=1 if quick else 2
+            row_count=1000 if quick else 6000, repeats=1 if quick else 2
         ),
     }
 
