@@ -288,6 +288,43 @@ def _spark(found: dict[str, Any]) -> list[str]:
     ]
 
 
+def _bigquery(found: dict[str, Any]) -> list[str]:
+    rows: list[tuple[object, ...]] = []
+    for size, entry in found["sizes"].items():
+        endpoint, direct = entry["endpoint"], entry["direct"]
+        rows.append(
+            (
+                f"{size} rows per call",
+                f"{endpoint['rows_per_second']:.0f}",
+                f"{direct['rows_per_second']:.0f}",
+                f"{entry['ratio']:.2f}×",
+                f"{endpoint['cpu_us_per_row']:.0f}",
+                f"{direct['cpu_us_per_row']:.0f}",
+            )
+        )
+    return [
+        f"{found['rows']:,} rows against one `groundwire serve` emulator process (gRPC): "
+        "`groundwire bigquery-endpoint` (uvicorn, real HTTP, its own process) sent "
+        f"BigQuery-format calls, {found['parallel']} at once, beside the same rows as batches "
+        f"of the same size through `check_grounding_many`, {found['parallel']} at once, in a "
+        "process of its own that reads each result as the reply does (`check_record`). CPU "
+        "per row is that of the process holding the client (the endpoint's, or the direct "
+        "one's), not the emulator's or the caller's. Best of the runs.",
+        "",
+        table(
+            (
+                "calls",
+                "endpoint rows/s",
+                "direct rows/s",
+                "endpoint / direct",
+                "endpoint CPU µs/row",
+                "direct CPU µs/row",
+            ),
+            rows,
+        ),
+    ]
+
+
 def _engine(found: dict[str, Any]) -> list[str]:
     latency = found["latency"]
     rows: list[tuple[object, ...]] = [
@@ -400,4 +437,5 @@ def render(results: dict[str, Any]) -> str:
     lines += _section("Streams", results, "streams", _streams)
     lines += _section("Spark and Beam (10,000 rows, 2 local cores)", results, "spark", _spark)
     lines += _section("Engine quality (labelled sets)", results, "quality", _quality)
+    lines += _section("BigQuery remote function", results, "bigquery", _bigquery)
     return "\n".join(lines).rstrip() + "\n"

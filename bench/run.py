@@ -27,7 +27,7 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
-from bench import engine, imports, offsets, report, spark, streams, targets, throughput
+from bench import bigquery, engine, imports, offsets, report, spark, streams, targets, throughput
 
 HERE = Path(__file__).resolve().parent
 RESULTS_JSON = HERE / "results.json"
@@ -78,6 +78,9 @@ def sections(quick: bool) -> dict[str, Callable[[], dict[str, Any]]]:
         ),
         "spark": lambda: spark.measure(rows=2_000 if quick else 10_000),
         "quality": quality,
+        "bigquery": lambda: bigquery.measure(
+            row_count=1000 if quick else 6000, repeats=1 if quick else 2
+        ),
     }
 
 

@@ -179,6 +179,23 @@ VARIED_TEXT_TARGETS = tuple(
 )
 
 
+def _bigquery_ratio(size: int) -> Callable[[dict[str, Any]], float]:
+    return lambda results: float(results["bigquery"]["sizes"][str(size)]["ratio"])
+
+
+BIGQUERY_TARGETS = tuple(
+    Target(
+        f"BigQuery endpoint rows/s / `check_grounding_many` rows/s, {size} rows per call",
+        _bigquery_ratio(size),
+        0.8,
+        True,
+        "×",
+    )
+    for size in (50, 500)
+)
+
+
 def judge_all(results: dict[str, Any]) -> list[dict[str, Any]]:
     """Every target, judged against `results`."""
-    return [target.judge(results) for target in (*TARGETS, *VARIED_TEXT_TARGETS)]
+    every = (*TARGETS, *VARIED_TEXT_TARGETS, *BIGQUERY_TARGETS)
+    return [target.judge(results) for target in every]

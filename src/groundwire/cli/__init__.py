@@ -46,7 +46,7 @@ class _Parser(argparse.ArgumentParser):
 
 def _commands() -> list[tuple[str, str, ModuleType, ConnectsTo | None]]:
     """(name, summary, module, the API its connection options are for) of each command."""
-    from groundwire.cli import batch, check, corroborate, generate, serve
+    from groundwire.cli import batch, bigquery_endpoint, check, corroborate, generate, serve
 
     return [
         ("check", "check how well facts support an answer, claim by claim", check, "discovery"),
@@ -54,6 +54,12 @@ def _commands() -> list[tuple[str, str, ModuleType, ConnectsTo | None]]:
         ("generate", "generate a grounded answer", generate, "discovery"),
         ("batch", "check many answers from a JSONL file, resumably", batch, "either"),
         ("serve", "run the offline emulator (gRPC and REST)", serve, None),
+        (
+            "bigquery-endpoint",
+            "serve a BigQuery remote function that checks rows",
+            bigquery_endpoint,
+            "either",
+        ),
     ]
 
 
