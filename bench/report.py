@@ -50,9 +50,11 @@ def _section(title: str, results: dict[str, Any], key: str, body: Any) -> list[s
     found = results.get(key)
     if found is None:
         return []
+    # Markers let a docs page include one section (`--8<-- "bench/results.md:spark"`).
+    start, end = f"<!-- --8<-- [start:{key}] -->", f"<!-- --8<-- [end:{key}] -->"
     if "error" in found:
-        return [f"## {title}", "", f"Not measured: `{found['error']}`", ""]
-    return [f"## {title}", "", *body(found), ""]
+        return [start, f"## {title}", "", f"Not measured: `{found['error']}`", end, ""]
+    return [start, f"## {title}", "", *body(found), end, ""]
 
 
 def _targets(judged: list[dict[str, Any]]) -> list[str]:
@@ -435,7 +437,7 @@ def render(results: dict[str, Any]) -> str:
     lines += _section("Offset conversion", results, "offsets", _offsets)
     lines += _section("Emulator engine", results, "engine", _engine)
     lines += _section("Streams", results, "streams", _streams)
-    lines += _section("Spark and Beam (10,000 rows, 2 local cores)", results, "spark", _spark)
-    lines += _section("Engine quality (labelled sets)", results, "quality", _quality)
     lines += _section("BigQuery remote function", results, "bigquery", _bigquery)
+    lines += _section("Spark and Beam", results, "spark", _spark)
+    lines += _section("Engine quality (labelled sets)", results, "quality", _quality)
     return "\n".join(lines).rstrip() + "\n"
