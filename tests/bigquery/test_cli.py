@@ -85,15 +85,19 @@ def test_public_listens_on_every_interface(tmp_path: Path) -> None:
         check_row(port)  # reached over loopback only
 
 
-def test_the_port_comes_from_port_then_the_port_variable_then_8080() -> None:
+def test_the_port_is_port_then_the_variable_then_8080_and_the_host_loopback_unless_public() -> None:
     def args(**given: object) -> argparse.Namespace:
         return argparse.Namespace(**{"host": None, "port": None, "public": False, **given})
 
     assert listen_address(args(), {}) == ("127.0.0.1", 8080)
     assert listen_address(args(), {"PORT": "9000"}) == ("127.0.0.1", 9000)
     assert listen_address(args(port=7000, host="::1"), {"PORT": "9000"}) == ("::1", 7000)
-    with pytest.raises(InputError, match="drop --host"):
-        listen_address(args(public=True, host="127.0.0.1"), {})
+    assert listen_address(args(host="localhost"), {}) == ("localhost", 8080)
+    with pytest.raises(InputError, match=r"not a loopback address .* add --public"):
+        listen_address(args(host="0.0.0.0"), {})
+    with pytest.raises(InputError, match="not a loopback address"):
+        listen_address(args(host="10.1.2.3"), {})
+    assert listen_address(args(public=True, host="10.1.2.3"), {}) == ("10.1.2.3", 8080)
     with pytest.raises(InputError, match=r"\$PORT must be a port number"):
         listen_address(args(), {"PORT": "http"})
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import ipaddress
 import logging
 import os
 from collections.abc import Mapping
@@ -25,7 +26,11 @@ PUBLIC = "0.0.0.0"  # only with --public, for a container's network
 
 def configure(parser: argparse.ArgumentParser) -> None:
     """Adds the options of `bigquery-endpoint` to its parser."""
-    parser.add_argument("--host", help=f"address to listen on (default: {LOOPBACK})")
+    parser.add_argument(
+        "--host",
+        help=f"address to listen on: a loopback one unless --public (default: {LOOPBACK}; "
+        f"{PUBLIC} with --public)",
+    )
     parser.add_argument(
         "--port", type=int, metavar="PORT", help=f"port (default: ${PORT_ENV}, else {DEFAULT_PORT})"
     )
@@ -60,14 +65,21 @@ def configure(parser: argparse.ArgumentParser) -> None:
 def listen_address(args: argparse.Namespace, environ: Mapping[str, str]) -> tuple[str, int]:
     """The (host, port) to listen on: loopback unless --public; --port, else $PORT, else 8080.
 
+    --host must name a loopback address unless --public is given.
+
     Example:
         >>> args = argparse.Namespace(host=None, port=None, public=True)
         >>> listen_address(args, {"PORT": "9000"})
         ('0.0.0.0', 9000)
+        >>> listen_address(argparse.Namespace(host="::1", port=8081, public=False), {})
+        ('::1', 8081)
     """
-    if args.public and args.host:
-        raise InputError("--public listens on every interface; drop --host")
-    host = PUBLIC if args.public else cast("str | None", args.host) or LOOPBACK
+    host = cast("str | None", args.host) or (PUBLIC if args.public else LOOPBACK)
+    if not args.public and not _is_loopback(host):
+        raise InputError(
+            f"--host {host} is not a loopback address and the endpoint holds credentials; "
+            "add --public to listen beyond this machine"
+        )
     port = cast("int | None", args.port)
     if port is None:
         text = environ.get(PORT_ENV, str(DEFAULT_PORT))
@@ -77,6 +89,15 @@ def listen_address(args: argparse.Namespace, environ: Mapping[str, str]) -> tupl
     if not 0 <= port <= 65535:
         raise InputError(f"the port must be 0-65535, not {port}")
     return host, port
+
+
+def _is_loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
 
 
 def run(args: argparse.Namespace, stdin: IO[Any] | None, stdout: IO[str]) -> int:
