@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any, Literal, TypeVar
 from groundwire import _connection, _factory
 from groundwire.core import calls
 from groundwire.core.addresses import check_universe_domain
-from groundwire.core.attempts import Attempts, Events, Unobserved
+from groundwire.core.attempts import NO_ONE, Attempts, Events
 from groundwire.core.batch import BatchSettings, Planned, Rpc, plan_item
 from groundwire.core.bodies import MAX_RESPONSE_BYTES
 from groundwire.core.client_options import (
@@ -53,7 +53,6 @@ DEFAULT_TIMEOUT = 60.0
 DEFAULT_RETRY = RetryPolicy()
 _NO_OPTIONS = GoogleClientOptions()
 _DEFAULT_POOL = PoolLimits()
-_NO_ONE = Unobserved(())
 
 
 class RetryDefault(enum.Enum):
@@ -123,7 +122,7 @@ class _Settings:
         self,
         timeout: float | None,
         retry: RetryArgument = CLIENT_RETRY,
-        events: Events = _NO_ONE,
+        events: Events = NO_ONE,
         *,
         method: Any = None,
         interactive: bool = False,

@@ -377,7 +377,8 @@ class GrpcTransport(GrpcCalls[grpc.Channel, UnaryCall]):
         """Sends one request, returns the response; failures as GroundwireError."""
         call = self._unary_calls.get(method.grpc_path)
         if call is None:
-            call = self._unary_call(method)
+            call = self._channel.unary_unary(method.grpc_path, *codecs(method))
+            self._unary_calls[method.grpc_path] = call
         in_flight = object()  # a fork now leaves gRPC unsafe in the child: lifetime knows
         lifetime.grpc_calls.add(in_flight)
         try:
@@ -445,11 +446,6 @@ class GrpcTransport(GrpcCalls[grpc.Channel, UnaryCall]):
         lifetime.leave_behind(self._channel)
         if self._token_request is not None:
             self._token_request.abandon()
-
-    def _unary_call(self, method: Method) -> UnaryCall:
-        call = self._channel.unary_unary(method.grpc_path, *codecs(method))
-        self._unary_calls[method.grpc_path] = call
-        return call
 
     def _connect(self, timeout: float | None) -> float | None:
         """Waits, within `connect_budget`, until the channel can carry a call.

@@ -83,7 +83,8 @@ class AsyncGrpcTransport(GrpcCalls[grpc.aio.Channel | None, AioUnaryCall]):
         """Sends one request, returns the response; failures as GroundwireError."""
         call = self._unary_calls.get(method.grpc_path)
         if call is None:
-            call = self._unary_call(method)
+            call = self._open().unary_unary(method.grpc_path, *codecs(method))
+            self._unary_calls[method.grpc_path] = call
         try:
             if not self._ready:  # seen READY since the last failure: no state check
                 timeout = await self._connect(timeout)
@@ -140,11 +141,6 @@ class AsyncGrpcTransport(GrpcCalls[grpc.aio.Channel | None, AioUnaryCall]):
             await channel.close(grace=None)
         if self._token_request is not None:
             self._token_request.close()
-
-    def _unary_call(self, method: Method) -> AioUnaryCall:
-        call = self._open().unary_unary(method.grpc_path, *codecs(method))
-        self._unary_calls[method.grpc_path] = call
-        return call
 
     async def _connect(self, timeout: float | None) -> float | None:
         """Waits, within `connect_budget`, until the channel can carry a call.
