@@ -96,7 +96,7 @@ def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.instructions", description=__doc__)
     parser.add_argument("--contenders", nargs="+", default=list(DEFAULT_CONTENDERS))
     parser.add_argument("--workloads", nargs="+", default=["score", "full"])
-    parser.add_argument("--calls", nargs=2, type=int, default=[50, 250], metavar=("FEW", "MANY"))
+    parser.add_argument("--calls", nargs=2, type=int, default=[50, 850], metavar=("FEW", "MANY"))
     args = parser.parse_args(argv)
     few, many = sorted(args.calls)
     if not 1 <= few < many <= 10_000:
