@@ -560,18 +560,17 @@ def prepare(
     """
     if metadata:
         call = with_call_metadata(call, metadata)
-    if type(call) is calls.StreamCall:
-        attempts = client._attempts(
-            call.method,
-            first_request(call),
-            call.metadata,
-            timeout,
-            retry,
-            streaming=True,
-            interactive=call.interactive,
+    streaming = type(call) is calls.StreamCall
+    request = first_request(call) if streaming else call.request
+    events = client._chain.start(call.method, request, call.metadata, streaming=streaming)
+    try:
+        interactive = streaming and call.interactive
+        attempts = client._settings.retrying(
+            timeout, retry, events, method=call.method, interactive=interactive
         )
-    else:
-        attempts = client._attempts(call.method, call.request, call.metadata, timeout, retry)
+    except BaseException as failure:  # the interceptors hear that the call could not start
+        events.finish(None, failure)
+        raise
     attempts.call = call
     attempts.explain = client._explained
     return attempts

@@ -252,27 +252,6 @@ class ClientBase:
         """The Discovery Engine API version this client calls: v1, v1beta or v1alpha."""
         return self._config.api_version
 
-    def _attempts(
-        self,
-        method: Any,
-        request: Any,
-        metadata: tuple[tuple[str, str], ...],
-        timeout: float | None,
-        retry: RetryArgument,
-        *,
-        streaming: bool = False,
-        interactive: bool = False,
-    ) -> Attempts:
-        """The plan of one call, its interceptors started (and told if it cannot be planned)."""
-        events = self._chain.start(method, request, metadata, streaming=streaming)
-        try:
-            return self._settings.retrying(
-                timeout, retry, events, method=method, interactive=interactive
-            )
-        except BaseException as failure:
-            events.finish(None, failure)
-            raise
-
     def _batch(
         self,
         rpc: Rpc,

@@ -3,15 +3,14 @@
 from __future__ import annotations
 
 import asyncio
+import functools
 from collections.abc import AsyncIterable, AsyncIterator, Iterable
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from groundwire import _api
 from groundwire.aio_batch import AsyncBatch
-from groundwire.core import calls
 from groundwire.core.batch import Many
 from groundwire.core.errors import ClientClosed, GroundwireError, WrongEventLoop
-from groundwire.core.metadata import MetadataLike
 from groundwire.core.requests import FactLike
 from groundwire.core.results import GenerateResult
 from groundwire.grounding_stream import AsyncGroundingStream
@@ -122,15 +121,9 @@ class AsyncGroundingClient(_api.Api):
                     await asyncio.sleep(plan.wait_after(error))
         return call.finish(response)
 
-    async def _send(
-        self, call: calls.Call[ResultT], timeout: float, metadata: MetadataLike | None
-    ) -> Any:
-        """One attempt of a batch's item: a call without retries."""
-        return await self._run(call, timeout, metadata, None)
-
     def _many(self, many: Many[ResultT]) -> AsyncBatch[ResultT]:
-        """A batch whose items' attempts this client sends (`_send`), as tasks."""
-        return AsyncBatch(many, self._send)
+        """A batch whose items' attempts this client sends (each one call, no retries), as tasks."""
+        return AsyncBatch(many, functools.partial(self._run, retry=None))
 
     async def _stream(
         self, call: Any, timeout: Any, metadata: Any, retry: Any

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import threading
 import time
 from collections.abc import Iterable, Iterator
@@ -9,10 +10,8 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from groundwire import _api
 from groundwire.batch import Batch
-from groundwire.core import calls
 from groundwire.core.batch import Many
 from groundwire.core.errors import ClientClosed, GroundwireError
-from groundwire.core.metadata import MetadataLike
 from groundwire.core.requests import FactLike
 from groundwire.core.results import GenerateResult
 from groundwire.grounding_stream import GroundingStream
@@ -163,15 +162,9 @@ class GroundingClient(_api.Api):
                     time.sleep(plan.wait_after(error))
         return call.finish(response)
 
-    def _send(
-        self, call: calls.Call[ResultT], timeout: float, metadata: MetadataLike | None
-    ) -> Any:
-        """One attempt of a batch's item: a call without retries."""
-        return self._run(call, timeout, metadata, None)
-
     def _many(self, many: Many[ResultT]) -> Batch[ResultT]:
-        """A batch whose items' attempts this client sends (`_send`)."""
-        return Batch(many, self._send)
+        """A batch whose items' attempts this client sends (each one call, no retries)."""
+        return Batch(many, functools.partial(self._run, retry=None))
 
     def _stream(
         self, call: Any, timeout: Any, metadata: Any, retry: Any

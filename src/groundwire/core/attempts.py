@@ -44,7 +44,7 @@ RetryLog = Callable[[Any, int, GroundwireError, float], None]
 
 
 class Events(Protocol):
-    """What is told of a call's attempts: the client's interceptors (`RunningCall`), or no one."""
+    """What is told of a call's attempts (`RunningCall`, or no one); the hooks do nothing here."""
 
     @property
     def metadata(self) -> Metadata:
@@ -53,45 +53,26 @@ class Events(Protocol):
 
     def attempt_started(self, transport: Any) -> None:
         """An attempt starts over `transport`."""
-        ...
+        return None
 
     def attempt_ended(self, error: GroundwireError | None, responses: int | None = None) -> None:
         """The attempt ended with `error` (None: success), having delivered `responses`."""
-        ...
+        return None
 
     def finish(
         self, response: Any, failure: BaseException | None = None, received: int = 0
     ) -> None:
         """The call ended, with its (last) response or the failure the caller gets."""
-        ...
+        return None
 
 
-class Unobserved:
-    """The events of a call no interceptor sees: its metadata, and hooks that do nothing.
+class Unobserved(Events):
+    """The events of a call no interceptor sees: no metadata of their own, hooks that do nothing."""
 
-    Example:
-        >>> Unobserved((("x-a", "1"),)).metadata
-        (('x-a', '1'),)
-    """
-
-    __slots__ = ("metadata",)
-
-    def __init__(self, metadata: Metadata) -> None:
-        self.metadata = metadata
-
-    def attempt_started(self, transport: Any) -> None:
-        """Nothing to tell."""
-
-    def attempt_ended(self, error: GroundwireError | None, responses: int | None = None) -> None:
-        """Nothing to tell."""
-
-    def finish(
-        self, response: Any, failure: BaseException | None = None, received: int = 0
-    ) -> None:
-        """Nothing to tell."""
+    metadata: Metadata = ()
 
 
-NO_ONE = Unobserved(())
+NO_ONE = Unobserved()
 """The events of every call no interceptor sees: it sends the call's own metadata."""
 
 

@@ -107,8 +107,8 @@ def draft_class(record: type[R]) -> type[R]:
 def filled(record: type[R], *fields: Any, **slots: Any) -> R:
     """A ``record`` made without its constructor: ``fields`` in `_fields` order, then ``slots``.
 
-    Records are made here, but for a check's claims and chunks, the path every full read
-    takes, which fill a `draft_class` instead in a third of the time. Fields given by
+    Records are made here, but for a check's result, claims and chunks (every check's
+    path), which fill a `draft_class` instead in a quarter of the time. Fields given by
     position must be slots (not properties).
 
     >>> class Point(Record):

@@ -255,19 +255,29 @@ def check_grounding_result(
     (2, True)
     """
     raw: Any = response
-    chunks = LazySequence(
-        lambda raw: chunks_of(raw.cited_chunks), raw, lambda raw: len(raw.cited_chunks)
-    )
-    return filled(
-        CheckGroundingResult,
-        answer_candidate=answer_candidate,
-        support_score=optional(raw, "support_score"),
-        claims=LazySequence(
-            _check_claims, (answer_candidate, raw, chunks), lambda source: len(source[1].claims)
-        ),
-        cited_chunks=chunks,
-        raw=raw,
-    )
+    chunks = LazySequence(_chunks_of, raw, _count_chunks)
+    result: Any = _new(_CheckDraft)  # a draft, not `filled`: this is every call's result
+    result.answer_candidate, result.raw, result.cited_chunks = answer_candidate, raw, chunks
+    score = raw.support_score
+    result.support_score = score if score or raw.HasField("support_score") else None
+    result.claims = LazySequence(_check_claims, (answer_candidate, raw, chunks), _count_claims)
+    result.__class__ = CheckGroundingResult
+    return result
+
+
+_CheckDraft = draft_class(CheckGroundingResult)
+
+
+def _chunks_of(raw: Any) -> tuple[Chunk, ...]:
+    return chunks_of(raw.cited_chunks)
+
+
+def _count_chunks(raw: Any) -> int:
+    return len(raw.cited_chunks)
+
+
+def _count_claims(source: tuple[str, Any, Any]) -> int:
+    return len(source[1].claims)
 
 
 def _check_claims(source: tuple[str, Any, LazySequence[Chunk]]) -> tuple[Claim, ...]:

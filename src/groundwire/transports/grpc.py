@@ -291,10 +291,9 @@ class RequestReader(KeptFailure, Iterator[Message]):
 
 ChannelT = TypeVar("ChannelT")
 UnaryT = TypeVar("UnaryT")
-StreamT = TypeVar("StreamT")
 
 
-class GrpcCalls(Generic[ChannelT, UnaryT, StreamT]):
+class GrpcCalls(Generic[ChannelT, UnaryT]):
     """All that the blocking and the asyncio gRPC transport share: all but the waiting.
 
     The target, the channel's credentials and options, the channel (`_new_channel`: opened
@@ -326,7 +325,6 @@ class GrpcCalls(Generic[ChannelT, UnaryT, StreamT]):
         self._closed = False
         self._ready = False  # seen READY since the last failure: calls skip the state check
         self._unary_calls: dict[str, UnaryT] = {}
-        self._stream_calls: dict[str, StreamT] = {}
         self._channel = self._new_channel()
 
     @abc.abstractmethod
@@ -345,10 +343,9 @@ class GrpcCalls(Generic[ChannelT, UnaryT, StreamT]):
 
 
 UnaryCall: TypeAlias = "grpc.UnaryUnaryMultiCallable[Message, Message]"
-StreamCall: TypeAlias = "grpc.StreamStreamMultiCallable[Message, Message]"
 
 
-class GrpcTransport(GrpcCalls[grpc.Channel, UnaryCall, StreamCall]):
+class GrpcTransport(GrpcCalls[grpc.Channel, UnaryCall]):
     """Calls over one gRPC channel (HTTP/2, TLS); thread-safe, one instance per client.
 
     `secure=False` is plaintext for a local emulator: it refuses credentials and any host
@@ -380,7 +377,8 @@ class GrpcTransport(GrpcCalls[grpc.Channel, UnaryCall, StreamCall]):
         """Sends one request, returns the response; failures as GroundwireError."""
         call = self._unary_calls.get(method.grpc_path)
         if call is None:
-            call = self._unary_call(method)
+            call = self._channel.unary_unary(method.grpc_path, *codecs(method))
+            self._unary_calls[method.grpc_path] = call
         in_flight = object()  # a fork now leaves gRPC unsafe in the child: lifetime knows
         lifetime.grpc_calls.add(in_flight)
         try:
@@ -406,9 +404,7 @@ class GrpcTransport(GrpcCalls[grpc.Channel, UnaryCall, StreamCall]):
         may wait for responses before yielding its next request. Closing the iterator
         cancels the call.
         """
-        call = self._stream_calls.get(method.grpc_path)
-        if call is None:
-            call = self._stream_call(method)
+        call = self._channel.stream_stream(method.grpc_path, *codecs(method))
         reader = RequestReader(requests)
         in_flight = object()  # until the stream ends, a fork leaves gRPC unsafe in the child
         lifetime.grpc_calls.add(in_flight)
@@ -450,16 +446,6 @@ class GrpcTransport(GrpcCalls[grpc.Channel, UnaryCall, StreamCall]):
         lifetime.leave_behind(self._channel)
         if self._token_request is not None:
             self._token_request.abandon()
-
-    def _unary_call(self, method: Method) -> UnaryCall:
-        call = self._channel.unary_unary(method.grpc_path, *codecs(method))
-        self._unary_calls[method.grpc_path] = call
-        return call
-
-    def _stream_call(self, method: Method) -> StreamCall:
-        call = self._channel.stream_stream(method.grpc_path, *codecs(method))
-        self._stream_calls[method.grpc_path] = call
-        return call
 
     def _connect(self, timeout: float | None) -> float | None:
         """Waits, within `connect_budget`, until the channel can carry a call.

@@ -59,10 +59,9 @@ class AsyncRequestReader(KeptFailure, AsyncIterator[Message]):
 
 
 AioUnaryCall: TypeAlias = "grpc.aio.UnaryUnaryMultiCallable[Message, Message]"
-AioStreamCall: TypeAlias = "grpc.aio.StreamStreamMultiCallable[Message, Message]"
 
 
-class AsyncGrpcTransport(GrpcCalls[grpc.aio.Channel | None, AioUnaryCall, AioStreamCall]):
+class AsyncGrpcTransport(GrpcCalls[grpc.aio.Channel | None, AioUnaryCall]):
     """Calls over one grpc.aio channel; use it from one event loop (see `GrpcTransport`).
 
     The channel opens on the first call, inside the event loop that will use it, so the
@@ -84,7 +83,8 @@ class AsyncGrpcTransport(GrpcCalls[grpc.aio.Channel | None, AioUnaryCall, AioStr
         """Sends one request, returns the response; failures as GroundwireError."""
         call = self._unary_calls.get(method.grpc_path)
         if call is None:
-            call = self._unary_call(method)
+            call = self._open().unary_unary(method.grpc_path, *codecs(method))
+            self._unary_calls[method.grpc_path] = call
         try:
             if not self._ready:  # seen READY since the last failure: no state check
                 timeout = await self._connect(timeout)
@@ -107,9 +107,7 @@ class AsyncGrpcTransport(GrpcCalls[grpc.aio.Channel | None, AioUnaryCall, AioStr
         Requests are read by a task of their own, so an async generator may wait for
         responses before yielding its next request. Closing the iterator cancels the call.
         """
-        call = self._stream_calls.get(method.grpc_path)
-        if call is None:
-            call = self._stream_call(method)
+        call = self._open().stream_stream(method.grpc_path, *codecs(method))
         reader = AsyncRequestReader(requests)
         try:
             timeout = await self._connect(timeout)
@@ -120,7 +118,9 @@ class AsyncGrpcTransport(GrpcCalls[grpc.aio.Channel | None, AioUnaryCall, AioStr
         failed: GroundwireError | None = None
         try:
             async for response in responses:
-                yield _parsed(method, response)
+                if response is None:  # bytes that do not parse
+                    raise _unparsed(method)
+                yield response
         except grpc.aio.AioRpcError as error:
             failed = self._error(error)
         except (asyncio.CancelledError, grpc.aio.UsageError):
@@ -136,22 +136,11 @@ class AsyncGrpcTransport(GrpcCalls[grpc.aio.Channel | None, AioUnaryCall, AioStr
         self._closed = True
         channel, self._channel = self._channel, None
         self._unary_calls.clear()
-        self._stream_calls.clear()
         if channel is not None:
             lifetime.aio_channels.discard(channel)
             await channel.close(grace=None)
         if self._token_request is not None:
             self._token_request.close()
-
-    def _unary_call(self, method: Method) -> AioUnaryCall:
-        call = self._open().unary_unary(method.grpc_path, *codecs(method))
-        self._unary_calls[method.grpc_path] = call
-        return call
-
-    def _stream_call(self, method: Method) -> AioStreamCall:
-        call = self._open().stream_stream(method.grpc_path, *codecs(method))
-        self._stream_calls[method.grpc_path] = call
-        return call
 
     async def _connect(self, timeout: float | None) -> float | None:
         """Waits, within `connect_budget`, until the channel can carry a call.
@@ -202,13 +191,6 @@ class AsyncGrpcTransport(GrpcCalls[grpc.aio.Channel | None, AioUnaryCall, AioStr
 
     def _connectivity(self) -> grpc.ChannelConnectivity | None:
         return None if self._channel is None else self._channel.get_state(try_to_connect=False)
-
-
-def _parsed(method: Method, response: Message | None) -> Message:
-    """The response, or `Internal` when its bytes did not parse (grpc.aio then gives None)."""
-    if response is None:
-        raise _unparsed(method)
-    return response
 
 
 def _unparsed(method: Method) -> Internal:
