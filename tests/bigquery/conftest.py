@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import socket
-import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -13,6 +11,7 @@ import pytest
 
 from groundwire.bigquery import RemoteFunctionApp, create_app
 from groundwire.emulator import Emulator
+from tests.support.asgi import served
 
 uvicorn = pytest.importorskip("uvicorn")
 
@@ -23,23 +22,8 @@ WAIT = 60.0
 @contextmanager
 def serving(app: RemoteFunctionApp) -> Iterator[str]:
     """`app` served by uvicorn (lifespan on) on a free loopback port; yields its URL."""
-    listener = socket.socket()
-    listener.bind(("127.0.0.1", 0))
-    config = uvicorn.Config(app, log_level="warning", lifespan="on", ws="none", access_log=False)
-    server = uvicorn.Server(config)
-    thread = threading.Thread(target=server.run, kwargs={"sockets": [listener]}, daemon=True)
-    thread.start()
-    started = threading.Event()
-    for _ in range(300):  # bounded: the server starts in well under the bound
-        if server.started or started.wait(0.1):
-            break
-    assert server.started
-    try:
-        yield f"http://127.0.0.1:{listener.getsockname()[1]}/"
-    finally:
-        server.should_exit = True
-        thread.join(WAIT)
-        listener.close()
+    with served(app) as url:
+        yield url + "/"
 
 
 Endpoint = Callable[..., str]

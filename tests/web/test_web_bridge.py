@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import socket
 import threading
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -26,6 +25,7 @@ from groundwire.web import (
     piece_events,
     wsgi_events,
 )
+from tests.support.asgi import served
 
 uvicorn = pytest.importorskip("uvicorn")
 
@@ -97,21 +97,8 @@ def asgi_url(grounding_emulator: Emulator) -> Iterator[str]:
                 events = async_check_events(client.check_grounding_stream(tokens(), ["x" * 10_001]))
             await EventStreamResponse(events, form)(scope, receive, send)
 
-    listener = socket.socket()
-    listener.bind(("127.0.0.1", 0))
-    config = uvicorn.Config(app, log_level="warning", lifespan="off", ws="none")
-    server = uvicorn.Server(config)
-    thread = threading.Thread(target=server.run, kwargs={"sockets": [listener]}, daemon=True)
-    thread.start()
-    started = threading.Event()
-    for _ in range(300):  # bounded: the server starts in well under the bound
-        if server.started or started.wait(0.1):
-            break
-    assert server.started
-    yield f"http://127.0.0.1:{listener.getsockname()[1]}"
-    server.should_exit = True
-    thread.join(WAIT)
-    listener.close()
+    with served(app, lifespan="off") as url:
+        yield url
 
 
 def events_from(url: str, form: str) -> list[tuple[str, dict[str, Any]]]:

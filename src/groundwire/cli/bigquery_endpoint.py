@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import ipaddress
 import logging
 import os
 from collections.abc import Mapping
@@ -11,6 +10,7 @@ from typing import IO, Any, cast
 
 from groundwire.cli.connection import positive_float, project_for
 from groundwire.cli.errors import CliError, InputError
+from groundwire.core.addresses import is_loopback
 
 DESCRIPTION = """\
 Serve a BigQuery remote function that checks grounding (or corroborates, as the function's
@@ -75,7 +75,7 @@ def listen_address(args: argparse.Namespace, environ: Mapping[str, str]) -> tupl
         ('::1', 8081)
     """
     host = cast("str | None", args.host) or (PUBLIC if args.public else LOOPBACK)
-    if not args.public and not _is_loopback(host):
+    if not args.public and not is_loopback(host):
         raise InputError(
             f"--host {host} is not a loopback address and the endpoint holds credentials; "
             "add --public to listen beyond this machine"
@@ -89,15 +89,6 @@ def listen_address(args: argparse.Namespace, environ: Mapping[str, str]) -> tupl
     if not 0 <= port <= 65535:
         raise InputError(f"the port must be 0-65535, not {port}")
     return host, port
-
-
-def _is_loopback(host: str) -> bool:
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
 
 
 def run(args: argparse.Namespace, stdin: IO[Any] | None, stdout: IO[str]) -> int:
