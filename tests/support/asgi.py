@@ -6,14 +6,14 @@ import socket
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Any
+from typing import Any, Literal
 
 WAIT = 60.0
 """Seconds the server may take to start or stop: only catches a hang."""
 
 
 @contextmanager
-def served(app: Any, *, lifespan: str = "on") -> Iterator[str]:
+def served(app: Any, *, lifespan: Literal["on", "off"] = "on") -> Iterator[str]:
     """Serves `app` with uvicorn on 127.0.0.1 until the block ends; yields `http://host:port`."""
     import uvicorn
 
