@@ -179,8 +179,8 @@ demo: $(PY_STAMP)
 
 ## bench: client, import, offsets and emulator benchmarks side by side; writes bench/results.{json,md}
 ##        SECTIONS=imports,offsets runs only those (throughput, imports, offsets, engine, streams,
-##        spark, quality) and prints their report without touching the result files; spark
-##        runs its jobs in build/venv-spark and build/venv-beam, so bench sets both up
+##        spark, quality, bigquery) and prints their report without touching the result files;
+##        spark runs its jobs in build/venv-spark and build/venv-beam, so bench sets both up
 bench: $(PY_STAMP) $(SPARK_VENV)/.installed $(BEAM_VENV)/.installed
 	$(BIN)/python -m bench.run $(if $(SECTIONS),--only $(SECTIONS))
 
