@@ -105,6 +105,27 @@ def test_a_call_still_throttled_when_its_time_is_up_answers_a_status_bigquery_re
     assert "20 of 20 rows still transient" in response.json()["errorMessage"]
 
 
+def test_a_call_whose_rows_wait_behind_a_throttled_row_when_its_time_is_up_answers_429(
+    endpoint: Endpoint, grounding_stubs: GroundingStubs
+) -> None:
+    # Row 0 is throttled, then slow: when the time is up the rows after it have no outcome
+    # yet (a batch yields in order), but the batch saw the service throttle.
+    grounding_stubs.stub(
+        "CheckGrounding",
+        match={"answerCandidate": "Row 0."},
+        sequence=[
+            {"error": {"code": "RESOURCE_EXHAUSTED", "message": "quota exceeded"}},
+            {"response": {"supportScore": 0.5}, "delayMs": 5_000},
+        ],
+    )
+    url = endpoint(time_budget=1.5)
+
+    response = post(url, request([[f"Row {i}.", [FACT]] for i in range(20)]))
+
+    assert response.status_code == 429, response.text
+    assert "NOT_DONE_IN_TIME" in response.json()["errorMessage"]
+
+
 def test_a_call_with_one_row_throttled_to_the_end_is_retried_whole(
     endpoint: Endpoint, grounding_stubs: GroundingStubs
 ) -> None:

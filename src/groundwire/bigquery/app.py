@@ -108,12 +108,13 @@ class RemoteFunctionApp:
         version = client.api_version if batch.rpc == "CheckGrounding" else "v1"
         keys = [row_key(remote.options, version, arguments) for arguments in remote.calls]
         kept = [self._kept.get(key) for key in keys]
-        outcomes = await self._outcomes(client, remote, version, kept)
+        throttled: list[bool] = []  # whether a batch of this call saw the service throttle
+        outcomes = await self._outcomes(client, remote, version, kept, throttled)
         done: Outcomes = [
             BatchOutcome(index, True, None, 0) if found is not None else outcome
             for index, (found, outcome) in enumerate(zip(kept, outcomes, strict=True))
         ]
-        transient = still_transient(done)
+        transient = still_transient(done, throttled=any(throttled))
         logger.info(
             "BigQuery request %s: %d rows (%d kept from before), %d row errors%s",
             remote.request_id or "-",
@@ -142,8 +143,13 @@ class RemoteFunctionApp:
         remote: RemoteCall,
         version: str,
         kept: list[dict[str, Any] | None],
+        throttled: list[bool],
     ) -> Outcomes:
-        """Each row's outcome, in order; None for one kept from before, or left unfinished."""
+        """Each row's outcome, in order; None for one kept from before, or left unfinished.
+
+        `throttled` gets whether the batch waited because the service throttled: rows finished
+        behind a row still retrying have no outcome yet when the time is up.
+        """
         options = remote.options
         outcomes: Outcomes = [None] * len(remote.calls)
         whole: list[Row] = []
@@ -156,7 +162,7 @@ class RemoteFunctionApp:
                 (split if needs_split(row, version) else whole).append(row)
             except GroundwireError as error:
                 outcomes[index] = BatchOutcome(index, None, error, 0, index)
-        work = [self._batch(client, options, whole, outcomes)]
+        work = [self._batch(client, options, whole, outcomes, throttled)]
         work += [self._split(client, options, row, outcomes) for row in split]
         try:
             async with asyncio.timeout(self._time_budget):
@@ -171,7 +177,12 @@ class RemoteFunctionApp:
         return outcomes
 
     async def _batch(
-        self, client: AsyncGroundingClient, options: CallOptions, rows: list[Row], into: Outcomes
+        self,
+        client: AsyncGroundingClient,
+        options: CallOptions,
+        rows: list[Row],
+        into: Outcomes,
+        throttled: list[bool],
     ) -> None:
         if not rows:
             return
@@ -183,8 +194,11 @@ class RemoteFunctionApp:
             **options.batch_options(),
         )
         async with many:
-            async for outcome in many:
-                into[outcome.id] = outcome
+            try:
+                async for outcome in many:
+                    into[outcome.id] = outcome
+            finally:
+                throttled.append(many.throttled_seconds > 0)
 
     async def _split(
         self, client: AsyncGroundingClient, options: CallOptions, row: Row, into: Outcomes

@@ -256,13 +256,16 @@ def reply(batch: BatchSpec, outcome: BatchOutcome[Any]) -> dict[str, Any]:
     return record
 
 
-def still_transient(outcomes: Sequence[BatchOutcome[Any] | None]) -> tuple[int, str] | None:
+def still_transient(
+    outcomes: Sequence[BatchOutcome[Any] | None], *, throttled: bool = False
+) -> tuple[int, str] | None:
     """The retryable status and message when some row is still transient, else None.
 
     A row with no outcome (the time budget ran out first) or a retryable error (throttled,
     unavailable, out of time) must not be stored as an error: BigQuery sends the call again.
-    429 when the service throttled and nothing else went wrong (rows left waiting for a slot
-    included), 503 otherwise.
+    429 when the service throttled (a row's error says so, or `throttled`: the batch waited
+    because it did) and nothing else went wrong (rows left unfinished, or whose last attempt
+    ran out of the call's time, included), 503 otherwise.
 
     Example:
         >>> from groundwire.core.errors import ResourceExhausted
@@ -271,8 +274,14 @@ def still_transient(outcomes: Sequence[BatchOutcome[Any] | None]) -> tuple[int, 
         ... )
         >>> status, message.split(";")[0]
         (429, '2 of 2 rows still transient (NOT_DONE_IN_TIME: 1, RESOURCE_EXHAUSTED: 1)')
+        >>> from groundwire.core.errors import DeadlineExceeded
+        >>> still_transient([BatchOutcome(0, None, ResourceExhausted("slow down"), 3),
+        ...                  BatchOutcome(1, None, DeadlineExceeded("out of time"), 2)])[0]
+        429
         >>> still_transient([None, BatchOutcome(1, "a result", None, 1)])[0]
         503
+        >>> still_transient([None, BatchOutcome(1, "a result", None, 1)], throttled=True)[0]
+        429
     """
     codes: dict[str, int] = {}
     for outcome in outcomes:
@@ -285,7 +294,11 @@ def still_transient(outcomes: Sequence[BatchOutcome[Any] | None]) -> tuple[int, 
         codes[code] = codes.get(code, 0) + 1
     if not codes:
         return None
-    throttled = THROTTLED in codes and set(codes) <= {THROTTLED, NOT_DONE}
+    throttled = (throttled or THROTTLED in codes) and set(codes) <= {
+        THROTTLED,
+        NOT_DONE,
+        OUT_OF_TIME,
+    }
     counted = ", ".join(f"{code}: {count}" for code, count in sorted(codes.items()))
     message = (
         f"{sum(codes.values())} of {len(outcomes)} rows still transient ({counted}); "
@@ -296,6 +309,7 @@ def still_transient(outcomes: Sequence[BatchOutcome[Any] | None]) -> tuple[int, 
 
 NOT_DONE = "NOT_DONE_IN_TIME"
 THROTTLED = StatusCode.RESOURCE_EXHAUSTED.name
+OUT_OF_TIME = StatusCode.DEADLINE_EXCEEDED.name
 
 
 KEPT_ROWS = 10_000
