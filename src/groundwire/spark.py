@@ -31,6 +31,7 @@ from groundwire._extras import missing_extra
 from groundwire.core.batch import DEFAULT_CONCURRENCY, BatchOutcome, Rpc
 from groundwire.core.batch_spec import BATCHABLE
 from groundwire.core.errors import GroundwireError, bad_request
+from groundwire.core.facts import fact_parts
 from groundwire.core.records import error_record
 
 if TYPE_CHECKING:
@@ -193,7 +194,10 @@ def outcome_row(method: Rpc, outcome: BatchOutcome[Any], facts: Sequence[Any]) -
         spec.score: record[spec.score],
         "claims": claims,
         "citations": [
-            {"fact_index": index, "text": _fact_text(facts[index]) if index < len(facts) else None}
+            {
+                "fact_index": index,
+                "text": fact_parts(facts[index], index, "facts")[0] if index < len(facts) else None,
+            }
             for index in cited
         ],
         "attempts": outcome.attempts,
@@ -232,7 +236,7 @@ def check_grounding_batches(
         method: `"CheckGrounding"` (default) or `"CorroborateContent"`.
         answer_column: the column with the answer (the content, for CorroborateContent).
         facts_column: an `array<string>` column, or a string column of JSON arrays (of
-            texts or of `{"fact_text", "attributes"}` objects).
+            texts or of `{"fact_text" or "text", "attributes"}` objects).
         keep: the input columns the output passes through (an id, to join results back).
         concurrency: the calls in flight at once per worker; the batch API halves it while
             the service throttles and raises it again while calls succeed.
@@ -404,12 +408,6 @@ def _citation_indices(claim: Mapping[str, Any]) -> list[int]:
         return [int(index) for index in claim["fact_indexes"]]
     cited = (citation["fact_index"] for citation in claim.get("citations", []))
     return sorted({int(index) for index in cited if index is not None})
-
-
-def _fact_text(fact: object) -> object:
-    if isinstance(fact, Mapping):
-        return fact.get("fact_text", fact.get("factText"))
-    return fact
 
 
 def _is_sequence(value: object) -> bool:

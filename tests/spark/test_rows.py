@@ -83,6 +83,17 @@ def test_a_result_gives_claims_with_str_offsets_and_the_cited_facts(
     assert (row["attempts"], row["error_code"], row["error_message"]) == (1, None, None)
 
 
+def test_a_citation_quotes_its_fact_whichever_text_key_the_fact_object_uses(
+    grounding_emulator: Emulator,
+) -> None:
+    facts = [{"text": FACT, "attributes": {"source": "atlas"}}, {"fact_text": FACT}]
+    with grounding_emulator.client() as client:
+        result = client.check_grounding("Paris is the capital of France.", facts=facts)
+    row = outcome_row("CheckGrounding", BatchOutcome(0, result, None, 1), facts)
+    assert row["citations"], "the emulator cites the facts the claim restates"
+    assert all(citation["text"] == FACT for citation in row["citations"])
+
+
 def test_a_corroboration_names_its_score_column_after_its_own_score(
     grounding_emulator: Emulator,
 ) -> None:
