@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import pickle
+from typing import Any
 
 import pytest
 
@@ -86,7 +87,10 @@ def test_a_result_gives_claims_with_str_offsets_and_the_cited_facts(
 def test_a_citation_quotes_its_fact_whichever_text_key_the_fact_object_uses(
     grounding_emulator: Emulator,
 ) -> None:
-    facts = [{"text": FACT, "attributes": {"source": "atlas"}}, {"fact_text": FACT}]
+    facts: list[dict[str, Any]] = [
+        {"text": FACT, "attributes": {"source": "atlas"}},
+        {"fact_text": FACT},
+    ]
     with grounding_emulator.client() as client:
         result = client.check_grounding("Paris is the capital of France.", facts=facts)
     row = outcome_row("CheckGrounding", BatchOutcome(0, result, None, 1), facts)
