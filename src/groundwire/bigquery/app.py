@@ -30,6 +30,7 @@ from groundwire.bigquery.protocol import (
 from groundwire.core.batch import DEFAULT_CONCURRENCY, BatchOutcome
 from groundwire.core.client_options import ConfigurationError
 from groundwire.core.errors import GroundwireError
+from groundwire.core.spec import SPECS
 
 if TYPE_CHECKING:
     from groundwire.aio import AsyncGroundingClient
@@ -105,7 +106,7 @@ class RemoteFunctionApp:
         remote = read_request(body)
         client = await self._client_for(remote.options)
         batch = remote.options.batch
-        version = client.api_version if batch.rpc == "CheckGrounding" else "v1"
+        version = SPECS[batch.rpc].method(client.api_version).version  # what it runs at
         keys = [row_key(remote.options, version, arguments) for arguments in remote.calls]
         kept = [self._kept.get(key) for key in keys]
         throttled: list[bool] = []  # whether a batch of this call saw the service throttle
