@@ -1,9 +1,7 @@
 """GenerateGroundedContent's results: answers, the chunks that ground them, read lazily.
 
-They follow `groundwire.core.results`: building one joins the first candidate's text and reads
-its score; candidates, support chunks, supports and search queries are each a `LazySequence`
-built on the first read of an item (a support's position is found by searching its claim
-text, all of a candidate's supports in one pass).
+As `groundwire.core.results`: building one joins the first candidate's text and reads its
+score; the rest are `LazySequence`s (a support is placed by searching its claim text).
 
 >>> from groundwire.core.apis import method
 >>> response = method("discoveryengine", "v1", "GenerateGroundedContent").response_class()
@@ -92,7 +90,7 @@ class GroundingSupport(PlacedRecord):
 
 
 class _GroundedText(Record, CitationRendering):
-    """A text and the supports that ground it, in the chunks they cite: what is rendered."""
+    """A text and the supports that ground it: what is rendered."""
 
     __slots__ = ()
     text: str
@@ -103,10 +101,7 @@ class _GroundedText(Record, CitationRendering):
         return self.text
 
     def claim_spans(self) -> tuple[ClaimSpan, ...]:
-        """Each support's span, its chunks (indices into `support_chunks`), unsupported or not.
-
-        A support that cites no chunk is unsupported; one whose claim text was not found in
-        the answer has an empty span, which the renderers leave out.
+        """Each support's span and chunks (indices into `support_chunks`); none is unsupported.
 
         >>> support = GroundingSupport("capital", 10, 17, 10, 17, (), (0, 5), 0.9, True)
         >>> Candidate(0, "The capital.", None, (Chunk("Kyoto", "0"),), (support,), ()).claim_spans()
@@ -124,8 +119,7 @@ class _GroundedText(Record, CitationRendering):
 class Candidate(_GroundedText):
     """One generated answer with its grounding.
 
-    `with_citations`, `to_markdown`, `to_html` and `utf16_spans` put its supports into the
-    text (see `groundwire.core.rendering`); ``{n}`` numbers `support_chunks` from 1.
+    The rendering methods (`with_citations`, ...) number `support_chunks` from 1.
     """
 
     __slots__ = (
@@ -171,8 +165,8 @@ _NO_CANDIDATE = Candidate(0, "", None, (), (), ())
 class GenerateResult(_GroundedText):
     """A generated answer: the first candidate's text and grounding, all candidates, raw.
 
-    `with_citations`, `to_markdown`, `to_html` and `utf16_spans` render the first candidate
-    (see `groundwire.core.rendering`); ``{n}`` numbers `support_chunks` from 1.
+    The rendering methods (`with_citations`, ...) render the first candidate and number
+    `support_chunks` from 1.
     """
 
     __slots__ = (
@@ -262,15 +256,30 @@ def _read_candidate(raw: Any) -> Candidate:
 
 
 def _supports(source: tuple[str, Any, LazySequence[Chunk]]) -> tuple[GroundingSupport, ...]:
-    """A candidate's supports, each located by searching its claim text, in one pass."""
     text, metadata, support_chunks = source
     raw_supports = list(metadata.grounding_support)  # new wrappers at each pass: one
     if not raw_supports:
         return ()
     claim_texts = list(map(attrgetter("claim_text"), raw_supports))
-    unsent = [None] * len(raw_supports)  # the API sends no offsets for supports
-    bounds, flags = place_claims(text, unsent, unsent, claim_texts, "utf8")
     indices = [tuple(raw.support_chunk_indices[:]) for raw in raw_supports]
+    return placed_supports(text, claim_texts, indices, support_chunks[:], raw_supports)
+
+
+def placed_supports(
+    text: str,
+    claim_texts: Sequence[str],
+    chunk_indices: list[tuple[int, ...]],
+    chunks: tuple[Chunk, ...],
+    raws: Sequence[Any],
+) -> tuple[GroundingSupport, ...]:
+    """Supports placed in `text` by their claim texts, in one pass; `raws` hold their scores.
+
+    >>> unscored = [Given(support_score=None)] * 2
+    >>> [s.start for s in placed_supports("Paris. Paris.", ["Paris."] * 2, [(), ()], (), unscored)]
+    [0, 7]
+    """
+    unsent = [None] * len(claim_texts)  # the API sends no offsets for supports
+    bounds, flags = place_claims(text, unsent, unsent, claim_texts, "utf8")
     utf16 = Utf16Offsets(text, bounds)
     positions = iter(bounds)
     return tuple(
@@ -280,18 +289,18 @@ def _supports(source: tuple[str, Any, LazySequence[Chunk]]) -> tuple[GroundingSu
             start=start,
             end=end,
             chunks=cited,
-            chunk_indices=chunk_indices,
+            chunk_indices=indices,
             located=not adjusted,
             _raw=raw,
             _utf16=utf16,
         )
-        for raw, claim_text, start, end, cited, chunk_indices, (adjusted, _located) in zip(
-            raw_supports,
+        for raw, claim_text, start, end, cited, indices, (adjusted, _located) in zip(
+            raws,
             claim_texts,
             positions,
             positions,
-            pick_each(support_chunks[:], indices),
-            indices,
+            pick_each(chunks, chunk_indices),
+            chunk_indices,
             flags or (),
             strict=True,
         )

@@ -66,11 +66,7 @@ def _hangul(char: str) -> str:
 
 
 def is_cluster_boundary(text: str, index: int) -> bool:
-    """Whether str index ``index`` falls between two grapheme clusters of ``text``.
-
-    Implements the rules a marker could break: CR LF, combining and spacing marks, variation
-    selectors, emoji modifiers and tags, ZWJ emoji sequences, regional-indicator (flag) pairs,
-    and Hangul jamo. The ends of the text are boundaries.
+    """Whether str index ``index`` falls between two grapheme clusters of ``text`` (or at an end).
 
     Example:
         >>> is_cluster_boundary("e\u0301t", 1), is_cluster_boundary("e\u0301t", 2)

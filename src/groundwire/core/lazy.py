@@ -1,12 +1,9 @@
 """Building blocks of lazy results: read-only records, sequences built on first read, raw reads.
 
-Results are read from raw responses only as far as a caller reads them (see
-`groundwire.core.results`). :class:`Record` gives them what frozen dataclasses gave — refused
-assignment, equality and hashing by value, a readable ``repr``, pickling — at the cost of a
-plain slotted class to build. :class:`LazySequence` is a tuple whose items appear on first read.
-The functions at the end read raw protobuf fields as fast as Python can, for every builder.
-Measured worth: a score-only read takes 1 µs instead of 23 (12% of a call); a draft fills a
-claim in 0.2 µs instead of `filled`'s 2.3 (8% of a full call).
+:class:`Record` behaves as a frozen dataclass at the cost of a plain slotted class to build;
+:class:`LazySequence` is a tuple whose items appear on first read. Measured worth: a
+score-only read takes 1 µs instead of 23 (12% of a call); a draft fills a claim in 0.2 µs
+instead of `filled`'s 2.3 (8% of a full call).
 
 >>> items = LazySequence(lambda count: tuple(range(count)), 3, lambda count: count)
 >>> len(items), items.built
@@ -32,20 +29,15 @@ R = TypeVar("R", bound="Record")
 class Record:
     """Base of the result types: slotted, read-only, compared and shown by their public fields.
 
-    A record's public fields, ``_fields``, are the arguments of its constructor (its own
-    ``__new__``), in their order; equality, hashing, ``repr`` and pickling use them, as
-    they would a frozen dataclass's fields. A subclass without a ``__new__`` of its own
-    names them in ``_fields``. Assigning or deleting any attribute raises
-    `dataclasses.FrozenInstanceError` (an `AttributeError`), as it does on a frozen dataclass.
-    Builders make them with :func:`filled`, or, on a check's hot path, fill a writable twin
-    made by :func:`draft_class`.
+    Its fields, ``_fields``, are its own ``__new__``'s arguments (else named by the subclass);
+    equality, hashing, ``repr`` and pickling use them, as a frozen dataclass's. Assignment
+    raises `dataclasses.FrozenInstanceError`.
     """
 
     __slots__ = ()
     _fields: ClassVar[tuple[str, ...]] = ()
 
     def __init_subclass__(cls) -> None:
-        """Takes the subclass's fields from its constructor's arguments, when it has one."""
         super().__init_subclass__()
         if "__new__" in cls.__dict__:
             cls._fields = tuple(inspect.signature(cls.__new__).parameters)[1:]
@@ -54,32 +46,26 @@ class Record:
         return tuple([getattr(self, name) for name in self._fields])
 
     def __setattr__(self, name: str, value: object) -> NoReturn:
-        """Refuse: results are immutable."""
         raise FrozenInstanceError(f"cannot assign to field {name!r}")
 
     def __delattr__(self, name: str) -> NoReturn:
-        """Refuse: results are immutable."""
         raise FrozenInstanceError(f"cannot delete field {name!r}")
 
     def __eq__(self, other: object) -> bool:
-        """Equal to a record of the same class whose fields are all equal, as a dataclass is."""
         if other.__class__ is not self.__class__:
             return NotImplemented
         return self._values() == other._values()
 
     def __hash__(self) -> int:
-        """The hash of the fields (a TypeError when one is unhashable, as a dataclass's)."""
         return hash(self._values())
 
     def __repr__(self) -> str:
-        """``Class(field=value, ...)``, as a dataclass shows itself."""
         shown = ", ".join(
             f"{name}={value!r}" for name, value in zip(self._fields, self._values(), strict=True)
         )
         return f"{type(self).__name__}({shown})"
 
     def __reduce__(self) -> tuple[type[Record], tuple[Any, ...]]:
-        """Pickle and copy by the public constructor, with the fields in ``_fields`` order."""
         return type(self), self._values()
 
 
@@ -105,11 +91,9 @@ def draft_class(record: type[R]) -> type[R]:
 
 
 def filled(record: type[R], *fields: Any, **slots: Any) -> R:
-    """A ``record`` made without its constructor: ``fields`` in `_fields` order, then ``slots``.
+    """A ``record`` made without its constructor: ``fields`` (slots) in `_fields` order, ``slots``.
 
-    Records are made here, but for a check's result, claims and chunks (every check's
-    path), which fill a `draft_class` instead in a quarter of the time. Fields given by
-    position must be slots (not properties).
+    A check's result, claims and chunks fill a `draft_class` instead, in a quarter of the time.
 
     >>> class Point(Record):
     ...     __slots__ = ("x", "y")
@@ -124,9 +108,7 @@ def filled(record: type[R], *fields: Any, **slots: Any) -> R:
 
 
 class Given(SimpleNamespace):
-    """What a record built by hand holds where one read from a response holds its raw message.
-
-    It answers `optional` as the message would: a value given as None is unset.
+    """What a hand-built record holds for its raw message: a value given as None is unset.
 
     >>> optional(Given(score=None), "score"), optional(Given(score=0.0), "score")
     (None, 0.0)
@@ -140,13 +122,8 @@ class Given(SimpleNamespace):
 class LazySequence(Sequence[T]):
     """An immutable sequence whose items are all built at once, on the first read of any.
 
-    ``build(source)`` makes the items; ``length(source)`` says how many there are without
-    building them, so ``len()`` and truth tests stay cheap. Once built, it behaves as the tuple
-    of its items: it compares equal to that tuple, hashes, slices and shows itself like it.
-
-    Two threads reading an unbuilt sequence at once may both build it; each gets complete,
-    equal items, and whichever tuple is stored last is kept (builds are pure reads of the
-    source, so building twice is only wasted time).
+    ``build(source)`` makes the items; ``length(source)`` counts them without building, so
+    ``len()`` stays cheap. It behaves as the tuple of its items, and equals it.
     """
 
     __slots__ = ("_build", "_items", "_length", "_source")
@@ -154,7 +131,6 @@ class LazySequence(Sequence[T]):
     def __init__(
         self, build: Callable[[Any], tuple[T, ...]], source: Any, length: Callable[[Any], int]
     ) -> None:
-        """Remember how to build the items from ``source`` and how to count them."""
         self._build = build
         self._source = source
         self._length = length
@@ -168,13 +144,11 @@ class LazySequence(Sequence[T]):
     def _built(self) -> tuple[T, ...]:
         items = self._items
         if items is None:
-            # A benign race: threads that all find no items all build them, each returning
-            # complete items equal to the others'; the tuple stored last serves later reads.
+            # A benign race: threads may each build equal items; the last stored is kept.
             items = self._items = self._build(self._source)
         return items
 
     def __len__(self) -> int:
-        """The number of items, counted in the source when they are not built yet."""
         items = self._items
         return self._length(self._source) if items is None else len(items)
 
@@ -191,7 +165,6 @@ class LazySequence(Sequence[T]):
         return iter(self._built())
 
     def __eq__(self, other: object) -> bool:
-        """Equal to a tuple or lazy sequence with equal items, in the same order."""
         if isinstance(other, LazySequence):
             return self._built() == other._built()
         if isinstance(other, tuple):
@@ -199,23 +172,17 @@ class LazySequence(Sequence[T]):
         return NotImplemented
 
     def __hash__(self) -> int:
-        """The hash of the tuple of the items."""
         return hash(self._built())
 
     def __repr__(self) -> str:
-        """The items, shown as a tuple."""
         return repr(self._built())
 
     def __reduce__(self) -> tuple[type[tuple[T, ...]], tuple[tuple[T, ...]]]:
-        """Pickle and copy as the tuple of the items."""
         return tuple, (self._built(),)
 
 
 def optional(raw: Any, name: str) -> Any:
-    """Proto3 ``optional`` field ``name`` of ``raw``, or None when unset.
-
-    A value other than zero is set, so presence is asked only of a zero.
-    """
+    """Proto3 ``optional`` field ``name`` of ``raw``, or None when unset (asked only of a zero)."""
     value = getattr(raw, name)
     return value if value or raw.HasField(name) else None
 
@@ -236,9 +203,8 @@ def pick_each(items: tuple[T, ...], index_lists: list[tuple[int, ...]]) -> list[
 class PlacedRecord(Record):
     """A record placed in a text by `start`/`end` str indices, with UTF-16 offsets on demand.
 
-    A subclass has the slots ``start``, ``end`` and ``_utf16``: the UTF-16 (start, end) pair
-    a hand-built record was given, or the converter its response's records share, which
-    converts all of them on the first read of one.
+    Its ``_utf16`` is the (start, end) pair a hand-built record was given, or the converter
+    its response's records share.
     """
 
     __slots__ = ()

@@ -1,20 +1,9 @@
 """Citation markers and highlighted claims put into the original text, never splitting a character.
 
-Every function here is pure: it takes the text and the claims' spans (Python str indices, as
-results carry them) and returns a new string. The text is never changed beyond the inserted
-markers, the highlighting markup and, for Markdown and HTML, the escaping.
-
-A span's ends are moved outward to grapheme cluster boundaries first
-(`groundwire.core.graphemes`), so a marker never lands between a letter and its combining
-accent, inside a ZWJ emoji sequence, between a skin-tone modifier and its emoji, or between
-the two halves of a flag. A span that is empty after that (the API sent no usable position and
-the claim text was not found) gets no marker and no highlight: there is nowhere truthful to
-put one.
-
-Markers: after each cited claim, one marker per cited chunk, in the order the claim cites them,
-each repeat dropped; ``{n}`` is the chunk's 1-based number, so a claim citing chunks 0 and 2
-gets ``[1][3]``, and ``{i}`` its 0-based index (the API's `citation_indices`), ``[0][2]`` with
-``"[{i}]"``. Markers are inserted as given, unescaped: they are the caller's markup.
+Pure: text and the claims' spans (str indices) in, a new string out (rules: docs/citations.md).
+A span's ends move outward to grapheme cluster boundaries first; a span empty after that (no
+usable position, claim text not found) gets no marker and no highlight: there is nowhere
+truthful to put one.
 
 >>> spans = [ClaimSpan(0, 5, (0, 2)), ClaimSpan(6, 11, ())]
 >>> insert_markers("Tokyo Japan", spans)
@@ -53,12 +42,11 @@ DEFAULT_MARKER = "[{n}]"
 
 
 class ClaimSpan(NamedTuple):
-    """Where one claim sits in the text and what it cites, as the renderers read it.
+    """Where one claim sits in the text (str indices) and what it cites, as the renderers read it.
 
-    `start`/`end` are Python str indices; `citations` are 0-based indices into the result's
-    cited chunks (or facts); `unsupported` marks a claim that needs a check and has no
-    citation, which the renderers style apart. A claim with neither (a greeting that needs
-    no facts) is shown as plain text in Markdown and as a ``<span>`` in HTML.
+    `citations` are 0-based indices into the result's cited chunks (or facts); `unsupported`
+    marks a claim that needs a check and has none. A claim with neither (a greeting) is plain
+    text in Markdown and a ``<span>`` in HTML.
     """
 
     start: int
@@ -79,11 +67,8 @@ class Utf16Span(NamedTuple):
     unsupported: bool
 
 
-# -- spans and markers --------------------------------------------------------------------------
-
-
 def _snapped(text: str, spans: Iterable[ClaimSpan]) -> list[tuple[int, ClaimSpan]]:
-    """Each non-empty span, numbered as given, its ends moved outward onto cluster boundaries."""
+    """Each non-empty span, numbered as given, its ends moved outward onto cluster bounds."""
     placed = []
     for number, span in enumerate(spans):
         start, end = cluster_start(text, span.start), cluster_end(text, span.end)
@@ -102,16 +87,14 @@ def _check_marker(marker: str) -> None:
         ) from error
 
 
-def _markers(span: ClaimSpan, marker: str) -> str:
-    return "".join(marker.format(n=index + 1, i=index) for index in dict.fromkeys(span.citations))
-
-
 def _markers_at(placed: Sequence[tuple[int, ClaimSpan]], marker: str) -> dict[int, str]:
     """The markers to insert at each str index, claims ending at the same place in order."""
     at: dict[int, str] = {}
     for _number, span in placed:
         if span.citations:
-            at[span.end] = at.get(span.end, "") + _markers(span, marker)
+            citations = dict.fromkeys(span.citations)
+            markers = "".join(marker.format(n=index + 1, i=index) for index in citations)
+            at[span.end] = at.get(span.end, "") + markers
     return at
 
 
@@ -145,9 +128,7 @@ def insert_markers(text: str, spans: Iterable[ClaimSpan], marker: str = DEFAULT_
 
 
 def utf16_spans(text: str, spans: Iterable[ClaimSpan]) -> tuple[Utf16Span, ...]:
-    """The spans in UTF-16 code units, ends on cluster boundaries, citations numbered from 1.
-
-    Empty spans are left out, as the renderers leave them out.
+    """The non-empty spans in UTF-16 code units, ends on cluster bounds, citations from 1.
 
     Example:
         >>> utf16_spans("👋 hi", [ClaimSpan(2, 4, (0,))])
@@ -166,11 +147,8 @@ def utf16_spans(text: str, spans: Iterable[ClaimSpan]) -> tuple[Utf16Span, ...]:
     )
 
 
-# -- highlighting ---------------------------------------------------------------------------------
-
-
 class _Run(NamedTuple):
-    """A stretch of text covered by the same claims: their numbers and how to style it."""
+    """A stretch of text covered by the same claims."""
 
     start: int
     end: int
@@ -188,10 +166,9 @@ _STRENGTH = {"unchecked": 0, "cited": 1, "unsupported": 2}
 
 
 def _runs(placed: Sequence[tuple[int, ClaimSpan]]) -> list[_Run]:
-    """Cut the text at every claim boundary; each piece covered by claims becomes a run.
+    """The text cut at every claim boundary, as the runs of claims that cover its pieces.
 
-    Claims rarely overlap, but when they do, the overlap is one run naming both claims, so
-    the markup nests properly; an unsupported claim's style wins over a cited one's.
+    An overlap is one run naming both claims, so the markup nests; unsupported beats cited.
     """
     bounds = sorted({bound for _number, span in placed for bound in span[:2]})
     by_start = sorted(placed, key=lambda numbered: numbered[1].start)
@@ -214,12 +191,11 @@ def _runs(placed: Sequence[tuple[int, ClaimSpan]]) -> list[_Run]:
 def _assemble(
     text: str, runs: Sequence[_Run], markers: dict[int, str], escape: _Html | _Markdown
 ) -> str:
-    """Escaped text, runs wrapped by ``escape`` (`_Html`, `_Markdown`), markers where runs end."""
+    """Escaped text, runs wrapped by ``escape``, markers where runs end."""
     pieces: list[str] = []
     marker_positions = sorted(markers)
 
     def plain(start: int, end: int) -> None:
-        # The markers at `start` (after the run that closed there), then text up to `end`.
         pieces.append(markers.get(start, ""))
         previous = start
         for position in marker_positions:
@@ -255,11 +231,9 @@ class _Html:
 def to_html(text: str, spans: Iterable[ClaimSpan], marker: str = DEFAULT_MARKER) -> str:
     """``text`` as HTML, escaped, each claim wrapped in an element naming it, markers after.
 
-    A cited claim is ``<mark data-claim="i">…</mark>`` (``i`` counts the spans given, from
-    0), an unsupported one ``<mark class="unsupported" data-claim="i">``, one that needs no
-    check ``<span data-claim="i">``. Where claims overlap, the overlap is one element whose
-    ``data-claim`` names each of them, space-separated. Text is escaped by `html.escape`
-    (quotes too); markers are inserted as given.
+    A cited claim is ``<mark data-claim="i">`` (``i`` counts the spans from 0), an unsupported
+    one ``<mark class="unsupported" data-claim="i">``, one that needs no check ``<span>``; an
+    overlap of claims is one element naming each. Markers are inserted as given.
 
     Raises:
         InvalidArgument: ``marker`` has a placeholder other than ``{n}`` and ``{i}``.
@@ -273,14 +247,12 @@ def to_html(text: str, spans: Iterable[ClaimSpan], marker: str = DEFAULT_MARKER)
     return _assemble(text, _runs(placed), _markers_at(placed, marker), _Html())
 
 
-# Characters that start inline Markdown (CommonMark and GitHub's extensions): always escaped.
-_MARKDOWN_INLINE = re.compile(r"[\\`*_\[\]<>|~&!]")
-# What starts a block at the beginning of a line: headings, quotes, lists, rules, tables.
+_MARKDOWN_INLINE = re.compile(r"[\\`*_\[\]<>|~&!]")  # CommonMark and GitHub's extensions
 _MARKDOWN_LINE_START = re.compile(r"(?m)^[ \t]*(?:([#>+\-=])|\d+([.)]))")
 
 
 def _markdown_escapes(text: str) -> list[int]:
-    """The str indices of the characters Markdown would read as syntax, to be backslashed."""
+    """The str indices of the characters Markdown would read as syntax."""
     escapes = {found.start() for found in _MARKDOWN_INLINE.finditer(text)}
     for found in _MARKDOWN_LINE_START.finditer(text):
         escapes.add(found.start(1) if found.group(1) else found.start(2))
@@ -290,9 +262,8 @@ def _markdown_escapes(text: str) -> list[int]:
 def _emphasis_bounds(text: str, start: int, end: int) -> tuple[int, int]:
     """The run shrunk past spaces, punctuation and symbols at either end, a cluster at a time.
 
-    CommonMark opens emphasis only before a character that is neither space nor punctuation
-    and closes it only after one: a claim "東京です。" followed by "大阪" could not close its
-    ``**`` after the "。". Moving the delimiters inward keeps the text and always parses.
+    CommonMark opens and closes emphasis only beside a character that is neither space nor
+    punctuation: "東京です。" followed by "大阪" could not close its ``**`` after the "。".
     """
     while start < end and not _is_word_cluster(text, start):
         start = cluster_end(text, start + 1)
@@ -302,7 +273,7 @@ def _emphasis_bounds(text: str, start: int, end: int) -> tuple[int, int]:
 
 
 def _is_word_cluster(text: str, start: int) -> bool:
-    """Whether the cluster at ``start`` begins with a letter or digit (not space, not symbol)."""
+    """Whether the cluster at ``start`` begins with a letter or digit."""
     return unicodedata.category(text[start])[0] in "LN"
 
 
@@ -343,7 +314,7 @@ class _Markdown:
 
 
 def _line_ends(text: str, start: int, end: int) -> list[int]:
-    """Where each line inside [start, end) ends, so emphasis never spans a line break."""
+    """Where each line inside [start, end) ends: emphasis never spans a line break."""
     ends, position = [], text.find("\n", start, end)
     while position >= 0:
         ends.append(position)
@@ -354,13 +325,10 @@ def _line_ends(text: str, start: int, end: int) -> list[int]:
 def to_markdown(text: str, spans: Iterable[ClaimSpan], marker: str = DEFAULT_MARKER) -> str:
     r"""``text`` as Markdown, escaped, cited claims in bold, unsupported ones in italics.
 
-    Inline metacharacters (``\ ` * _ [ ] < > | ~ & !``) are backslash-escaped everywhere,
-    and what would start a block at the start of a line (``#``, ``>``, ``-``, ``+``, ``=``,
-    ``1.``) there; indentation is left alone. Emphasis never spans a line break, and its
-    delimiters sit inside the claim's leading and trailing punctuation, symbols and spaces, where
-    CommonMark can always open and close it. Touching claims of the same style merge into one
-    bold (or italic) stretch, which is how Markdown would show them anyway. Markers follow
-    each cited claim, as given, unescaped.
+    Inline metacharacters (``\ ` * _ [ ] < > | ~ & !``) are backslash-escaped, and what would
+    start a block at a line's start (``#``, ``>``, ``-``, ``+``, ``=``, ``1.``). Emphasis never
+    spans a line break and sits inside a claim's edge punctuation, symbols and spaces, where
+    CommonMark can open and close it; touching claims of one style merge. Markers as given.
 
     Raises:
         InvalidArgument: ``marker`` has a placeholder other than ``{n}`` and ``{i}``.
@@ -389,11 +357,7 @@ def _merged(runs: list[_Run], markers: dict[int, str]) -> list[_Run]:
 
 
 class CitationRendering:
-    """The rendering methods every result with claims shares, given its text and its spans.
-
-    A result names its text in `_rendered_text` and its claims in `claim_spans`; the methods
-    here call this module's functions on them.
-    """
+    """The rendering methods of every result with claims: its `_rendered_text`, `claim_spans`."""
 
     __slots__ = ()
 
@@ -407,8 +371,7 @@ class CitationRendering:
     def with_citations(self, marker: str = DEFAULT_MARKER) -> str:
         """The text with ``marker`` after each cited claim, once per chunk; ``{n}`` from 1.
 
-        ``{i}`` counts from 0 instead, as the API's `citation_indices` do.
-
+        ``{i}`` counts from 0, as `citation_indices` do.
         See `groundwire.core.rendering.insert_markers`.
         """
         return insert_markers(self._rendered_text(), self.claim_spans(), marker)

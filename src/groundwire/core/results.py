@@ -1,19 +1,9 @@
 """Immutable results that read their raw response only as far as the caller reads them.
 
-Google reports claim positions as UTF-8 byte offsets; every result here also carries code point
-indices (``answer[claim.start:claim.end] == claim.text``) and UTF-16 offsets (see
-`groundwire.core.offsets`). This module holds CheckGrounding's results and names all the
-others (`groundwire.core.corroboration`, `groundwire.core.generation`, `groundwire.core.chunks`).
-
-A result is a view of its response, ``.raw``. Building one reads only its score. Its claims
-(and chunks, supports, candidates) are a `LazySequence`: ``len()`` reads the response's
-repeated field, and the first read of an item builds every item, all claims' offsets converted
-in one pass. A claim's ``score`` and a chunk's fields other than its text are read from the
-raw message when read; UTF-16 offsets are converted at the first read of one of them, for
-all claims at once. So a result must own its response, as the client's results do.
-
-Results compare equal by value (their fields, as dataclasses do; a lazy sequence equals the
-tuple of its items), refuse assignment, and can be built by hand for tests:
+This module holds CheckGrounding's results and names all the others. A result is a view of
+its response, ``.raw``, which it must own: building one reads only its score; its claims are a
+`LazySequence`, all built (all offsets converted) at the first read of one; a claim's score is
+read when read. Results compare by value, refuse assignment, and can be built by hand:
 
 >>> CheckGroundingResult("Hi.", None, (), (), None).claims
 ()
@@ -76,10 +66,8 @@ class Claim(PlacedRecord):
     """One claim of a checked answer.
 
     `start`/`end` index the answer as a Python str; `start_byte`/`end_byte` are what the
-    API sent; `start_utf16`/`end_utf16` suit JavaScript. `offsets_adjusted` is True when the
-    API's offsets fell inside a character or past the end and were snapped (see
-    `groundwire.core.offsets`); `located` when the API sent no offsets and the claim text
-    was found by searching.
+    API sent; `start_utf16`/`end_utf16` suit JavaScript. `offsets_adjusted`: the API's offsets
+    were snapped onto characters; `located`: they were missing and the claim text was found.
     """
 
     __slots__ = (
@@ -188,9 +176,7 @@ def _claim(
 class CheckGroundingResult(Record, CitationRendering):
     """How well an answer is supported: overall score, claims, and the chunks they cite.
 
-    `with_citations`, `to_markdown`, `to_html` and `utf16_spans` put the claims and their
-    citations into the answer (see `groundwire.core.rendering`); ``{n}`` numbers
-    `cited_chunks` from 1.
+    The rendering methods (`with_citations`, ...) number `cited_chunks` from 1.
     """
 
     __slots__ = ("answer_candidate", "cited_chunks", "claims", "raw", "support_score")
@@ -243,7 +229,7 @@ class CheckGroundingResult(Record, CitationRendering):
 def check_grounding_result(
     answer_candidate: str, response: message.Message
 ) -> CheckGroundingResult:
-    """Builds the result of a CheckGrounding call from its raw response, reading only its score.
+    """Builds the result of a CheckGrounding call, reading only its score.
 
     >>> from groundwire.core.apis import method
     >>> response = method("discoveryengine", "v1", "CheckGrounding").response_class()
@@ -281,7 +267,7 @@ def _count_claims(source: tuple[str, Any, Any]) -> int:
 
 
 def _check_claims(source: tuple[str, Any, LazySequence[Chunk]]) -> tuple[Claim, ...]:
-    """Every claim of a CheckGrounding response, all their offsets converted in one pass."""
+    """Every claim of a response, all their offsets converted in one pass."""
     answer, raw, cited_chunks = source
     raw_claims = list(raw.claims)  # each pass over a repeated field makes new wrappers: one
     if not raw_claims:

@@ -17,13 +17,13 @@ form a UI updates piece by piece. Both follow `MERGE_RULES`.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterable, Iterable, Sequence
+from collections.abc import AsyncIterable, Iterable
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 from groundwire.core.chunks import Chunk
-from groundwire.core.generation import Candidate, GenerateResult, GroundingSupport
-from groundwire.core.offsets import Utf16Offsets, place_claims
+from groundwire.core.generation import Candidate, GenerateResult, placed_supports
+from groundwire.core.lazy import Given
 
 
 class MergeRule(NamedTuple):
@@ -176,50 +176,21 @@ class StreamMerge:
     @staticmethod
     def _candidate(merged: _CandidateMerge, chunks: tuple[Chunk, ...]) -> Candidate:
         text = "".join(merged.texts)
+        supports = merged.supports.values()
         return Candidate(
             merged.index,
             text,
             merged.score,
             chunks,
-            place_supports(text, list(merged.supports.values()), chunks),
+            placed_supports(
+                text,
+                [claim_text for claim_text, _, _ in supports],
+                [cited for _, cited, _ in supports],
+                chunks,
+                [Given(support_score=score) for _, _, score in supports],
+            ),
             tuple(merged.queries),
         )
-
-
-def place_supports(
-    text: str,
-    supports: Sequence[tuple[str, tuple[int, ...], float | None]],
-    chunks: Sequence[Chunk],
-) -> tuple[GroundingSupport, ...]:
-    """`(claim text, chunk indices, score)` supports, placed in `text` by their claim texts.
-
-    >>> [s.start for s in place_supports("Paris. Paris.", [("Paris.", (), None)] * 2, ())]
-    [0, 7]
-    """
-    if not supports:
-        return ()
-    claim_texts = [claim_text for claim_text, _, _ in supports]
-    unsent: list[int | None] = [None] * len(supports)
-    bounds, flags = place_claims(text, unsent, unsent, claim_texts, "utf8")
-    utf16 = Utf16Offsets(text, bounds)
-    placed = []
-    for number, (claim_text, cited, score) in enumerate(supports):
-        start, end = bounds[2 * number], bounds[2 * number + 1]
-        adjusted = bool(flags and flags[number][0])
-        placed.append(
-            GroundingSupport(
-                claim_text,
-                start,
-                end,
-                utf16.at(start),
-                utf16.at(end),
-                tuple(chunks[i] for i in cited),
-                cited,
-                score,
-                not adjusted,
-            )
-        )
-    return tuple(placed)
 
 
 def _as_candidates(piece: GenerateResult) -> tuple[Candidate, ...]:
