@@ -1,8 +1,7 @@
 """The chunks of evidence that claims and generated answers cite, as views of the raw chunks.
 
-A chunk read from a response holds its raw ``FactChunk``: its ``text`` is read when the chunk
-is built (callers read it most), its other fields at each read, and ``source_metadata`` is
-converted into a read-only mapping at its first read.
+A chunk holds its raw ``FactChunk``: ``text`` is read at once (callers read it most), the
+rest when read.
 
 >>> chunk = Chunk("Tokyo is Japan's capital.", "0", source_metadata={"author": "atlas"})
 >>> chunk.fact_index, chunk.source_metadata["author"], chunk.uri
@@ -85,7 +84,7 @@ class Chunk(Record):
         return getattr(self._raw, "domain", "")
 
     def __reduce__(self) -> tuple[type[Chunk], tuple[Any, ...]]:
-        """Pickle and copy by the constructor, the metadata as a dict (a mapping proxy won't)."""
+        # the metadata as a dict: a mapping proxy does not pickle
         fields = (self.text, self.source, self.index, dict(self.source_metadata))
         return Chunk, (*fields, self.uri, self.title, self.domain)
 

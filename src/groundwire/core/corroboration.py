@@ -1,7 +1,6 @@
 """CorroborateContent's results: corroborated claims located in the content, read lazily.
 
-They follow `groundwire.core.results`: the claims are a `LazySequence` built, all offsets at
-once, on the first read of one; UTF-16 offsets and scores are read when read.
+They follow `groundwire.core.results`.
 
 >>> from groundwire.core.apis import method
 >>> response = method("aiplatform", "v1", "CorroborateContent").response_class()
@@ -100,8 +99,7 @@ class CorroboratedClaim(PlacedRecord):
 class CorroborationResult(Record, CitationRendering):
     """How well facts corroborate content: overall score and the corroborated claims.
 
-    `with_citations`, `to_markdown`, `to_html` and `utf16_spans` put the claims into the
-    content (see `groundwire.core.rendering`); ``{n}`` numbers the request's facts from 1.
+    The rendering methods (`with_citations`, ...) number the request's facts from 1.
     """
 
     __slots__ = ("claims", "content_text", "corroboration_score", "raw")
@@ -158,7 +156,7 @@ def corroboration_result(
 def _corroborated_claims(
     source: tuple[str, tuple[message.Message, ...], Any, OffsetUnit],
 ) -> tuple[CorroboratedClaim, ...]:
-    """Every claim of a CorroborateContent response, all their offsets converted in one pass."""
+    """Every claim of a response, all their offsets converted in one pass."""
     text, facts, raw, unit = source
     raw_claims = list(raw.claims)  # each pass over a repeated field makes new wrappers: one
     if not raw_claims:

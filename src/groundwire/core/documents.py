@@ -1,19 +1,9 @@
 """LangChain documents read as grounding facts, and a check's result in LangChain's wrapper's shape.
 
-Pure and duck-typed: a document is anything with a ``page_content`` string and a
-``metadata`` mapping (langchain-core's `Document`), so this module imports no LangChain;
-`groundwire.langchain` runs it inside a Runnable. It fixes three bugs of
-langchain-google-community's `VertexAICheckGroundingWrapper`, which it otherwise follows:
-
-* metadata values become strings (`attribute_text`): the API's attributes are strings, and
-  the wrapper crashed on an integer;
-* documents without text are left out, as the wrapper leaves them out, but a citation still
-  names the document it came from (`DocumentFacts.documents` keeps the documents behind the
-  facts sent); the wrapper looked the fact index up in the full list, so after an empty
-  document every citation named its neighbour;
-* `answer_with_citations` is the original answer with ``[0]``-style markers (0-based, into
-  `cited_chunks`, as the wrapper's) inserted after each cited claim at character offsets; the
-  wrapper rejoined the claims' texts with spaces, losing the text between them.
+Pure and duck-typed (a document has ``page_content`` and ``metadata``), so it imports no
+LangChain. It follows langchain-google-community's `VertexAICheckGroundingWrapper`, less three
+bugs (docs/langchain.md): metadata values become strings, citations name the right document
+after one without text, and `answer_with_citations` keeps the text between claims.
 
 >>> class Doc:
 ...     def __init__(self, text, **metadata):
@@ -50,11 +40,7 @@ WRAPPER_MARKER = "[{i}]"
 
 
 def attribute_text(value: object) -> str:
-    """A metadata value as the string a fact attribute must be.
-
-    Strings stay as they are; booleans are ``true``/``false`` and lists and mappings JSON, as
-    a reader of the attribute would write them; anything else (numbers, dates, ids) is its
-    `str`.
+    """A metadata value as the string a fact attribute must be: booleans and lists as JSON does.
 
     Example:
         >>> attribute_text(1868), attribute_text(2.5), attribute_text(True)
@@ -76,12 +62,7 @@ def attribute_text(value: object) -> str:
 
 @dataclass(frozen=True, slots=True)
 class DocumentFacts:
-    """The facts read from a list of documents, and the documents they were read from.
-
-    ``facts[i]`` is a ``(text, attributes)`` pair, as `GroundingClient.check_grounding`
-    takes facts, and ``documents[i]`` the document it came from: a chunk citing fact ``i``
-    (its `source` is ``"i"``) cites ``documents[i]``.
-    """
+    """The facts read from documents, as ``(text, attributes)``, and the document of each."""
 
     facts: tuple[tuple[str, dict[str, str]], ...]
     documents: tuple[Any, ...]
@@ -143,12 +124,9 @@ def document_facts(documents: object, field: str = "documents") -> DocumentFacts
 def wrapper_fields(result: CheckGroundingResult, read: DocumentFacts) -> dict[str, Any]:
     """The fields of the wrapper's response, from a check of the facts `read` gave.
 
-    ``cited_chunks``: ``{"chunk_text", "source"}`` dicts, ``source`` the cited document.
-    ``claims``: the wrapper's keys (``claim_text``, ``start_pos``/``end_pos`` as the API
-    sent them, in UTF-8 bytes, ``citation_indices`` into ``cited_chunks``), plus ``start``/
-    ``end`` that slice the answer as a Python str, the claim's ``score`` (v1 and v1beta)
-    and ``grounding_check_required``. ``answer_with_citations``: the answer with
-    `WRAPPER_MARKER` after each cited claim. A missing support score is 0.0, as before.
+    A cited chunk's ``source`` is its document; claims keep the wrapper's keys (UTF-8
+    ``start_pos``/``end_pos``) plus str ``start``/``end``, ``score`` and
+    ``grounding_check_required``. A missing support score is 0.0, as the wrapper's.
 
     Example:
         >>> from groundwire.core.results import Chunk, Claim

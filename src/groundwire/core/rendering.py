@@ -56,10 +56,7 @@ class ClaimSpan(NamedTuple):
 
 
 class Utf16Span(NamedTuple):
-    """A claim's span in UTF-16 code units (JavaScript string indices), ends on cluster bounds.
-
-    `citations` are the 1-based numbers the markers show; ``span._asdict()`` is JSON-ready.
-    """
+    """A claim's span in UTF-16 code units, `citations` numbered from 1; ``_asdict()`` is JSON."""
 
     start: int
     end: int
@@ -99,13 +96,9 @@ def _markers_at(placed: Sequence[tuple[int, ClaimSpan]], marker: str) -> dict[in
 
 
 def insert_markers(text: str, spans: Iterable[ClaimSpan], marker: str = DEFAULT_MARKER) -> str:
-    """``text`` with citation markers after each cited claim, and nothing else changed.
+    """``text`` with ``marker`` after each cited claim, once per chunk, and nothing else changed.
 
-    Args:
-        text: The answer the spans index.
-        spans: The claims' spans, as Python str indices.
-        marker: A format string; ``{n}`` is the cited chunk's 1-based number, ``{i}`` its
-            0-based index.
+    ``{n}`` in ``marker`` is the cited chunk's 1-based number, ``{i}`` its 0-based index.
 
     Raises:
         InvalidArgument: ``marker`` has a placeholder other than ``{n}`` and ``{i}``.
@@ -156,19 +149,17 @@ class _Run(NamedTuple):
     style: str  # "cited", "unsupported" or "unchecked"
 
 
-def _style(span: ClaimSpan) -> str:
-    if span.citations:
-        return "cited"
-    return "unsupported" if span.unsupported else "unchecked"
+_STYLES = ("unchecked", "cited", "unsupported")  # the last wins where claims overlap
 
 
-_STRENGTH = {"unchecked": 0, "cited": 1, "unsupported": 2}
+def _strength(span: ClaimSpan) -> int:
+    return 1 if span.citations else 2 if span.unsupported else 0
 
 
 def _runs(placed: Sequence[tuple[int, ClaimSpan]]) -> list[_Run]:
-    """The text cut at every claim boundary, as the runs of claims that cover its pieces.
+    """The text cut at every claim boundary, as runs of the claims covering each piece.
 
-    An overlap is one run naming both claims, so the markup nests; unsupported beats cited.
+    An overlap is one run naming both claims, so the markup nests.
     """
     bounds = sorted({bound for _number, span in placed for bound in span[:2]})
     by_start = sorted(placed, key=lambda numbered: numbered[1].start)
@@ -183,7 +174,7 @@ def _runs(placed: Sequence[tuple[int, ClaimSpan]]) -> list[_Run]:
             del active[number]
         if active:
             covering = sorted(active)
-            style = max((_style(active[n]) for n in covering), key=_STRENGTH.__getitem__)
+            style = _STYLES[max(_strength(active[n]) for n in covering)]
             runs.append(_Run(start, end, tuple(covering), style))
     return runs
 

@@ -1,15 +1,8 @@
 """Cuts a text that arrives in chunks into sentences as each completes, for checking as it streams.
 
 Pure: `SentenceGroups` is fed chunks (`str`, or UTF-8 `bytes` split anywhere) and gives back
-each group of sentences once it is complete, with its offsets in the whole text; the drivers
-in `groundwire.grounding_stream` check the groups. `sentence_check` and `StreamTally` turn a
-group's result into whole-text offsets and a summary.
-
-A sentence ends at ``. ! ? …`` (closing quotes and brackets stay with it) followed by a space,
-unless the next word starts in lowercase or the word before the period is a single capital
-(``J. K. Rowling``) or one of `TITLES`; at ``。！？`` (no space needed); at a line break. Since
-the next word decides, a sentence is complete when the first visible character after it has
-arrived, or when the text ends.
+each complete group of sentences with its whole-text offsets; `groundwire.grounding_stream`
+checks them. Where a sentence ends: docs/streaming.md.
 
 >>> groups = SentenceGroups()
 >>> [g.text for g in groups.feed("Tokyo is big. ")]
@@ -56,12 +49,10 @@ class SentenceGroup(NamedTuple):
 class SentenceGroups:
     """The sentence cutter: `feed` chunks, then `finish`; each returns the groups completed.
 
-    A group holds `sentences_per_check` sentences, and more while it is shorter than
-    `min_chars`; the last group holds what is left. Every sentence is in exactly one group.
+    A group holds `sentences_per_check` sentences, more while shorter than `min_chars`.
     """
 
     def __init__(self, sentences_per_check: int = 1, min_chars: int = 0) -> None:
-        """A cutter with empty text; the options are checked here."""
         if not isinstance(sentences_per_check, int) or sentences_per_check < 1:
             raise ConfigurationError(
                 f"sentences_per_check must be a whole number >= 1, not {sentences_per_check!r}"
@@ -166,7 +157,7 @@ class SentenceGroups:
 
 
 def _ends_sentence(text: str, mark_start: int, mark: str, visible: re.Match[str] | None) -> bool:
-    """Whether ``. ! ? …`` at `mark_start` ends a sentence, by the next word and the one before."""
+    """Whether ``. ! ? …`` at `mark_start` ends a sentence, by the words after and before."""
     if visible is not None and visible.group().islower():
         return False
     if mark[0] != "." or mark.startswith(".."):
@@ -198,9 +189,7 @@ def fact_characters(facts: Iterable[Any]) -> int:
 class SentenceCheck:
     """One checked group of sentences: where it lies in the whole text, and its verdict.
 
-    `claims` are the result's claims with offsets (`start`, `start_utf16`, `start_byte`,
-    ...) in the whole text; `result` is the check as the API answered it, its offsets
-    relative to `text`.
+    `claims` are `result`'s claims (relative to `text`) moved to whole-text offsets.
     """
 
     text: str
@@ -243,11 +232,7 @@ def moved_claim(claim: Claim, at: Offsets, citations: Sequence[Chunk] | None = N
 
 @dataclass(frozen=True)
 class StreamSummary:
-    """What a whole stream's checks came to.
-
-    `support_score` weights each check's score by the length of its claims (of its text when
-    it has none); checks without a score are left out, and it is None when none had one.
-    """
+    """What a whole stream's checks came to; `support_score` weighted by claim length."""
 
     support_score: float | None
     calls: int
@@ -256,10 +241,9 @@ class StreamSummary:
 
 
 class StreamTally:
-    """Adds up the checks of one stream into a `StreamSummary`."""
+    """Adds up the checks of one stream, each sending `facts_characters` of facts."""
 
     def __init__(self, facts_characters: int) -> None:
-        """A tally for a stream whose every check sends `facts_characters` of facts."""
         self._facts_characters = facts_characters
         self._weighted = self._weight = 0.0
         self._calls = self._sentences = self._billed = 0

@@ -1,30 +1,8 @@
 """Plans the calls that check an answer or facts past the API's limits, and merges their results.
 
-Pure: `plan_split` cuts the answer and the facts into calls that each fit the limits of
-`groundwire.core.validation`; `merge_checks` puts the calls' results back together. The
-clients send the planned calls as a batch (`check_grounding(..., split=True)`).
-
-How it splits:
-- the answer, at sentence ends (`groundwire.core.sentence_stream`), into parts of at most
-  4,096 tokens (v1, v1beta) or 1,024 characters (v1alpha); a single sentence past the limit
-  is cut at the last space before it (or at the limit);
-- each fact over 10,000 characters, at paragraph ends (a blank line), then sentence ends,
-  then at the limit; each piece keeps the fact's attributes;
-- the pieces of all facts, into groups of at most 200.
-Every answer part is checked against every fact group: parts × groups calls, refused before
-anything is sent when that is more than `max_calls`.
-
-How it merges:
-- claims: each part's claims, moved to the whole answer's offsets (`str`, UTF-16, UTF-8);
-- a claim (same span) checked against several fact groups keeps the result with the best
-  score (a claim with citations beats one without; no score counts as lowest);
-- citations: `cited_chunks` are the pieces of the caller's facts that were cited, each once;
-  a chunk's `source` is the fact's own index in the caller's list (as the API's digits), its
-  `text` the piece cited, its `source_metadata` the fact's attributes;
-- support score: each part's best score over its fact groups, weighted by the length of the
-  part's claims (the part's text when it has none); parts with no score are left out;
-- billed characters: the sum over the calls of the answer part's and the facts' characters;
-- `calls`: how many calls were made.
+Pure: `plan_split` cuts the answer and the facts into calls within the limits of
+`groundwire.core.validation`; `merge_checks` puts the calls' results back together. How it
+splits and merges: docs/long-inputs.md.
 """
 
 from __future__ import annotations
@@ -65,8 +43,7 @@ class FactPiece(NamedTuple):
     end: int
     text: str
     attributes: Mapping[str, str]
-    given: Any = None
-    """The caller's fact itself when it is whole (sent as given), None for a piece of it."""
+    given: Any = None  # the caller's fact itself when it is whole (sent as given)
 
 
 class AnswerPart(NamedTuple):
@@ -97,11 +74,9 @@ class SplitPlan:
 class SplitCheckResult(CheckGroundingResult):
     """The merged result of a split check: a `CheckGroundingResult` of the whole answer.
 
-    `claims` are in the whole answer's offsets; `cited_chunks` are the pieces of the
-    caller's facts that were cited, each chunk's `source` the fact's index (as digits, as the
-    API gives it) and `text` the piece. `calls` is how many calls were made,
-    `billed_characters` what they were billed for, `parts` the calls' own results in plan
-    order (their offsets relative to their answer part); `raw` is the first call's response.
+    `cited_chunks` are the cited pieces of the caller's facts, each `source` the fact's index.
+    `calls` is how many calls were made, `billed_characters` what they were billed for,
+    `parts` the calls' own results in plan order; `raw` is the first call's response.
     """
 
     __slots__ = ("billed_characters", "calls", "parts")
@@ -137,10 +112,9 @@ class SplitCheckResult(CheckGroundingResult):
 class SplitCorroborationResult(CorroborationResult):
     """The merged result of a split corroboration: a `CorroborationResult` of the whole content.
 
-    Each claim's `fact_indexes` are the caller's own facts' indices and its `facts` the
-    pieces cited (as the `Fact` messages sent); its `start_index`/`end_index` count UTF-8
-    bytes of the whole content, whatever the client's `corroborate_offset_unit`; `calls`,
-    `billed_characters` and `parts` are as in `SplitCheckResult`.
+    A claim's `fact_indexes` are the caller's facts' indices and `facts` the pieces cited;
+    `start_index`/`end_index` count UTF-8 bytes, whatever `corroborate_offset_unit` says.
+    `calls`, `billed_characters` and `parts` are as in `SplitCheckResult`.
     """
 
     __slots__ = ("billed_characters", "calls", "parts")
@@ -230,7 +204,7 @@ def answer_parts(answer: str, api_version: str) -> list[AnswerPart]:
 
 
 def _sentence_groups(text: str) -> list[SentenceGroup]:
-    """The sentences of `text`, fed to the cutter a slice at a time: it lets go of each slice."""
+    """The sentences of `text`, fed in slices: the cutter's cost grows with what it holds."""
     cutter = SentenceGroups()
     sentences = []
     for start in range(0, len(text), _FEED):
@@ -239,7 +213,6 @@ def _sentence_groups(text: str) -> list[SentenceGroup]:
 
 
 _FEED = 4_096
-"""Characters fed to the sentence cutter at once: its offsets cost grows with what it holds."""
 
 
 def _within(text: str, start: int, end: int, limit: int) -> Iterable[tuple[int, int]]:
@@ -256,11 +229,7 @@ def _within(text: str, start: int, end: int, limit: int) -> Iterable[tuple[int, 
 
 
 def fact_pieces(fact: Any, index: int) -> list[FactPiece]:
-    """One fact as pieces of at most 10,000 characters: at paragraph, then sentence, ends.
-
-    A `GroundingFact` keeps its attributes; a Vertex AI `Fact` its summary (or chunk text),
-    `title`, `uri` and `query`.
-    """
+    """One fact as pieces of at most 10,000 characters, each with the fact's attributes."""
     text, attributes = any_fact_parts(fact, index)
     if len(text) <= MAX_FACT_CHARACTERS:
         return [FactPiece(index, 0, len(text), text, attributes, fact)]
@@ -322,7 +291,7 @@ def merge_checks(plan: SplitPlan, results: Sequence[CheckGroundingResult]) -> Sp
 
     def placed(part: AnswerPart, claim: Claim, group: tuple[FactPiece, ...]) -> Claim:
         cited = []
-        for citation in claim.citations:  # its source: the index of the fact in the call's list
+        for citation in claim.citations:  # its source: the fact's index in the call's list
             if citation.source.isdigit() and int(citation.source) < len(group):
                 piece = group[int(citation.source)]
                 key = (piece.fact_index, piece.start)
@@ -365,11 +334,9 @@ def _merged(
     cited: str,
     score: str,
 ) -> tuple[list[ClaimT], float | None]:
-    """The claims of every part, placed, and the weighted score (see the module docstring).
+    """The claims of every part, placed, each its best result, and the weighted score.
 
-    Of a claim (same span) checked against several fact groups, the result kept is the best:
-    cited first (its attribute `cited` not empty), then by score (none counts lowest).
-    `score` names the results' overall score.
+    `cited` names the claims' citations, `score` the results' overall score.
     """
     groups = len(plan.fact_groups)
     claims: list[ClaimT] = []

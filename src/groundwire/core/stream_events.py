@@ -1,9 +1,7 @@
 """The events of a streamed answer or check, as JSON-ready dicts: one schema for the web and CLI.
 
-`groundwire.web` frames these as Server-Sent Events or NDJSON lines; `groundwire check
---stream --json` prints `check_event`'s data. Every offset comes in three units: `start`/`end`
-(Python `str` indices, code points), `start_utf16`/`end_utf16` (JavaScript string indices)
-and `start_byte`/`end_byte` (UTF-8).
+`groundwire.web` frames them as Server-Sent Events or NDJSON lines. Every offset comes in
+three units: `start`/`end` (code points), `start_utf16`/`end_utf16` and `start_byte`/`end_byte`.
 
 >>> piece_event("東京", 5)
 ('piece', {'text': '東京', 'length': 5})
@@ -53,10 +51,7 @@ def check_summary_event(summary: StreamSummary) -> Event:
 
 
 def merged_summary_event(merged: GenerateResult) -> Event:
-    """The end of a generated stream: the merged text's score, sources and placed citations.
-
-    `sources` are the support chunks numbered once; each support's `sources` index them.
-    """
+    """The end of a generated stream: score, sources (numbered once) and supports citing them."""
     text = merged.text
     supports = []
     for support in merged.grounding_supports:

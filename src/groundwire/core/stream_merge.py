@@ -1,8 +1,7 @@
 """Merges a streamed generated answer's pieces into one result, by rules written down once.
 
-`StreamGenerateGroundedContent` sends an answer in pieces; the grounding metadata may come
-on any of them. `merge_pieces` merges the pieces already read; `StreamMerge` is the running
-form a UI updates piece by piece. Both follow `MERGE_RULES`.
+The grounding metadata may come on any piece. `merge_pieces` merges pieces already read;
+`StreamMerge` is the running form a UI updates piece by piece. Both follow `MERGE_RULES`.
 
 >>> from groundwire.core.generation import GenerateResult, GroundingSupport
 >>> from groundwire.core.chunks import Chunk
@@ -73,8 +72,6 @@ MERGE_RULES = (
 
 @dataclass
 class _CandidateMerge:
-    """What is merged so far of one candidate."""
-
     index: int
     texts: list[str] = field(default_factory=list)
     score: float | None = None
@@ -96,7 +93,6 @@ class StreamMerge:
     """
 
     def __init__(self) -> None:
-        """An empty merge."""
         self._candidates: dict[int, _CandidateMerge] = {}
         self._chunks: dict[tuple[str, str, str, str, str], tuple[int, Chunk]] = {}
         self._raw: Any = None
@@ -141,10 +137,7 @@ class StreamMerge:
         return added
 
     def result(self) -> GenerateResult:
-        """The merged result: whole texts, chunks numbered once, supports placed, last score.
-
-        Its `raw` is the last piece's response (each piece keeps its own).
-        """
+        """The merged result (see `MERGE_RULES`); its `raw` is the last piece's response."""
         if self._merged is None:
             chunks = self.support_chunks
             candidates = tuple(
@@ -194,7 +187,7 @@ class StreamMerge:
 
 
 def _as_candidates(piece: GenerateResult) -> tuple[Candidate, ...]:
-    """A hand-built piece with no candidates: its own fields, as candidate 0."""
+    """A hand-built piece with no candidates, as candidate 0."""
     return (
         Candidate(
             0,
