@@ -82,29 +82,16 @@ def fact_parts(fact: Any, index: int, field: str) -> tuple[str, dict[str, str]]:
     if isinstance(fact, Mapping):
         texts = [fact[k] for k in _TEXT_KEYS if k in fact]
         unknown = set(fact) - {*_TEXT_KEYS, "attributes"}
-        if len(texts) != 1 or unknown or not isinstance(texts[0], str):
-            raise bad_request(
-                [
-                    (
-                        f"{field}[{index}]",
-                        "a fact dict needs one text key (fact_text or text) "
-                        "and optionally attributes"
-                        + (f"; unknown keys {sorted(unknown)}" if unknown else ""),
-                    )
-                ],
-                f"{field}[{index}] is not a fact",
-            )
-        return texts[0], dict(fact.get("attributes") or {})
-    raise bad_request(
-        [
-            (
-                f"{field}[{index}]",
-                f"expected a string, a (text, attributes) pair, "
-                f"a dict or a GroundingFact, got {type(fact).__name__}",
-            )
-        ],
-        f"{field}[{index}] is not a fact",
-    )
+        if len(texts) == 1 and not unknown and isinstance(texts[0], str):
+            return texts[0], dict(fact.get("attributes") or {})
+        problem = "a fact dict needs one text key (fact_text or text) and optionally attributes"
+        problem += f"; unknown keys {sorted(unknown)}" if unknown else ""
+    else:
+        problem = (
+            "expected a string, a (text, attributes) pair, "
+            f"a dict or a GroundingFact, got {type(fact).__name__}"
+        )
+    raise bad_request([(f"{field}[{index}]", problem)], f"{field}[{index}] is not a fact")
 
 
 def any_fact_parts(fact: Any, index: int) -> tuple[str, dict[str, str]]:
