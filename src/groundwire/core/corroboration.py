@@ -1,7 +1,5 @@
 """CorroborateContent's results: corroborated claims located in the content, read lazily.
 
-They follow `groundwire.core.results`.
-
 >>> from groundwire.core.apis import method
 >>> response = method("aiplatform", "v1", "CorroborateContent").response_class()
 >>> claim = response.claims.add(start_index=0, end_index=6, fact_indexes=[0])

@@ -1,7 +1,6 @@
 """GenerateGroundedContent's results: answers, the chunks that ground them, read lazily.
 
-As `groundwire.core.results`: building one joins the first candidate's text and reads its
-score; the rest are `LazySequence`s (a support is placed by searching its claim text).
+As `groundwire.core.results`; a support is placed by searching its claim text.
 
 >>> from groundwire.core.apis import method
 >>> response = method("discoveryengine", "v1", "GenerateGroundedContent").response_class()

@@ -44,9 +44,8 @@ DEFAULT_MARKER = "[{n}]"
 class ClaimSpan(NamedTuple):
     """Where one claim sits in the text (str indices) and what it cites, as the renderers read it.
 
-    `citations` are 0-based indices into the result's cited chunks (or facts); `unsupported`
-    marks a claim that needs a check and has none. A claim with neither (a greeting) is plain
-    text in Markdown and a ``<span>`` in HTML.
+    `citations` index the result's cited chunks (or facts) from 0; `unsupported` marks a claim
+    that needs a check and has none. One with neither (a greeting) is shown plain.
     """
 
     start: int
@@ -360,30 +359,17 @@ class CitationRendering:
         raise NotImplementedError
 
     def with_citations(self, marker: str = DEFAULT_MARKER) -> str:
-        """The text with ``marker`` after each cited claim, once per chunk; ``{n}`` from 1.
-
-        ``{i}`` counts from 0, as `citation_indices` do.
-        See `groundwire.core.rendering.insert_markers`.
-        """
+        """The text with citation markers (see `groundwire.core.rendering.insert_markers`)."""
         return insert_markers(self._rendered_text(), self.claim_spans(), marker)
 
     def to_markdown(self, marker: str = DEFAULT_MARKER) -> str:
-        """The text as escaped Markdown, cited claims in bold, unsupported ones in italics.
-
-        See `groundwire.core.rendering.to_markdown`.
-        """
+        """The text as escaped Markdown (see `groundwire.core.rendering.to_markdown`)."""
         return to_markdown(self._rendered_text(), self.claim_spans(), marker)
 
     def to_html(self, marker: str = DEFAULT_MARKER) -> str:
-        """The text as escaped HTML, each claim in a ``<mark data-claim="i">``, markers after.
-
-        See `groundwire.core.rendering.to_html`.
-        """
+        """The text as escaped HTML (see `groundwire.core.rendering.to_html`)."""
         return to_html(self._rendered_text(), self.claim_spans(), marker)
 
     def utf16_spans(self) -> tuple[Utf16Span, ...]:
-        """The claims' spans in UTF-16 code units, for JavaScript front ends.
-
-        See `groundwire.core.rendering.utf16_spans`.
-        """
+        """The claims' spans in UTF-16 code units (see `groundwire.core.rendering.utf16_spans`)."""
         return utf16_spans(self._rendered_text(), self.claim_spans())

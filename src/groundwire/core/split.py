@@ -168,15 +168,11 @@ def plan_split(
     ) or ((),)
     plan = SplitPlan(answer, parts, groups)
     if plan.calls > max_calls:
+        needs = f"the split needs {plan.calls:,} calls"
+        shape = f"{len(parts):,} answer parts × {len(groups):,} fact groups"
         raise bad_request(
-            [
-                (
-                    "max_calls",
-                    f"the split needs {plan.calls:,} calls ({len(parts):,} answer parts ×"
-                    f" {len(groups):,} fact groups); max_calls is {max_calls:,}",
-                )
-            ],
-            f"the split needs {plan.calls:,} calls, more than max_calls={max_calls:,}",
+            [("max_calls", f"{needs} ({shape}); max_calls is {max_calls:,}")],
+            f"{needs}, more than max_calls={max_calls:,}",
         )
     return plan
 
