@@ -40,7 +40,7 @@ WRAPPER_MARKER = "[{i}]"
 
 
 def attribute_text(value: object) -> str:
-    """A metadata value as the string a fact attribute must be: booleans and lists as JSON does.
+    """A metadata value as the string a fact attribute must be; booleans, lists, dicts as JSON.
 
     Example:
         >>> attribute_text(1868), attribute_text(2.5), attribute_text(True)

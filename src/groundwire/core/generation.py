@@ -100,7 +100,7 @@ class _GroundedText(Record, CitationRendering):
         return self.text
 
     def claim_spans(self) -> tuple[ClaimSpan, ...]:
-        """Each support's span and chunks (indices into `support_chunks`); none is unsupported.
+        """Each support's span and chunks (indices into `support_chunks`); citing none: unsupported.
 
         >>> support = GroundingSupport("capital", 10, 17, 10, 17, (), (0, 5), 0.9, True)
         >>> Candidate(0, "The capital.", None, (Chunk("Kyoto", "0"),), (support,), ()).claim_spans()
