@@ -9,6 +9,7 @@ three units: `start`/`end` (code points), `start_utf16`/`end_utf16` and `start_b
 
 from __future__ import annotations
 
+from dataclasses import asdict
 from typing import Any
 
 from groundwire.core.errors import GroundwireError
@@ -42,12 +43,7 @@ def check_event(check: SentenceCheck) -> Event:
 
 def check_summary_event(summary: StreamSummary) -> Event:
     """The end of a checked stream: weighted support, calls, sentences, characters billed."""
-    return "summary", {
-        "support_score": score(summary.support_score),
-        "calls": summary.calls,
-        "sentences": summary.sentences,
-        "billed_characters": summary.billed_characters,
-    }
+    return "summary", {**asdict(summary), "support_score": score(summary.support_score)}
 
 
 def merged_summary_event(merged: GenerateResult) -> Event:
