@@ -71,10 +71,7 @@ def path_for(method: Method, request: message.Message) -> str:
 
 
 def encode_request(method: Method, request: message.Message) -> HttpRequest:
-    """Transcodes a unary request: path from the rule, body `*` = the whole message as JSON.
-
-    Fields bound in the path are left out of the body, as Google's REST clients do.
-    """
+    """Transcodes a unary request: path from the rule, the rest of the message as the JSON body."""
     path = path_for(method, request)
     body_object = json_format.MessageToDict(request)  # proto3 JSON: lowerCamelCase names
     fields = method.request_class.DESCRIPTOR.fields_by_name
@@ -86,10 +83,7 @@ def encode_request(method: Method, request: message.Message) -> HttpRequest:
 
 
 def encode_stream_request(method: Method, requests: Iterable[message.Message]) -> HttpRequest:
-    """Transcodes a streaming call: one POST whose body is a JSON array of the requests.
-
-    The path comes from the first request; every request must name the same resource.
-    """
+    """Transcodes a stream: one POST of the requests as a JSON array, all naming one resource."""
     items = list(requests)
     if not items:
         raise bad_request(
@@ -115,8 +109,8 @@ def decode_message(
 ) -> message.Message:
     """Parses proto3 JSON into `message_class`; malformed input raises a GroundwireError.
 
-    The client ignores unknown fields (the service may add some) and decodes an already
-    parsed object with `message_from_json`; the emulator is strict and keeps json_format.
+    Ignoring unknown fields (the client's way), an already parsed object takes the fast
+    `message_from_json`.
 
     >>> from groundwire.core.apis import method
     >>> response_class = method("discoveryengine", "v1", "CheckGrounding").response_class
