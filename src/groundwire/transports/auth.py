@@ -92,7 +92,7 @@ class TokenRequest(auth_transport.Request):
         return _Response(response.status, response.headers, data)
 
     def until(self, deadline: float | None) -> TokenRequest:
-        """A copy sharing this adapter's connections, its requests cut short at `deadline`.
+        """This adapter, its requests cut short at `deadline` (a copy sharing its connections).
 
         Example:
             >>> request = TokenRequest()
