@@ -11,20 +11,14 @@ from __future__ import annotations
 class FallbackState:
     """gRPC first; REST for `cooldown` seconds after gRPC could not connect.
 
-    Times are read from any monotonic clock, in seconds, and passed in by the caller.
+    The caller passes the times, in seconds of any monotonic clock.
 
     Example:
         >>> state = FallbackState(cooldown=60.0)
-        >>> state.prefer_grpc(now=0.0)
-        True
         >>> state.record_connection_failure(now=0.0)  # switches to REST: log it
         True
         >>> state.prefer_grpc(now=30.0), state.prefer_grpc(now=60.0)
         (False, True)
-        >>> state.record_connection_failure(now=60.0)  # gRPC still down: already on REST
-        False
-        >>> state.record_grpc_success()  # back on gRPC: log it
-        True
     """
 
     __slots__ = ("_cooldown", "_rest_until")
