@@ -31,10 +31,7 @@ from groundwire.core.client_options import (
     read_client_options,
 )
 from groundwire.core.endpoint_hints import explain_wrong_endpoint
-from groundwire.core.endpoints import (
-    DEFAULT_UNIVERSE,
-    UNIVERSE_DOMAIN_ENV,
-)
+from groundwire.core.endpoints import DEFAULT_UNIVERSE, UNIVERSE_DOMAIN_ENV
 from groundwire.core.errors import GroundwireError
 from groundwire.core.limits import PoolLimits
 from groundwire.core.metadata import MetadataLike, with_metadata

@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from groundwire.core.addresses import EndpointError
 from groundwire.core.client_options import (
     CertificateSource,
     ConfigurationError,
@@ -19,7 +20,6 @@ from groundwire.core.client_options import (
 )
 from groundwire.core.endpoints import (
     CLOUD_PLATFORM_SCOPE,
-    EndpointError,
     Endpoints,
     mtls_endpoint_mode,
     resolve_endpoints,

@@ -7,7 +7,8 @@ import logging
 from typing import TYPE_CHECKING, Any
 
 from groundwire._connection import connection
-from groundwire.core.endpoints import EndpointError, user_agent
+from groundwire.core.addresses import EndpointError
+from groundwire.core.endpoints import user_agent
 from groundwire.core.errors import ClientForked
 from groundwire.core.scrubber import scrub_tokens_of
 from groundwire.transports.lifetime import grpc_refusal

@@ -13,36 +13,16 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from urllib.parse import quote
 
+# `X as X`: re-exported, as docs/security.md and the transports name them from here.
+from groundwire.core.addresses import EndpointError as EndpointError
 from groundwire.core.addresses import (
-    EndpointError,
     check_universe_domain,
-    is_loopback,
-    is_loopback_target,
     is_universe_host,
     parse_grpc_address,
     parse_rest_address,
 )
+from groundwire.core.addresses import is_loopback as is_loopback
 from groundwire.core.version import VERSION
-
-__all__ = [
-    "CLOUD_PLATFORM_SCOPE",
-    "DEFAULT_UNIVERSE",
-    "EMULATOR_ALLOW_REMOTE_ENV",
-    "EMULATOR_GRPC_ENV",
-    "EMULATOR_REST_ENV",
-    "MTLS_ENDPOINT_ENV",
-    "UNIVERSE_DOMAIN_ENV",
-    "EndpointError",
-    "Endpoints",
-    "call_headers",
-    "default_host",
-    "describes_emulator",
-    "is_loopback",
-    "is_loopback_target",
-    "mtls_endpoint_mode",
-    "resolve_endpoints",
-    "user_agent",
-]
 
 EMULATOR_GRPC_ENV = "GROUNDWIRE_EMULATOR_HOST"
 EMULATOR_REST_ENV = "GROUNDWIRE_EMULATOR_REST"

@@ -5,12 +5,8 @@ from __future__ import annotations
 import os
 import urllib.parse
 
-from groundwire.core.endpoints import (
-    EMULATOR_GRPC_ENV,
-    EMULATOR_REST_ENV,
-    is_loopback,
-    is_loopback_target,
-)
+from groundwire.core.addresses import is_loopback, is_loopback_target
+from groundwire.core.endpoints import EMULATOR_GRPC_ENV, EMULATOR_REST_ENV
 from groundwire.core.errors import GroundwireError, Unavailable
 
 
