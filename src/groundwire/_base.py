@@ -154,6 +154,8 @@ class _Settings:
 class ClientBase:
     """Both clients' constructor (see `GroundingClient` for the arguments) and shared parts."""
 
+    _new_lock: Callable[[], Any]  # the client's lock: threading's or asyncio's
+
     def __init__(
         self,
         project: str,
@@ -229,10 +231,6 @@ class ClientBase:
         self._closed = False
         self._lock = self._new_lock()
         self._chain = Chain([*interceptors, *call_logging(log_bodies)])
-
-    @staticmethod
-    def _new_lock() -> Any:
-        raise NotImplementedError
 
     @property
     def api_version(self) -> str:

@@ -164,8 +164,7 @@ class GroundingClient(_api.Api):
         """Checks a text as it streams in: yields each sentence's check as soon as it is complete.
 
         `text_chunks` is any iterable of `str` (or UTF-8 `bytes`) chunks, such as an LLM's
-        tokens. Options: `concurrency` (checks in flight, default 4; the text is read no
-        further ahead), `sentences_per_check` (1), `min_chars` (0), and `check_grounding`'s
-        own. See `groundwire.grounding_stream` and the docs' "Streaming" page.
+        tokens. Options: `concurrency` (default 4), `sentences_per_check` (1), `min_chars`
+        (0) and `check_grounding`'s own; see docs/streaming.md.
         """
         return GroundingStream(self.check_grounding, text_chunks, facts, **options)
