@@ -1,8 +1,7 @@
 """When to use gRPC and when REST, as a pure state machine; the auto transport does the calling.
 
-Some networks cannot carry gRPC (a proxy without HTTP/2, a firewall that breaks the TLS/ALPN
-handshake). When gRPC cannot connect at all, calls go over REST for a cool-down period; after
-it, gRPC is tried again. Failures sent by a reachable server never cause a switch.
+Some networks cannot carry gRPC (a proxy without HTTP/2, a firewall that breaks ALPN); a
+failure sent by a reachable server never causes a switch.
 """
 
 from __future__ import annotations
