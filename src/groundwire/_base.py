@@ -62,7 +62,7 @@ RetryArgument = RetryPolicy | None | Literal[RetryDefault.CLIENT]
 def checked_timeout(timeout: object, name: str) -> float:
     """`timeout` when a positive, finite number of seconds; else a ConfigurationError.
 
-    A timeout of 0 would fail every call before it was sent, which auto would blame on gRPC.
+    A timeout of 0 would fail every call unsent, which `auto` would take for gRPC being down.
     """
     if (
         isinstance(timeout, int | float)
