@@ -123,8 +123,7 @@ def certificate_source(
     if options.client_cert_source is not None:
         return options.client_cert_source
     if mtls.has_default_client_cert_source():  # type: ignore[no-untyped-call]
-        source: CertificateSource = mtls.default_client_cert_source()  # type: ignore[no-untyped-call]
-        return source
+        return mtls.default_client_cert_source()  # type: ignore[no-untyped-call]
     return None
 
 
@@ -186,8 +185,7 @@ def default_credentials(
         )
     if hasattr(credentials, "with_gdch_audience"):  # Google Distributed Cloud Hosted
         credentials = credentials.with_gdch_audience(audience)
-    result: Credentials = credentials
-    return result
+    return credentials
 
 
 def universe_of(credentials: Credentials | None) -> str | None:
