@@ -51,7 +51,7 @@ def call_logging(log_bodies: bool) -> tuple[Interceptor, ...]:
 
 
 class CallLogging(Interceptor, CallObserver):
-    """Logs each call's attempts and end at DEBUG; it keeps nothing, so observes every call."""
+    """Logs each call's attempts and end at DEBUG; keeping nothing, it is every call's observer."""
 
     def __init__(self, *, log_bodies: bool) -> None:
         self.log_bodies = log_bodies
