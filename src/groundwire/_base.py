@@ -1,8 +1,6 @@
 """What both clients are made of: their settings, and what a call and a batch start from.
 
-`GroundingClient` (client.py) and `AsyncGroundingClient` (aio.py) differ only in how they
-wait; everything they decide, they decide here, in `_connection` (where to connect, with which
-credentials) and in `_factory` (the transports they build).
+The two clients differ only in how they wait; what they decide is decided here.
 """
 
 from __future__ import annotations
@@ -33,10 +31,7 @@ from groundwire.core.client_options import (
     read_client_options,
 )
 from groundwire.core.endpoint_hints import explain_wrong_endpoint
-from groundwire.core.endpoints import (
-    DEFAULT_UNIVERSE,
-    UNIVERSE_DOMAIN_ENV,
-)
+from groundwire.core.endpoints import DEFAULT_UNIVERSE, UNIVERSE_DOMAIN_ENV
 from groundwire.core.errors import GroundwireError
 from groundwire.core.limits import PoolLimits
 from groundwire.core.metadata import MetadataLike, with_metadata
@@ -54,22 +49,20 @@ DEFAULT_RETRY = RetryPolicy()
 
 
 class RetryDefault(enum.Enum):
-    """The type of `CLIENT_RETRY`: a call's `retry=` left at the client's policy."""
+    """The type of `CLIENT_RETRY`, a call's `retry=` default: the client's policy."""
 
     CLIENT = "the client's retry policy"
 
 
 CLIENT_RETRY = RetryDefault.CLIENT
-"""A call's `retry=` default: the client's policy (None there means no retries)."""
 
 RetryArgument = RetryPolicy | None | Literal[RetryDefault.CLIENT]
 
 
 def checked_timeout(timeout: object, name: str) -> float:
-    """`timeout` when it is a positive, finite number of seconds; else a ConfigurationError.
+    """`timeout` when a positive, finite number of seconds; else a ConfigurationError.
 
-    A timeout of 0 or less would fail every call with DEADLINE_EXCEEDED before it was sent,
-    which the auto transport would blame on the server (and leave gRPC for a while).
+    A timeout of 0 would fail every call unsent, which `auto` would take for gRPC being down.
     """
     if (
         isinstance(timeout, int | float)
@@ -82,7 +75,7 @@ def checked_timeout(timeout: object, name: str) -> float:
 
 @dataclass(frozen=True, kw_only=True)
 class _Settings:
-    """What both clients keep besides the request-shaping config: how to connect and retry."""
+    """How both clients connect and retry (the request-shaping config is apart)."""
 
     transport: calls.TransportName
     endpoint: str | None
@@ -101,7 +94,6 @@ class _Settings:
     ssl_context: ssl.SSLContext | None = None
     pool_limits: PoolLimits = dataclasses.field(default_factory=PoolLimits)
     random: random.Random = dataclasses.field(default_factory=random.Random, compare=False)
-    """The retries' jitter, reseeded in a forked child."""
 
     def __post_init__(self) -> None:
         if self.transport not in ("auto", "grpc", "rest"):
@@ -141,9 +133,7 @@ class _Settings:
     ) -> Attempts:
         """The plan of one call, whose deadline is its own `timeout`, else the client's.
 
-        `retry` is the call's policy (`CLIENT_RETRY`: the client's; None: no retries). The
-        policy's `timeout` is the deadline instead when it is smaller. `events` hear of each
-        attempt (the call's interceptors); `interactive` marks a stream of live requests.
+        `events` hear of each attempt; `interactive` marks a stream of live requests.
         """
         policy = self.retry if retry is CLIENT_RETRY else retry
         budget = self.timeout if timeout is None else checked_timeout(timeout, "timeout")
@@ -157,15 +147,14 @@ class _Settings:
             interactive=interactive,
         )
 
-    connection = _connection.connection  # the endpoints of an API, their credentials
-    make_transport = _factory.make_transport  # the (sync or asyncio) transport of an API
+    connection = _connection.connection
+    make_transport = _factory.make_transport
 
 
 class ClientBase:
-    """What both clients are made of: the config that shapes requests, and the connection.
+    """Both clients' constructor (see `GroundingClient` for the arguments) and shared parts."""
 
-    Their constructor is this one; see `GroundingClient` for the arguments.
-    """
+    _new_lock: Callable[[], Any]  # the client's lock: threading's or asyncio's
 
     def __init__(
         self,
@@ -243,10 +232,6 @@ class ClientBase:
         self._lock = self._new_lock()
         self._chain = Chain([*interceptors, *call_logging(log_bodies)])
 
-    @staticmethod
-    def _new_lock() -> Any:
-        raise NotImplementedError
-
     @property
     def api_version(self) -> str:
         """The Discovery Engine API version this client calls: v1, v1beta or v1alpha."""
@@ -264,11 +249,7 @@ class ClientBase:
         retry: RetryArgument,
         max_connection_failures: int | None,
     ) -> tuple[Callable[[object], Planned], BatchSettings, str]:
-        """A batch of `rpc`'s item reader, settings and endpoint (named when it cannot reach it).
-
-        The batch's arguments win over the client's; `defaults` are options for items that
-        give none.
-        """
+        """A batch's item reader, settings (its own, else the client's) and endpoint name."""
         config, settings = self._config, self._settings
         batch_settings = BatchSettings(
             concurrency=concurrency,
@@ -282,7 +263,7 @@ class ClientBase:
         return functools.partial(plan_item, config, rpc, defaults=defaults), batch_settings, where
 
     def _explained(self, error: GroundwireError, request: Any) -> GroundwireError:
-        """`error`, its message naming the right host if the server said the wrong was used."""
+        """`error`, naming the right host if the server said the wrong one was used."""
         universe = self._settings.universe_domain or os.environ.get(UNIVERSE_DOMAIN_ENV, "")
         return explain_wrong_endpoint(
             error, request, self._config.location, universe.strip() or DEFAULT_UNIVERSE

@@ -1,9 +1,7 @@
 """Which endpoints a client reaches, with which credentials and certificate: found here.
 
-Credentials and client certificates come from google-auth, as Google's clients use it:
-Application Default Credentials, a (deprecated) `credentials_file`, scopes, and the mutual
-TLS certificate of `client_certificate=`, `client_options.client_cert_source` or
-google-auth's default source. Each is loaded only once `connection` has decided it is needed.
+Credentials and certificates come from google-auth, as Google's clients use it, and are
+loaded only once `connection` has decided they are needed.
 """
 
 from __future__ import annotations
@@ -14,6 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from groundwire.core.addresses import EndpointError
 from groundwire.core.client_options import (
     CertificateSource,
     ConfigurationError,
@@ -21,7 +20,6 @@ from groundwire.core.client_options import (
 )
 from groundwire.core.endpoints import (
     CLOUD_PLATFORM_SCOPE,
-    EndpointError,
     Endpoints,
     mtls_endpoint_mode,
     resolve_endpoints,
@@ -46,12 +44,7 @@ class Connection:
 def connection(
     settings: _Settings, api: str, location: str, quota_project: str | None
 ) -> Connection:
-    """The endpoints of `api`, the credentials for those that carry any, the certificate.
-
-    The decisions are `resolve_endpoints`'s; credentials (Application Default ones, or a
-    `credentials_file`) are loaded and a client certificate is taken from its source
-    only when an endpoint of TLS needs them.
-    """
+    """The endpoints of `api` (as `resolve_endpoints` decides), credentials, certificate."""
     credentials = settings.credentials
     if credentials is None and settings.options.credentials_file is not None:
         credentials = credentials_from_file(
@@ -63,7 +56,7 @@ def connection(
     given_certificate = settings.client_certificate is not None or (
         source is not None and source is settings.options.client_cert_source
     )
-    mode = mtls_endpoint_mode(os.environ)  # GOOGLE_API_USE_MTLS_ENDPOINT: Google's mTLS hosts?
+    mode = mtls_endpoint_mode(os.environ)
     found = resolve_endpoints(
         api,
         location,
@@ -84,43 +77,39 @@ def connection(
     certificate = None if source is None else load_certificate(source)
     if not found.needs_credentials:
         return Connection(found, None, certificate)
-    if credentials is not None:
-        if settings.options.scopes:
-            from google.auth.credentials import with_scopes_if_required
+    if credentials is None:
+        credentials = default_credentials(
+            settings.options.scopes,
+            quota_project,
+            found.universe,
+            settings.options.api_audience or _host_of(found),
+        )
+    elif settings.options.scopes:
+        from google.auth.credentials import with_scopes_if_required
 
-            credentials = with_scopes_if_required(  # type: ignore[no-untyped-call]
-                credentials, list(settings.options.scopes)
-            )
-        return Connection(found, credentials, certificate)
-    credentials = default_credentials(
-        settings.options.scopes,
-        quota_project,
-        found.universe,
-        settings.options.api_audience or _host_of(found),
-    )
+        credentials = with_scopes_if_required(  # type: ignore[no-untyped-call]
+            credentials, list(settings.options.scopes)
+        )
     return Connection(found, credentials, certificate)
 
 
 def _host_of(found: Endpoints) -> str:
-    """The host the endpoints name first (gRPC's, else REST's), as an audience."""
+    """The host the endpoints name first (gRPC's, else REST's)."""
     if found.grpc_target is not None:
         return found.grpc_target.rpartition(":")[0] or found.grpc_target
     return urllib.parse.urlsplit(found.rest_base_url or "").hostname or ""
 
 
 ADC_ADVICE = "run `gcloud auth application-default login`, pass credentials=, or use an emulator"
-"""What a library user can do without credentials; the command line gives its own advice."""
 
 
 def certificate_source(
     explicit: tuple[bytes, bytes] | None, options: GoogleClientOptions
 ) -> CertificateSource | None:
-    """Where the client certificate comes from, as the official clients decide it.
+    """Where the client certificate comes from, as the official clients decide (None: none).
 
-    `client_certificate=` always; otherwise only when google-auth says a client
-    certificate is to be used (`GOOGLE_API_USE_CLIENT_CERTIFICATE=true`, or a workload
-    certificate configured): `client_options.client_cert_source`, else google-auth's
-    default source. None: no client certificate.
+    `client_certificate=` always; else, when google-auth says one is to be used,
+    `client_options.client_cert_source` or google-auth's default source.
     """
     if explicit is not None:
         return lambda: explicit
@@ -134,13 +123,12 @@ def certificate_source(
     if options.client_cert_source is not None:
         return options.client_cert_source
     if mtls.has_default_client_cert_source():  # type: ignore[no-untyped-call]
-        source: CertificateSource = mtls.default_client_cert_source()  # type: ignore[no-untyped-call]
-        return source
+        return mtls.default_client_cert_source()  # type: ignore[no-untyped-call]
     return None
 
 
 def load_certificate(source: CertificateSource) -> tuple[bytes, bytes]:
-    """The (chain, key) PEM pair from its source; a typed error when it cannot be had."""
+    """The (chain, key) PEM pair from its source, or a ConfigurationError."""
     try:
         chain, key = source()
     except Exception as error:
@@ -177,12 +165,7 @@ def credentials_from_file(
 def default_credentials(
     scopes: Sequence[str] | None, quota_project: str | None, universe: str, audience: str
 ) -> Credentials:
-    """Application Default Credentials, which must be of `universe`.
-
-    `scopes` default to cloud-platform; `audience` is given to credentials of Google
-    Distributed Cloud Hosted, as the official clients do (`client_options.api_audience`,
-    else the host).
-    """
+    """Application Default Credentials of `universe`; `audience` is for GDC Hosted ones."""
     import google.auth
     from google.auth.exceptions import DefaultCredentialsError
 
@@ -202,11 +185,10 @@ def default_credentials(
         )
     if hasattr(credentials, "with_gdch_audience"):  # Google Distributed Cloud Hosted
         credentials = credentials.with_gdch_audience(audience)
-    result: Credentials = credentials
-    return result
+    return credentials
 
 
 def universe_of(credentials: Credentials | None) -> str | None:
-    """The universe domain google-auth credentials belong to (None: none given)."""
+    """The universe domain of google-auth credentials (None: none given)."""
     universe = getattr(credentials, "universe_domain", None)
     return universe if isinstance(universe, str) and universe else None

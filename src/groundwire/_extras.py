@@ -1,9 +1,4 @@
-"""What a module of an optional extra says when its extra is missing: which one to install.
-
-`groundwire.otel`, `groundwire.langchain` and `groundwire.beam` need packages the base install
-leaves out. Importing one without them raises a `ModuleNotFoundError` (what Python would raise)
-whose message names the extra, instead of a bare "No module named ...".
-"""
+"""What a module of an optional extra says when its extra is missing: which one to install."""
 
 from __future__ import annotations
 
@@ -16,7 +11,7 @@ _NEEDS = {
 
 
 def missing_extra(error: ImportError, extra: str, feature: str) -> ModuleNotFoundError:
-    """The error to raise for `feature` when importing what extra `extra` installs failed.
+    """The ModuleNotFoundError for `feature`, naming the extra to install.
 
     Example:
         >>> missing = ModuleNotFoundError("No module named 'opentelemetry'", name="opentelemetry")

@@ -7,7 +7,8 @@ import logging
 from typing import TYPE_CHECKING, Any
 
 from groundwire._connection import connection
-from groundwire.core.endpoints import EndpointError, user_agent
+from groundwire.core.addresses import EndpointError
+from groundwire.core.endpoints import user_agent
 from groundwire.core.errors import ClientForked
 from groundwire.core.scrubber import scrub_tokens_of
 from groundwire.transports.lifetime import grpc_refusal
@@ -27,7 +28,7 @@ _CLASSES = {  # the gRPC, REST and auto transports: sync (False) and asyncio (Tr
 def make_transport(
     settings: _Settings, api: str, location: str, quota_project: str | None, *, asynchronous: bool
 ) -> Any:
-    """Builds the (sync or asyncio) transport for `api`: gRPC, REST, or auto over both."""
+    """The (sync or asyncio) transport for `api`: gRPC, REST, or auto over both."""
     found = connection(settings, api, location, quota_project)
     endpoints, credentials = found.endpoints, found.credentials
     if credentials is not None:
@@ -85,10 +86,7 @@ def make_transport(
 def _grpc_after_fork(
     grpc_target: str | None, rest_base_url: str | None, asynchronous: bool
 ) -> str | None:
-    """The gRPC target, unless gRPC is unsafe in this forked process: then REST alone.
-
-    Raises ClientForked when there is no REST to use instead.
-    """
+    """The gRPC target, unless gRPC is unsafe in this forked child (then REST, or ClientForked)."""
     refusal = grpc_refusal(asynchronous=asynchronous)
     if grpc_target is None or refusal is None:
         return grpc_target
@@ -102,9 +100,6 @@ def _grpc_after_fork(
 
 
 def _transport_class(name: str) -> Any:
-    """A transport class by `module.Class` under groundwire.transports, imported on first use.
-
-    Importing late means a sync gRPC client never loads the HTTP or asyncio stacks.
-    """
+    """A transport class, imported late: a sync gRPC client never loads HTTP or asyncio."""
     module_name, class_name = name.split(".")
     return getattr(importlib.import_module(f"groundwire.transports.{module_name}"), class_name)

@@ -31,18 +31,14 @@ class AsyncGroundingClient(_api.Api):
     See `groundwire.GroundingClient` for what each argument does.
     """
 
-    _forks = 0
-    """`lifetime.forks` when this client's transports were made: another count means a fork."""
-    _loop: asyncio.AbstractEventLoop | None = None
-    """The event loop the transports belong to (None: none made yet)."""
+    _forks = 0  # `lifetime.forks` when the transports were made: another count means a fork
+    _loop: asyncio.AbstractEventLoop | None = None  # the loop the transports belong to
 
     @staticmethod
     def _new_lock() -> asyncio.Lock:
         return asyncio.Lock()
 
     _asynchronous = True
-
-    # -- plumbing: the lines that wait -------------------------------------------------------
 
     def _bound_transport(self, api: str) -> AsyncTransport | None:
         """The transport for `api` made in this loop and process, when there is one (no wait)."""
@@ -78,12 +74,10 @@ class AsyncGroundingClient(_api.Api):
             return found
 
     def _move_to(self, loop: asyncio.AbstractEventLoop) -> list[AsyncTransport]:
-        """Binds the client to `loop`; returns the transports of the previous loop to close.
+        """Binds the client to `loop`; returns the previous loop's transports, to close.
 
-        Connections belong to the event loop that opened them. Once that loop has stopped
-        (`asyncio.run` again), the next loop gets new ones; while it still runs (another
-        thread), `WrongEventLoop`. In a forked child the parent's transports are left
-        untouched (see `transports.lifetime`) and nothing is returned to close.
+        Connections belong to the loop that opened them: while it still runs (another
+        thread), `WrongEventLoop`. A forked child leaves the parent's untouched.
         """
         with lifetime.lock:
             if self._forks != lifetime.forks:
@@ -106,10 +100,7 @@ class AsyncGroundingClient(_api.Api):
             return stale
 
     async def _run(self, call: Any, timeout: Any, metadata: Any, retry: Any) -> Any:
-        """One unary call: its attempts, then the result read from its answer.
-
-        A transport already bound to this loop is taken without awaiting.
-        """
+        """One unary call: its attempts, then the result read from its answer."""
         with _api.prepare(self, call, timeout, metadata, retry) as plan:
             api = call.method.api
             transport = self._bound_transport(api) or await self._transport(api)

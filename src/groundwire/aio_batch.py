@@ -1,8 +1,4 @@
-"""The tasks behind `AsyncGroundingClient.check_grounding_many`: the sync batch's twin.
-
-Every decision is `groundwire.core.batch`'s, as for `groundwire.batch.Batch`; here the
-waiting is asyncio's: one task per pending item, at most twice `concurrency` of them.
-"""
+"""The tasks behind `AsyncGroundingClient.check_grounding_many`: the sync batch's twin."""
 
 from __future__ import annotations
 
@@ -22,7 +18,6 @@ __all__ = ["AsyncBatch", "BatchOutcome"]
 ResultT = TypeVar("ResultT")
 
 SendAttempt = Callable[[calls.Call[Any], float, "MetadataLike | None"], Awaitable[Any]]
-"""Sends one attempt of a planned call with a timeout and metadata; returns its result."""
 
 
 class AsyncBatch(Engine[ResultT]):
@@ -83,8 +78,6 @@ class AsyncBatch(Engine[ResultT]):
     async def __aexit__(self, *exc_info: object) -> None:
         await self.aclose()
 
-    # -- one item, in a task: the waiting its `ItemAttempts` asks for ----------------------
-
     async def _do(self, index: int, item: object) -> BatchOutcome[ResultT]:
         plan = self._item(index, item)
         if isinstance(plan, BatchOutcome):
@@ -100,7 +93,7 @@ class AsyncBatch(Engine[ResultT]):
             await self._notify()
 
     def _may_start(self) -> bool:
-        """Whether the item may take a slot; `Stopped` when the batch has ended."""
+        """Whether the item may take a slot; `Stopped` once the batch has ended."""
         if self._stopped:
             raise Stopped
         return self._state.may_start()
@@ -122,13 +115,13 @@ class AsyncBatch(Engine[ResultT]):
             await self._sleep(plan.pace())
 
     async def _notify(self) -> None:
-        """Wakes the tasks waiting for a slot; stops the batch once its endpoint is dead."""
+        """Wakes the tasks waiting for a slot; stops the batch once the endpoint is dead."""
         self._stopped = self._stopped or self._state.dead is not None
         async with self._changed:
             self._changed.notify_all()
 
     async def _sleep(self, seconds: float) -> None:
-        """Sleeps, ending early (with `Stopped`) when the batch stops."""
+        """Sleeps, then raises `Stopped` if the batch has stopped."""
         if seconds > 0:
             await asyncio.sleep(seconds)
         if self._stopped:

@@ -1,9 +1,7 @@
 """The threads behind `GroundingClient.check_grounding_many`: bounded, ordered, adaptive.
 
-Every decision (reading items, the window, the rate, when the endpoint is dead) is
-`groundwire.core.batch`'s; this module only waits. The batch does the retries itself: each
-attempt is one call made with `retry=None`, so it sees every attempt's outcome and adapts
-its concurrency to them. Interceptors therefore see each attempt as a call of its own.
+Every decision is `groundwire.core.batch`'s; this module only waits. Each attempt is one call
+with `retry=None`, so that the batch sees every outcome and adapts its concurrency.
 """
 
 from __future__ import annotations
@@ -23,7 +21,6 @@ __all__ = ["Batch", "BatchOutcome"]
 ResultT = TypeVar("ResultT")
 
 SendAttempt = Callable[[calls.Call[Any], float, "MetadataLike | None"], Any]
-"""Sends one attempt of a planned call with a timeout and metadata; returns its result."""
 
 
 class Batch(Engine[ResultT]):
@@ -65,7 +62,6 @@ class Batch(Engine[ResultT]):
             raise StopIteration from None
 
     def _read_ahead(self) -> None:
-        """Submits inputs until `read_ahead` are pending or the input ends."""
         while self._reading() and not self._stopped.is_set():
             try:
                 item = next(self._items)
@@ -91,8 +87,6 @@ class Batch(Engine[ResultT]):
 
     def __del__(self) -> None:
         self._stopped.set()
-
-    # -- one item, in a worker thread: the waiting its `ItemAttempts` asks for -------------
 
     def _do(self, index: int, item: object) -> BatchOutcome[ResultT]:
         plan = self._item(index, item)
@@ -127,7 +121,7 @@ class Batch(Engine[ResultT]):
             self._sleep(plan.pace())
 
     def _notify(self) -> None:
-        """Wakes the workers waiting for a slot; stops the batch once its endpoint is dead."""
+        """Wakes the workers waiting for a slot; stops the batch once the endpoint is dead."""
         if self._state.dead is not None:
             self._stopped.set()
         with self._changed:

@@ -26,7 +26,7 @@ if TYPE_CHECKING:
 class GroundingClient(_api.Api):
     """A client for Google's grounding APIs, fast on raw protobuf, with a REST fallback.
 
-    Use it as a context manager (or call `close()`):
+    Use it as a context manager (or call `close()`); docs/client.md tells the rest.
 
     >>> from groundwire import GroundingClient                      # doctest: +SKIP
     >>> with GroundingClient("my-project") as client:               # doctest: +SKIP
@@ -39,83 +39,48 @@ class GroundingClient(_api.Api):
         project: the Google Cloud project id (or number) that owns the calls.
         location: `global` (default), `us` or `eu` for Discovery Engine; a Vertex AI
             region (e.g. `us-central1`) for `corroborate_content`.
-        transport: `"auto"` (gRPC first; REST at once when no gRPC connection can be made,
-            staying on REST for `fallback_cooldown` seconds), `"grpc"` or `"rest"`.
-        api_version: Discovery Engine version, `"v1"`, `"v1beta"` or `"v1alpha"`
-            (CorroborateContent is always aiplatform v1).
-        endpoint: gRPC `host[:port]` (or `dns:///`, `ipv4:`, `ipv6:`, `unix:` targets)
-            instead of Google's. A loopback address means an emulator (plaintext, no
-            credentials) unless `credentials` or `root_certificates` are given with it.
-            Default: `$GROUNDWIRE_EMULATOR_HOST` or Google's regional host.
-        rest_endpoint: REST base URL, e.g. `http://127.0.0.1:8080` for an emulator.
-            Default: `$GROUNDWIRE_EMULATOR_REST`, or derived from a Google gRPC host
-            (never from a custom or emulator one).
-        credentials: google-auth credentials; by default Application Default Credentials
-            (cloud-platform scope), which go only to Google's hosts of the universe
-            (`$GOOGLE_CLOUD_UNIVERSE_DOMAIN`, else `googleapis.com`). Credentials passed
-            here also go to a custom `endpoint`; none go over plaintext or to an emulator.
-        root_certificates: PEM certificates to trust instead of the system's (a local
-            TLS test server, a corporate CA); they make a loopback `endpoint` TLS.
-        client_certificate: a `(certificate chain, private key)` PEM pair for mutual TLS;
-            it too makes a loopback `endpoint` TLS.
-        allow_remote_emulator: let the emulator variables (or an `http://` endpoint) name
-            a host that is not loopback, as `GROUNDWIRE_EMULATOR_ALLOW_REMOTE=1` does. Its
-            traffic is clear text and carries no credentials.
+        transport: `"auto"` (gRPC, and REST for `fallback_cooldown` seconds when gRPC
+            cannot connect), `"grpc"` or `"rest"`.
+        api_version: Discovery Engine's `"v1"`, `"v1beta"` or `"v1alpha"` (CorroborateContent
+            is always Vertex AI v1).
+        endpoint: a gRPC `host[:port]` (or `dns:///`, `ipv4:`, `ipv6:`, `unix:` target);
+            loopback means an emulator unless given with `credentials` or certificates.
+            Default: `$GROUNDWIRE_EMULATOR_HOST`, else Google's host.
+        rest_endpoint: a REST base URL. Default: `$GROUNDWIRE_EMULATOR_REST`, else derived
+            from a Google gRPC host.
+        credentials: google-auth credentials; default Application Default Credentials,
+            sent only to the universe's hosts (never over plaintext or to an emulator).
+        root_certificates: PEM certificates to trust instead of the system's.
+        client_certificate: a `(certificate chain, private key)` PEM pair for mutual TLS.
+        allow_remote_emulator: let an emulator be on a host that is not loopback.
         quota_project: a project to bill quota to (`x-goog-user-project`).
         timeout: the overall deadline of one call in seconds, retries included.
-        retry: the retry policy (`None` disables retries); UNAVAILABLE, RESOURCE_EXHAUSTED
-            and an attempt's DEADLINE_EXCEEDED are retried with jittered back-off. A policy
-            `timeout`, when set, caps the deadline too.
+        retry: a `RetryPolicy` (`None`: no retries).
         validate: check the documented limits before sending (default True).
         fallback_cooldown: seconds to stay on REST after gRPC could not connect.
-        corroborate_offset_unit: what CorroborateContent's `start_index`/`end_index` count:
-            `"utf8"` bytes (default, as Vertex AI documents its other grounding offsets),
-            `"codepoint"` or `"utf16"`.
-        max_response_bytes: the largest response accepted, decompressed (default 64 MiB);
-            a larger one fails with `MessageTooLarge` and is not retried.
-        interceptors: `groundwire.interceptors.Interceptor`s that see every call, may add
-            metadata, and observe each attempt and the outcome (e.g.
-            `groundwire.otel.OpenTelemetryInterceptor`); the first listed is the outermost.
-        log_bodies: also log request and response bodies (scrubbed of credentials) in the
-            DEBUG log of each call, which this turns on (see `groundwire.logs`).
+        corroborate_offset_unit: what CorroborateContent's offsets count: `"utf8"`
+            (default), `"codepoint"` or `"utf16"`.
+        max_response_bytes: the largest response accepted, decompressed (default 64 MiB).
+        interceptors: `groundwire.interceptors.Interceptor`s that see every call, the first
+            the outermost (see docs/operators.md).
+        log_bodies: log each call at DEBUG with its bodies, scrubbed (see `groundwire.logs`).
         client_options: a `google.api_core.client_options.ClientOptions` or a dict of its
-            fields, as the official clients take (api-core itself is not needed):
-            `api_endpoint` (the gRPC endpoint, or the REST one when it is a URL or
-            `transport="rest"`), `quota_project_id`, `universe_domain`, `scopes`,
-            `api_audience`, `client_cert_source` (used when google-auth says a client
-            certificate is to be, e.g. `GOOGLE_API_USE_CLIENT_CERTIFICATE=true`) and the
-            deprecated `credentials_file` (a DeprecationWarning). A field that repeats an
-            argument with another value is a `ConfigurationError`.
+            fields; one that contradicts an argument is a `ConfigurationError`.
         universe_domain: the Google Cloud universe (default `$GOOGLE_CLOUD_UNIVERSE_DOMAIN`,
-            else `googleapis.com`); the hosts become `discoveryengine.{universe}` and
-            `{location}-aiplatform.{universe}`, and credentials must be of that universe.
-        grpc_options: gRPC channel options, `(name, value)` pairs that override the
-            defaults, e.g. `[("grpc.keepalive_time_ms", 60000)]`.
-        ssl_context: the TLS settings of REST calls, used as given (`root_certificates`
-            and `client_certificate` then apply to gRPC alone).
-        pool_limits: a `groundwire.PoolLimits`: REST connections open at once per host
-            (`max_connections`, default 100; more calls wait, within their timeout) and
-            kept idle (`max_idle`, default 100).
-
-    Mutual TLS follows Google's variables: with a client certificate (the argument, or one
-    google-auth finds when `GOOGLE_API_USE_CLIENT_CERTIFICATE=true`) Google's hosts
-    become `*.mtls.googleapis.com`; `GOOGLE_API_USE_MTLS_ENDPOINT=always` or `never`
-    overrides that (default `auto`).
+            else `googleapis.com`).
+        grpc_options: gRPC channel options, e.g. `[("grpc.keepalive_time_ms", 60000)]`.
+        ssl_context: the TLS settings of REST calls, used as given.
+        pool_limits: a `groundwire.PoolLimits` for the REST connection pools.
 
     Every call also takes `timeout=` (its overall deadline), `metadata=` (extra gRPC
-    metadata / HTTP headers: lower-case ASCII keys; the routing header
-    `x-goog-request-params`, `authorization` and framing headers are reserved) and
-    `retry=` (a `RetryPolicy` for this call, or None for no retries).
+    metadata / HTTP headers) and `retry=` (a `RetryPolicy` for this call, or None).
     """
 
-    _forks = 0
-    """`lifetime.forks` when this client's transports were made: another count means a fork."""
+    _forks = 0  # `lifetime.forks` when the transports were made: another count means a fork
 
     @staticmethod
     def _new_lock() -> threading.Lock:
         return threading.Lock()
-
-    # -- plumbing: the lines that wait -------------------------------------------------------
 
     def _transport(self, api: str) -> Transport:
         if self._forks != lifetime.forks:  # a forked child: the transports are the parent's
@@ -134,11 +99,10 @@ class GroundingClient(_api.Api):
             return found
 
     def _leave_parent(self) -> None:
-        """In a forked child: lets go of the parent's transports, to build this process's own.
+        """In a forked child: leaves the parent's transports alone and builds its own.
 
-        Nothing is sent on, shut down or released of what the parent still uses (see
-        `transports.lifetime`); the lock, which a parent's thread may have held, is new, and
-        the retry jitter is reseeded, so that children do not retry in step.
+        The lock is new (a parent's thread may have held it) and the jitter reseeded, so
+        that children do not retry in step.
         """
         with lifetime.lock:
             if self._forks == lifetime.forks:
@@ -200,8 +164,7 @@ class GroundingClient(_api.Api):
         """Checks a text as it streams in: yields each sentence's check as soon as it is complete.
 
         `text_chunks` is any iterable of `str` (or UTF-8 `bytes`) chunks, such as an LLM's
-        tokens. Options: `concurrency` (checks in flight, default 4; the text is read no
-        further ahead), `sentences_per_check` (1), `min_chars` (0), and `check_grounding`'s
-        own. See `groundwire.grounding_stream` and the docs' "Streaming" page.
+        tokens. Options: `concurrency` (default 4), `sentences_per_check` (1), `min_chars`
+        (0) and `check_grounding`'s own; see docs/streaming.md.
         """
         return GroundingStream(self.check_grounding, text_chunks, facts, **options)

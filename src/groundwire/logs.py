@@ -1,10 +1,7 @@
 """What groundwire logs, on the `groundwire` logger: retries, fallback, and (on request) each call.
 
-Retries are logged at INFO; `GOOGLE_SDK_PYTHON_LOGGING_SCOPE` naming `groundwire` turns on
-DEBUG logs of each call (never bodies), and `log_bodies=True` adds the bodies, scrubbed of
-anything that looks like a credential. Credentials are never logged: the authorization header
-is added by the transports, below everything logged here. The operators' guide
-(docs/operators.md, "Logging") says what each record holds and how the logger is set up.
+Credentials are never logged: the transports add them, below everything logged here.
+docs/operators.md ("Logging") says what each record holds and how the logger is set up.
 """
 
 from __future__ import annotations
@@ -26,7 +23,7 @@ SCOPE_VARIABLE = "GOOGLE_SDK_PYTHON_LOGGING_SCOPE"
 
 
 def log_retry(method: Method, attempt: int, error: GroundwireError, delay: float) -> None:
-    """Logs, at INFO, that attempt `attempt` of a call failed and is retried after `delay` s."""
+    """Logs, at INFO, that an attempt failed and is retried after `delay` seconds."""
     logger.info(
         "%s attempt %d failed (%s); retrying in %.3g s",
         method.name,
@@ -40,9 +37,7 @@ def log_retry(method: Method, attempt: int, error: GroundwireError, delay: float
 def call_logging(log_bodies: bool) -> tuple[Interceptor, ...]:
     """The interceptor that logs each call at DEBUG when the scope or `log_bodies` asks (or none).
 
-    When the scope names groundwire (or a logger under it), the `groundwire` logger is also
-    set up as api-core sets up the loggers its scope names (a stream handler at DEBUG, not
-    propagating), unless the application configured it already.
+    A scope naming groundwire also sets up an unconfigured `groundwire` logger, as api-core does.
     """
     scope = (part.strip() for part in os.environ.get(SCOPE_VARIABLE, "").split(","))
     scoped = any(name == "groundwire" or name.startswith("groundwire.") for name in scope)
@@ -56,10 +51,7 @@ def call_logging(log_bodies: bool) -> tuple[Interceptor, ...]:
 
 
 class CallLogging(Interceptor, CallObserver):
-    """Logs each call's attempts and end at DEBUG on the `groundwire` logger.
-
-    It keeps nothing of a call, so it is each call's observer too.
-    """
+    """Logs each call's attempts and end at DEBUG; keeping nothing, it is every call's observer."""
 
     def __init__(self, *, log_bodies: bool) -> None:
         self.log_bodies = log_bodies
@@ -118,5 +110,5 @@ class CallLogging(Interceptor, CallObserver):
 
 
 def _body(body: Message) -> str:
-    """A message as one line of JSON, scrubbed of anything that looks like a credential."""
+    """A message as one line of JSON, scrubbed of credentials."""
     return scrub_secrets(json_format.MessageToJson(body, indent=None))

@@ -5,12 +5,8 @@ Install `groundwire[otel]` and register the interceptor on either client:
 >>> from groundwire.otel import OpenTelemetryInterceptor                    # doctest: +SKIP
 >>> client = GroundingClient("p", interceptors=[OpenTelemetryInterceptor()])  # doctest: +SKIP
 
-Each call is one CLIENT span named by the RPC, each attempt an event on it; the span's W3C
-trace context goes out as gRPC metadata or HTTP headers; the call's duration is recorded in a
-histogram. Attributes follow the RPC semantic conventions (the experimental ones by default,
-the current ones with `OTEL_SEMCONV_STABILITY_OPT_IN=rpc`, both with `rpc/dup`); over REST,
-`rpc.system` is `"rest"` and the HTTP client attributes are added. The operators' guide
-(docs/operators.md, "Telemetry") lists every attribute, groundwire's own included.
+Each call is one CLIENT span, each attempt an event on it; docs/operators.md ("Telemetry")
+lists every attribute.
 """
 
 from __future__ import annotations
@@ -50,8 +46,6 @@ def conventions(environ: Mapping[str, str]) -> tuple[bool, bool]:
     Example:
         >>> conventions({}), conventions({OPT_IN_VARIABLE: "http,rpc"})
         ((True, False), (False, True))
-        >>> conventions({OPT_IN_VARIABLE: "rpc, rpc/dup"})
-        (True, True)
     """
     values = {part.strip() for part in environ.get(OPT_IN_VARIABLE, "").split(",")}
     if "rpc/dup" in values:
@@ -62,13 +56,11 @@ def conventions(environ: Mapping[str, str]) -> tuple[bool, bool]:
 
 
 class OpenTelemetryInterceptor(Interceptor):
-    """Traces and measures every call of the client it is registered on (see the module).
+    """Traces and measures every call of the client it is registered on.
 
     Args:
         tracer_provider: where spans go; by default the global tracer provider.
         meter_provider: where the duration histogram goes; by default the global one.
-
-    `OTEL_SEMCONV_STABILITY_OPT_IN` is read when the interceptor is made.
     """
 
     def __init__(
@@ -99,7 +91,7 @@ class OpenTelemetryInterceptor(Interceptor):
     def start(self, call: CallInfo) -> CallObserver:
         """Starts the call's span and gives its trace context to the call's metadata."""
         attributes = rpc_attributes(call, None, self._old, self._current)
-        if call.request is not None:  # the characters Google bills the call by, if it does
+        if call.request is not None:
             characters = spec_for(call.method).billed_characters(call.request)
             if characters is not None:
                 attributes["groundwire.characters_sent"] = characters
@@ -107,9 +99,8 @@ class OpenTelemetryInterceptor(Interceptor):
         carrier: dict[str, str] = {}
         span_context = trace.set_span_in_context(span)
         propagate.inject(carrier, context=span_context)
-        # A unary call runs between start and finish in one thread or task, so its span is
-        # made current, the parent of whatever runs inside the call. A stream yields to its
-        # caller between pieces: its span is not, lest the caller's own work land in it.
+        # A stream yields to its caller between pieces: its span is not made current, lest
+        # the caller's own work land in it.
         token = None if call.streaming else otel_context.attach(span_context)
         return _TracedCall(self, span, tuple(carrier.items()), token)
 
@@ -217,11 +208,10 @@ def http_attributes(outcome: Outcome, attempt: Attempt) -> Attributes:
 def server_of(server: str) -> tuple[str, int | None]:
     """The host and port of a gRPC target or a REST base URL.
 
-    Example:
-        >>> server_of("127.0.0.1:50051"), server_of("https://discoveryengine.googleapis.com")
-        (('127.0.0.1', 50051), ('discoveryengine.googleapis.com', 443))
-        >>> server_of("dns:///[::1]:8443"), server_of("unix:/tmp/grounding.sock")
-        (('::1', 8443), ('/tmp/grounding.sock', None))
+    >>> server_of("127.0.0.1:50051"), server_of("https://discoveryengine.googleapis.com")
+    (('127.0.0.1', 50051), ('discoveryengine.googleapis.com', 443))
+    >>> server_of("dns:///[::1]:8443"), server_of("unix:/tmp/grounding.sock")
+    (('::1', 8443), ('/tmp/grounding.sock', None))
     """
     if "://" in server and not server.startswith("dns:"):
         parts = urlsplit(server)

@@ -15,6 +15,7 @@ from groundwire_protos.google.cloud.discoveryengine.v1beta.grounded_generation_p
 
 from groundwire.core import apis, errors, transcoding
 from groundwire.core.jsonstream import JsonArrayStream
+from groundwire.emulator import rest_transcoding
 from tests.support.typed import typed
 
 CHECK = apis.method("discoveryengine", "v1", "CheckGrounding")
@@ -57,20 +58,20 @@ def test_a_stream_body_decodes_back_to_the_requests_it_encodes() -> None:
         text="東京は？"
     )
     http = transcoding.encode_stream_request(STREAM, requests)
-    route = transcoding.match_route(apis.all_methods(), http.verb, http.path)
+    route = rest_transcoding.match_route(apis.all_methods(), http.verb, http.path)
     assert route is not None
-    assert transcoding.decode_body(route.method, http.body, route.bindings) == requests
+    assert rest_transcoding.decode_body(route.method, http.body, route.bindings) == requests
 
 
 @pytest.mark.parametrize("sse", [False, True])
 def test_streamed_responses_framed_by_the_server_are_read_back_by_the_client(sse: bool) -> None:
     elements = [json.dumps({"n": n}).encode() for n in range(3)]
-    framed = [transcoding.stream_frame(i, data, sse=sse) for i, data in enumerate(elements)]
+    framed = [rest_transcoding.stream_frame(i, data, sse=sse) for i, data in enumerate(elements)]
     if sse:
         assert all(frame.startswith(b"data: ") for frame in framed)
         assert [frame[len(b"data: ") :].strip() for frame in framed] == elements
         return
-    wire = transcoding.STREAM_OPEN + b"".join(framed) + transcoding.STREAM_CLOSE
+    wire = rest_transcoding.STREAM_OPEN + b"".join(framed) + rest_transcoding.STREAM_CLOSE
     stream = JsonArrayStream()
     read = [element for byte in range(len(wire)) for element in stream.feed(wire[byte : byte + 1])]
     stream.close()
@@ -89,7 +90,7 @@ def test_every_method_routes_back_to_itself() -> None:
             }.get(method.routing_field, "projects/p/locations/us-central1"),
         )
         path = transcoding.path_for(method, request)
-        route = transcoding.match_route(methods, "POST", path)
+        route = rest_transcoding.match_route(methods, "POST", path)
         assert route is not None
         assert route.method == method
         assert route.bindings == {method.routing_field: getattr(request, method.routing_field)}
@@ -97,8 +98,8 @@ def test_every_method_routes_back_to_itself() -> None:
 
 def test_unknown_paths_and_verbs_do_not_route() -> None:
     methods = apis.all_methods()
-    assert transcoding.match_route(methods, "POST", "/v2/projects/p:check") is None
-    assert transcoding.match_route(methods, "GET", f"/v1/{CONFIG}:check") is None
+    assert rest_transcoding.match_route(methods, "POST", "/v2/projects/p:check") is None
+    assert rest_transcoding.match_route(methods, "GET", f"/v1/{CONFIG}:check") is None
 
 
 def test_decoding_is_strict_about_unknown_fields_only_when_asked() -> None:
@@ -112,8 +113,8 @@ def test_decoding_is_strict_about_unknown_fields_only_when_asked() -> None:
 
 
 def test_google_system_parameters_are_understood() -> None:
-    assert transcoding.system_parameters("$alt=json;enum-encoding=int").enum_encoding_int
-    assert transcoding.system_parameters("alt=sse").alt == "sse"
-    assert transcoding.system_parameters("").alt == "json"
+    assert rest_transcoding.system_parameters("$alt=json;enum-encoding=int").enum_encoding_int
+    assert rest_transcoding.system_parameters("alt=sse").alt == "sse"
+    assert rest_transcoding.system_parameters("").alt == "json"
     with pytest.raises(errors.InvalidArgument):
-        transcoding.system_parameters("alt=proto")
+        rest_transcoding.system_parameters("alt=proto")

@@ -19,6 +19,7 @@ from google.protobuf import message
 from grpc_status import rpc_status
 
 from groundwire.core import apis, error_codecs, errors, transcoding
+from groundwire.emulator import rest_transcoding
 
 Behaviour = Callable[[apis.Method, message.Message], Any]
 """Gets (method, request); returns a response, a list of responses (streams), or raises a
@@ -100,7 +101,7 @@ def _rest_app(behaviour: Behaviour, recorder: Recorder) -> web.Application:
 
     async def handle(request: web.Request) -> web.StreamResponse:
         recorder.record("rest", {k.lower(): v for k, v in request.headers.items()})
-        route = transcoding.match_route(methods, request.method, request.path)
+        route = rest_transcoding.match_route(methods, request.method, request.path)
         if route is None:
             return web.Response(status=404, text="no such path")
         body = await request.read()
@@ -111,7 +112,7 @@ def _rest_app(behaviour: Behaviour, recorder: Recorder) -> web.Application:
                 items = json.loads(body)
                 parsed = [transcoding.decode_message(i, route.method.request_class) for i in items]
                 for item in parsed:
-                    transcoding.bind_path(item, route.bindings)
+                    rest_transcoding.bind_path(item, route.bindings)
                 responses = await asyncio.to_thread(
                     lambda: [r for item in parsed for r in behaviour(route.method, item)]
                 )
@@ -120,14 +121,14 @@ def _rest_app(behaviour: Behaviour, recorder: Recorder) -> web.Application:
                 await out.write(b"[")
                 for index, response in enumerate(responses):
                     await out.write(
-                        (b"," if index else b"") + transcoding.response_to_json(response)
+                        (b"," if index else b"") + rest_transcoding.response_to_json(response)
                     )
                     await asyncio.sleep(0.01)
                 await out.write(b"]")
                 await out.write_eof()
                 return out
             parsed_request = transcoding.decode_message(body, route.method.request_class)
-            transcoding.bind_path(parsed_request, route.bindings)
+            rest_transcoding.bind_path(parsed_request, route.bindings)
             response = await asyncio.to_thread(behaviour, route.method, parsed_request)
         except errors.GroundwireError as error:
             return web.Response(
@@ -136,7 +137,7 @@ def _rest_app(behaviour: Behaviour, recorder: Recorder) -> web.Application:
                 content_type="application/json",
             )
         return web.Response(
-            body=transcoding.response_to_json(response), content_type="application/json"
+            body=rest_transcoding.response_to_json(response), content_type="application/json"
         )
 
     app = web.Application()

@@ -1,7 +1,6 @@
 """What a user wrote as an endpoint, parsed without resolving it: hosts, ports and schemes.
 
-Every check here is on the text alone, so an address is judged (loopback or not, Google's
-or not) before any name is resolved or any connection made.
+An address is judged (loopback or not, Google's or not) before any connection is made.
 """
 
 from __future__ import annotations
@@ -21,24 +20,19 @@ GRPC_EXAMPLES = (
     "127.0.0.1:50051, localhost:50051, [::1]:50051, dns:///localhost:50051, "
     "ipv4:127.0.0.1:50051, ipv6:[::1]:50051 or unix:/tmp/emulator.sock"
 )
-"""The accepted forms of a gRPC address, as error messages show them."""
 
 
 class EndpointError(InvalidArgument, ValueError):
     """An endpoint, emulator variable or switch that is malformed or unsafe.
 
-    A `GroundwireError` (INVALID_ARGUMENT, never retried) like every failure users see, and
-    also a `ValueError`, as configuration errors were before; the message names the
-    argument or variable and gives a correct example.
+    INVALID_ARGUMENT (never retried), and a `ValueError`; the message names the argument or
+    variable and gives a correct example.
     """
 
 
 @dataclass(frozen=True)
 class GrpcAddress:
-    """A gRPC target as the channel is given it, and the hosts it names.
-
-    `hosts` is empty for a Unix socket, which never leaves the machine.
-    """
+    """A gRPC target as the channel is given it, and the hosts it names (none for a socket)."""
 
     target: str
     hosts: tuple[str, ...]
@@ -65,9 +59,7 @@ def is_loopback(host: str) -> bool:
 
 
 def is_loopback_target(target: str) -> bool:
-    """Whether a gRPC target stays on this machine: what a transport asks to skip proxies.
-
-    False for anything it cannot parse, which then gets no special treatment.
+    """Whether a gRPC target stays on this machine (False when it cannot be parsed).
 
     >>> is_loopback_target("dns:///localhost:50051"), is_loopback_target("ipv4:10.0.0.1:80")
     (True, False)
@@ -83,8 +75,7 @@ def is_loopback_target(target: str) -> bool:
 def parse_grpc_address(text: str, *, source: str, default_port: str | None) -> GrpcAddress:
     """Parses `host:port`, `[::1]:port`, `dns:///`, `ipv4:`, `ipv6:` or `unix:` targets.
 
-    `source` names where the text came from, for the error; `default_port` completes a
-    `host` without one (None: a port is required). Raises EndpointError for anything else.
+    `source` is named by the EndpointError; `default_port` None requires a port.
 
     >>> parse_grpc_address("localhost", source="endpoint", default_port="443")
     GrpcAddress(target='localhost:443', hosts=('localhost',))
@@ -130,7 +121,7 @@ def _grpc_error(text: str, source: str, default_port: str | None) -> str:
 
 
 def _host_port(address: str, default_port: str | None) -> tuple[str, str] | None:
-    """(host, port) of `host[:port]` or `[v6][:port]`; None when it is neither."""
+    """(host, port) of `host[:port]` or `[v6][:port]`, else None."""
     if address.startswith("["):
         host, bracket, rest = address[1:].partition("]")
         if not bracket or not _is_ip(host, 6):
@@ -155,7 +146,7 @@ def _is_ip(text: str, version: int) -> bool:
 
 @dataclass(frozen=True)
 class RestAddress:
-    """A REST base URL, checked: scheme, host, and the URL without a trailing slash."""
+    """A REST base URL, checked, without a trailing slash."""
 
     url: str
     scheme: str
@@ -165,8 +156,7 @@ class RestAddress:
 def parse_rest_address(text: str, *, source: str, bare_scheme: str) -> RestAddress:
     """Parses `http(s)://host[:port][/path]`, or `host:port` meaning `bare_scheme`.
 
-    Raises EndpointError for other schemes, user names or passwords, queries and
-    fragments, and for a bare form without a port.
+    EndpointError for another scheme, a user or password, a query or fragment, no port if bare.
 
     >>> parse_rest_address("127.0.0.1:8080/", source="x", bare_scheme="http").url
     'http://127.0.0.1:8080'
@@ -200,7 +190,7 @@ def parse_rest_address(text: str, *, source: str, bare_scheme: str) -> RestAddre
 
 
 def is_universe_host(host: str, universe: str) -> bool:
-    """Whether `host` is one of the universe's endpoints: the domain or a name under it.
+    """Whether `host` is the universe's domain or a name under it.
 
     >>> is_universe_host("eu-discoveryengine.googleapis.com", "googleapis.com")
     True

@@ -1,10 +1,7 @@
 """A response body as it arrives, decompressed and capped, with no I/O (both REST clients).
 
-A hostile or broken server can send a gzip bomb (1 MB that inflates to 1 GiB) or a body that
-never ends. `BodyDecoder` inflates in bounded steps and counts what it gives out, so a body
-past the cap fails with `MessageTooLarge` while the memory it took stays within the cap.
-It gives the body out in pieces of at most `PIECE_BYTES`, so a reader can look at its
-deadline between two pieces even when 3 KB on the wire inflate to a million stream elements.
+Inflating in bounded pieces keeps a gzip bomb's memory within the cap, and lets a reader look
+at its deadline between two pieces.
 """
 
 from __future__ import annotations
@@ -40,9 +37,7 @@ def is_gzip(content_encoding: str | None) -> bool:
 class BodyDecoder:
     """Feeds a body's bytes in as they arrive, gets its decoded bytes out, at most `limit`.
 
-    `gzip` inflates the body on the way, one piece of at most `PIECE_BYTES` at a time, as
-    the caller takes them. Past `limit` decoded bytes, `feed` raises `MessageTooLarge`; a
-    broken gzip stream raises `Internal`, and `finish` raises it for one that stopped early.
+    Past `limit`, `MessageTooLarge`; a broken or unfinished gzip stream, `Internal`.
 
     Example:
         >>> import gzip
@@ -73,11 +68,7 @@ class BodyDecoder:
                 raise self._too_large()
 
     def feed(self, raw: bytes) -> Iterator[bytes]:
-        """The decoded bytes of `raw` (the body's next bytes off the wire), piece by piece.
-
-        Each piece is decoded only when the one before it has been taken; take them all
-        before feeding more.
-        """
+        """The decoded bytes of `raw`, each piece decoded as it is taken (take all of them)."""
         if self._inflater is None:
             for start in range(0, len(raw), PIECE_BYTES):
                 piece = raw[start : start + PIECE_BYTES]

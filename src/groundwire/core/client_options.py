@@ -1,9 +1,7 @@
 """Google's `client_options`, read without importing google-api-core: an object or a dict.
 
-Users of the official clients pass a `google.api_core.client_options.ClientOptions` (or a
-dict of its fields); groundwire reads the same fields by name, so api-core is needed only
-by whoever builds such an object. What each field does is decided in `_base`; this module
-only reads, checks and merges them with the constructor's own arguments.
+This module reads, checks and merges the fields with the constructor's arguments; `_base`
+decides what they do.
 """
 
 from __future__ import annotations
@@ -17,18 +15,7 @@ from typing import Any, TypeVar
 
 from groundwire.core.errors import InvalidArgument
 
-__all__ = [
-    "CREDENTIALS_FILE_WARNING",
-    "ConfigurationError",
-    "GoogleClientOptions",
-    "checked_text",
-    "one_of",
-    "place_api_endpoint",
-    "read_client_options",
-]
-
-CertificateSource = Callable[[], tuple[bytes, bytes]]
-"""What `client_cert_source` is: a callable returning a (certificate chain, key) PEM pair."""
+CertificateSource = Callable[[], tuple[bytes, bytes]]  # returns a (chain, key) PEM pair
 
 # Fields of api-core's ClientOptions that groundwire does not act on: refused when set.
 _REFUSED = {
@@ -46,7 +33,6 @@ CREDENTIALS_FILE_WARNING = (
     "credentials=; see https://cloud.google.com/docs/authentication/external/"
     "externally-sourced-credentials"
 )
-"""The warning of a `credentials_file`, as google-api-core gives it (DeprecationWarning)."""
 
 _T = TypeVar("_T")
 _CONTROL_CHARACTERS = re.compile(r"[\x00-\x1f\x7f]")
@@ -55,8 +41,7 @@ _CONTROL_CHARACTERS = re.compile(r"[\x00-\x1f\x7f]")
 class ConfigurationError(InvalidArgument, ValueError):
     """A constructor argument or client option that is malformed or conflicts with another.
 
-    A `GroundwireError` (INVALID_ARGUMENT, never retried), and a `ValueError` as the
-    official clients raise for the same mistakes; the message names both sides.
+    INVALID_ARGUMENT (never retried), and a `ValueError` as the official clients raise.
     """
 
 
@@ -80,10 +65,7 @@ _NOT_TEXT = ("scopes", "client_cert_source")
 def read_client_options(options: object) -> GoogleClientOptions:
     """Reads a `ClientOptions` (or any object with its attributes), a dict, or None.
 
-    A dict may hold only ClientOptions' field names, as api-core's `from_dict` demands.
-    Fields groundwire cannot honour (`api_key`, `client_encrypted_cert_source`,
-    `tracer_provider`) raise `ConfigurationError` when set rather than being ignored, and
-    a `credentials_file` gives google-api-core's DeprecationWarning.
+    A field groundwire cannot honour is a `ConfigurationError` when set, never ignored.
 
     Example:
         >>> read_client_options({"api_endpoint": "eu-discoveryengine.googleapis.com"})
@@ -145,9 +127,7 @@ def place_api_endpoint(
 ) -> tuple[str | None, str | None]:
     """(endpoint, rest_endpoint) with `client_options.api_endpoint` in its place.
 
-    It is the REST base URL when it is a URL or the transport is REST; else the gRPC
-    endpoint (and REST is derived from it, for a Google host). Given beside the argument
-    it stands for, it is a ConfigurationError.
+    It is the REST base URL when it is a URL or the transport is REST; else the gRPC one.
 
     Example:
         >>> place_api_endpoint("https://eu-discoveryengine.googleapis.com", None, None, "auto")
@@ -166,10 +146,9 @@ def place_api_endpoint(
 
 
 def checked_text(name: str, value: object) -> str | None:
-    """`value`, stripped, when None or a non-empty string with no control character inside.
+    """`value` stripped, when None or a non-empty string with no control character inside.
 
-    Else a ConfigurationError naming `name`. Such values end up in headers, URLs and file
-    names, where a CR or LF would break the request (or smuggle a header into it).
+    Else a ConfigurationError: in a header or URL, a CR or LF would smuggle in a header.
 
     Example:
         >>> checked_text("quota_project", " billing ")

@@ -1,9 +1,6 @@
 """Explains "Incorrect API endpoint used": names the regional host the request needed.
 
-Discovery Engine serves a regional data store (`us`, `eu`, ...) only from that region's
-host; through another it answers 400 "Incorrect API endpoint used. The current endpoint can
-only serve traffic from "global" region, but got "us" region from the API request". The
-region comes from the server's words, else from the resource names in the request.
+Discovery Engine serves a regional data store only from that region's host.
 """
 
 from __future__ import annotations
@@ -13,8 +10,6 @@ import re
 from google.protobuf import message
 
 from groundwire.core.errors import GroundwireError
-
-__all__ = ["explain_wrong_endpoint"]
 
 _INCORRECT = re.compile(r"incorrect api endpoint", re.IGNORECASE)
 _GOT_REGION = re.compile(r'got\s+"([a-z0-9-]+)"\s+region', re.IGNORECASE)
@@ -26,8 +21,7 @@ def explain_wrong_endpoint(
 ) -> GroundwireError:
     """`error` with the right host added to its message, when it is a wrong-endpoint answer.
 
-    `location` is the client's, `universe` its universe domain. Any other error, or one whose
-    region cannot be told, is returned as it is.
+    Any other error, or one whose region cannot be told, is returned as it is.
 
     Example:
         >>> from groundwire.core.errors import InvalidArgument

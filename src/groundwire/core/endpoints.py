@@ -1,8 +1,8 @@
 """Where each API lives, which connection is safe, and the routing headers: pure decisions.
 
-The credential rules live here, in `resolve_endpoints`: once an emulator is configured
-nothing goes to Google and nothing carries credentials; credentials travel only over TLS,
-to the universe's hosts, or to an endpoint the user gave together with credentials.
+The credential rules live in `resolve_endpoints`: with an emulator nothing goes to Google or
+carries credentials; credentials travel only over TLS, to the universe's hosts or to an
+endpoint the user gave together with credentials.
 """
 
 from __future__ import annotations
@@ -13,38 +13,16 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from urllib.parse import quote
 
+# `X as X`: re-exported, as docs/security.md and the transports name them from here.
+from groundwire.core.addresses import EndpointError as EndpointError
 from groundwire.core.addresses import (
-    EndpointError,
-    GrpcAddress,
-    RestAddress,
     check_universe_domain,
-    is_loopback,
-    is_loopback_target,
     is_universe_host,
     parse_grpc_address,
     parse_rest_address,
 )
+from groundwire.core.addresses import is_loopback as is_loopback
 from groundwire.core.version import VERSION
-
-__all__ = [
-    "CLOUD_PLATFORM_SCOPE",
-    "DEFAULT_UNIVERSE",
-    "EMULATOR_ALLOW_REMOTE_ENV",
-    "EMULATOR_GRPC_ENV",
-    "EMULATOR_REST_ENV",
-    "MTLS_ENDPOINT_ENV",
-    "UNIVERSE_DOMAIN_ENV",
-    "EndpointError",
-    "Endpoints",
-    "call_headers",
-    "default_host",
-    "describes_emulator",
-    "is_loopback",
-    "is_loopback_target",
-    "mtls_endpoint_mode",
-    "resolve_endpoints",
-    "user_agent",
-]
 
 EMULATOR_GRPC_ENV = "GROUNDWIRE_EMULATOR_HOST"
 EMULATOR_REST_ENV = "GROUNDWIRE_EMULATOR_REST"
@@ -63,12 +41,8 @@ _SWITCH_OFF = ("", "0", "false", "no")
 class Endpoints:
     """How to reach one API: a gRPC target and a REST base URL (None: not to be used).
 
-    `plaintext` is an emulator: clear text, no credentials, and only to loopback unless
-    `remote_emulator` (the explicit switch) allows another host. Otherwise both protocols
-    are TLS, and `grpc_credentials` / `rest_credentials` say whether each carries the
-    user's credentials: only to the `universe`'s hosts, or to any host when the user gave
-    credentials. A protocol with no endpoint of its own is derived only from a Google
-    host, so an emulator or custom server never sends the other protocol to Google.
+    `plaintext` is an emulator: clear text, no credentials, loopback unless `remote_emulator`.
+    Otherwise both are TLS, and `grpc_credentials` / `rest_credentials` say which carry them.
     """
 
     grpc_target: str | None
@@ -88,10 +62,7 @@ class Endpoints:
 def default_host(
     api: str, location: str, universe: str = DEFAULT_UNIVERSE, *, mtls: bool = False
 ) -> str:
-    """Google's host for `api` in `location`, in `universe` (googleapis.com by default).
-
-    `mtls` names the mutual-TLS host (`*.mtls.googleapis.com`), which exists only in the
-    googleapis.com universe: EndpointError in another.
+    """Google's host for `api` in `location`; `mtls`: the mutual-TLS one (googleapis.com only).
 
     >>> default_host("discoveryengine", "eu"), default_host("aiplatform", "us-central1")
     ('eu-discoveryengine.googleapis.com', 'us-central1-aiplatform.googleapis.com')
@@ -112,9 +83,6 @@ def default_host(
 
 def mtls_endpoint_mode(environ: Mapping[str, str]) -> str:
     """`GOOGLE_API_USE_MTLS_ENDPOINT`: `auto` (the default), `never` or `always`.
-
-    `auto` uses the mutual-TLS host when a client certificate is in use, `always` uses it
-    whatever happens, `never` never does; anything else is an EndpointError.
 
     >>> mtls_endpoint_mode({}), mtls_endpoint_mode({"GOOGLE_API_USE_MTLS_ENDPOINT": "Always"})
     ('auto', 'always')
@@ -155,21 +123,11 @@ def resolve_endpoints(
 ) -> Endpoints:
     """Picks the gRPC target and REST URL for `api`, and which of them carry credentials.
 
-    `endpoint` / `rest_endpoint` (the constructor's) win over the emulator variables.
-    `explicit_credentials`: the user passed credentials; with `tls_requested` (root
-    certificates or a client certificate) a loopback endpoint is TLS, not an emulator.
-    `allow_remote_emulator` or `GROUNDWIRE_EMULATOR_ALLOW_REMOTE=1` lets an emulator be on
-    another machine. `credentials_universe` is the explicit credentials' universe domain;
-    `universe_domain` the client's (beating `GOOGLE_CLOUD_UNIVERSE_DOMAIN`), which must
-    match it. `mtls` picks Google's mutual-TLS hosts when no endpoint is given.
+    The constructor's endpoints win over the emulator variables. With `explicit_credentials`
+    or `tls_requested` (certificates), a loopback endpoint is TLS, not an emulator.
+    `universe_domain` beats `GOOGLE_CLOUD_UNIVERSE_DOMAIN` and must match the credentials'.
     Raises EndpointError, naming the argument or variable, for anything malformed or unsafe.
 
-    >>> resolve_endpoints("discoveryengine", "global", endpoint=None, rest_endpoint=None,
-    ...                   environ={})  # doctest: +NORMALIZE_WHITESPACE
-    Endpoints(grpc_target='discoveryengine.googleapis.com:443',
-              rest_base_url='https://discoveryengine.googleapis.com', plaintext=False,
-              grpc_credentials=True, rest_credentials=True, remote_emulator=False,
-              universe='googleapis.com')
     >>> resolve_endpoints("aiplatform", "us-central1", endpoint=None, rest_endpoint=None,
     ...                   environ={"GROUNDWIRE_EMULATOR_HOST": "127.0.0.1:50051"}).grpc_target
     '127.0.0.1:50051'
@@ -207,13 +165,9 @@ def describes_emulator(
 ) -> bool:
     """Whether these endpoints (or the emulator variables) point at an emulator.
 
-    Raises the client's own EndpointError for a malformed value, so that a caller asking
-    this first (the command line, before it asks for a project) reports the real problem.
+    Raises the client's own EndpointError for a malformed value, so that the command line,
+    asking this first, reports the real problem.
 
-    >>> describes_emulator("127.0.0.1:50051", None, {})
-    True
-    >>> describes_emulator("discoveryengine.googleapis.com", None, {})
-    False
     >>> describes_emulator(None, None, {"GROUNDWIRE_EMULATOR_HOST": "https://127.0.0.1:1"})
     Traceback (most recent call last):
     groundwire.core.addresses.EndpointError: INVALID_ARGUMENT: GROUNDWIRE_EMULATOR_HOST=...
@@ -231,10 +185,7 @@ def describes_emulator(
 def _universe(
     environ: Mapping[str, str], credentials_universe: str | None, universe_domain: str | None
 ) -> str:
-    """The universe: the client's, else the variable's, else the credentials', else Google's.
-
-    A configured universe must be the credentials' own, as the official clients check.
-    """
+    """The universe: the client's, else the variable's, else the credentials', else Google's."""
     source, configured = "universe_domain", (universe_domain or "").strip()
     if not configured:
         source, configured = UNIVERSE_DOMAIN_ENV, environ.get(UNIVERSE_DOMAIN_ENV, "").strip()
@@ -277,20 +228,17 @@ def _emulator_routes(environ: Mapping[str, str]) -> tuple[_Route | None, _Route 
 
 def _grpc_route(endpoint: str, tls: bool) -> _Route:
     """The constructor's gRPC endpoint: loopback without TLS asked for is an emulator."""
-    address: GrpcAddress = parse_grpc_address(endpoint, source="endpoint", default_port="443")
+    address = parse_grpc_address(endpoint, source="endpoint", default_port="443")
     return _Route(address.target, address.hosts, tls or not address.on_loopback, "endpoint")
 
 
 def _rest_route(rest_endpoint: str, tls: bool) -> _Route:
     """The constructor's REST URL; a bare `host:port` is http only to loopback, without TLS."""
-    bare = "://" not in rest_endpoint
     scheme = "https"
-    if bare:
+    if "://" not in rest_endpoint:
         guess = parse_rest_address(rest_endpoint, source="rest_endpoint", bare_scheme="http")
         scheme = "https" if tls or not is_loopback(guess.host) else "http"
-    found: RestAddress = parse_rest_address(
-        rest_endpoint, source="rest_endpoint", bare_scheme=scheme
-    )
+    found = parse_rest_address(rest_endpoint, source="rest_endpoint", bare_scheme=scheme)
     return _Route(found.url, (found.host,), found.scheme == "https", "rest_endpoint")
 
 
@@ -352,22 +300,15 @@ _API_CLIENT = f"gl-python/{platform.python_version()} groundwire/{VERSION}"
 
 
 def user_agent() -> str:
-    """The user agent: `groundwire/<version>`.
-
-    REST sends it as a header; gRPC channels are given it as their primary user agent,
-    since gRPC core writes that header itself.
-    """
+    """The user agent: `groundwire/<version>` (gRPC's primary user agent, REST's header)."""
     return f"groundwire/{VERSION}"
 
 
 @functools.lru_cache(maxsize=256)
 def call_headers(field: str, value: str, quota_project: str | None) -> tuple[tuple[str, str], ...]:
-    """A call's headers (gRPC metadata), routed by `field`'s `value`: made once per resource.
+    """A call's routing, API client and quota project headers, made once per resource.
 
-    Routing, the API client and the quota project. The user agent is not among them: gRPC
-    channels send it as their primary user agent, and the REST transports add it to their
-    headers (`transports.rest.RestCalls`). Most clients route to one or two resources:
-    the cache saves 3.5 µs of quoting a call, 2% of the cheapest.
+    Most clients route to one or two resources: the cache saves 3.5 µs a call (2%).
 
     >>> call_headers("parent", "projects/p/locations/l", None)[0]
     ('x-goog-request-params', 'parent=projects%2Fp%2Flocations%2Fl')

@@ -1,8 +1,7 @@
 """When to use gRPC and when REST, as a pure state machine; the auto transport does the calling.
 
-Some networks cannot carry gRPC (a proxy without HTTP/2, a firewall that breaks the TLS/ALPN
-handshake). When gRPC cannot connect at all, calls go over REST for a cool-down period; after
-it, gRPC is tried again. Failures sent by a reachable server never cause a switch.
+Some networks cannot carry gRPC (a proxy without HTTP/2, a firewall that breaks ALPN); a
+failure sent by a reachable server never causes a switch.
 """
 
 from __future__ import annotations
@@ -11,20 +10,14 @@ from __future__ import annotations
 class FallbackState:
     """gRPC first; REST for `cooldown` seconds after gRPC could not connect.
 
-    Times are read from any monotonic clock, in seconds, and passed in by the caller.
+    The caller passes the times, in seconds of any monotonic clock.
 
     Example:
         >>> state = FallbackState(cooldown=60.0)
-        >>> state.prefer_grpc(now=0.0)
-        True
         >>> state.record_connection_failure(now=0.0)  # switches to REST: log it
         True
         >>> state.prefer_grpc(now=30.0), state.prefer_grpc(now=60.0)
         (False, True)
-        >>> state.record_connection_failure(now=60.0)  # gRPC still down: already on REST
-        False
-        >>> state.record_grpc_success()  # back on gRPC: log it
-        True
     """
 
     __slots__ = ("_cooldown", "_rest_until")

@@ -1,11 +1,8 @@
 """HTTP/1.1 for a client, with no I/O: request bytes out, a response parsed strictly as it comes.
 
-Both REST pools (blocking and asyncio) read every response with it and reuse kept-alive
-connections, so a response framed two ways (Content-Length beside Transfer-Encoding, two
-different lengths, a chunk size with a sign) could leave bytes that the next call on the
-connection would read as its own answer. The parser refuses every such response, and a
-connection is offered for reuse only when its response ended exactly where its framing
-said, with nothing after it.
+On a kept-alive connection, a response framed two ways could leave bytes that the next call
+reads as its own answer: the parser refuses every ambiguous framing, and a connection is
+reusable only when its response ended exactly where its framing said.
 """
 
 from __future__ import annotations
@@ -84,8 +81,7 @@ def encode_request(
 ) -> bytes:
     r"""The bytes of a request: its line, `headers`, the body's Content-Length, and the body.
 
-    Raises ValueError for a target, a header name or a header value that could split the
-    request (a space, CR, LF or another control character), as `http.client` does.
+    Raises ValueError for a target or header that could split the request, as `http.client`.
 
     Example:
         >>> encode_request("POST", "/v1/x", [("host", "example.com")], b"{}")
@@ -106,13 +102,10 @@ def encode_request(
 class ResponseParser:
     r"""Feeds one response's bytes in as they arrive, gets its head and body pieces out.
 
-    Interim (1xx) responses are skipped. The body ends by its Content-Length, by the last
-    chunk of a chunked body, or (without either) when the server closes: `feed_eof`. Raises
-    `ProtocolError` for anything malformed or ambiguous: a bad status line, a header with
-    no colon or folded onto the next line, a head over `MAX_HEAD_BYTES`, Content-Length
-    beside Transfer-Encoding, lengths that disagree, a coding other than chunked, a chunk
-    size that is not plain hex, a chunk not followed by CRLF, or bytes after the end.
-    `request_method` matters for HEAD and CONNECT, whose responses have no body.
+    Interim (1xx) responses are skipped; without a length or chunking, the body ends at
+    `feed_eof`. Raises `ProtocolError` for anything malformed or ambiguous (a head over
+    `MAX_HEAD_BYTES`, Content-Length beside Transfer-Encoding, a signed chunk size, bytes
+    after the end...). `request_method` matters for HEAD and CONNECT, which have no body.
 
     Example:
         >>> parser = ResponseParser()
@@ -158,10 +151,7 @@ class ResponseParser:
         return events
 
     def feed_eof(self) -> list[Event]:
-        """The events of the server closing the connection: `END` where that ends the body.
-
-        Raises `ConnectionResetError` when the response was cut short (or never began).
-        """
+        """`END` if the server's close ends the body; `ConnectionResetError` if it cut it short."""
         if self.finished:
             self.reusable = False
             return []
@@ -301,7 +291,6 @@ def _headers(lines: list[bytes]) -> Headers:
 
 
 def _content_length(value: str) -> int:
-    """The length a Content-Length names; repeated, every copy must say the same."""
     lengths = {length.strip() for length in value.split(",")}
     if len(lengths) != 1:
         raise ProtocolError(f"Content-Length values disagree: {value!r}")
@@ -312,5 +301,4 @@ def _content_length(value: str) -> int:
 
 
 def _shown(raw: bytes) -> str:
-    """A short, printable excerpt of bytes that broke the protocol, for an error message."""
     return repr(raw[:60]) + ("…" if len(raw) > 60 else "")

@@ -1,16 +1,9 @@
 """Proto3 JSON to message, several times faster than json_format, for the responses we read.
 
-`json_format.ParseDict` interprets every field of every object in Python; a response of
-ten claims costs it about half a millisecond. `message_from_json` instead checks each
-value against a schema cached per descriptor and hands the whole tree to the message
-constructor in one call, so the work per field is a dict lookup and a type test.
-
-It only takes the fast path where the result is certain to be what
-`ParseDict(..., ignore_unknown_fields=True)` would give: anything else (numbers in strings,
-enum names it does not know, null, non-finite or out-of-range floats, well-known types,
-maps with non-string keys, a field named twice) is handed to `ParseDict` itself, which
-then builds the message or raises exactly as before.
-
+Each value is checked against a schema cached per descriptor and the whole tree goes to the
+message constructor in one call. Anything whose result is not certain to equal
+`ParseDict(..., ignore_unknown_fields=True)` (numbers in strings, unknown enum names, null,
+out-of-range floats, well-known types, a field named twice...) goes to `ParseDict` itself.
 Measured worth: 30 µs instead of 355 for the bench's REST response, more than a whole call.
 """
 
@@ -62,11 +55,9 @@ class _Fallback(Exception):
 
 
 def message_from_json(json_object: dict[str, Any], message_class: type[M]) -> M:
-    """Builds `message_class` from a decoded JSON object, ignoring unknown fields.
+    """`json_format.ParseDict(json_object, message_class(), ignore_unknown_fields=True)`, faster.
 
-    The result is equal to `json_format.ParseDict(json_object, message_class(),
-    ignore_unknown_fields=True)`, and so are the exceptions for input it rejects, except
-    that a key holding a lone surrogate raises `ParseError` where upb raises `SystemError`.
+    A key holding a lone surrogate raises `ParseError` where upb raises `SystemError`.
 
     Example:
         >>> from groundwire.core.apis import method
@@ -93,7 +84,6 @@ def message_from_json(json_object: dict[str, Any], message_class: type[M]) -> M:
 
 
 def _fields(json_object: Mapping[str, Any], schema: _Schema, depth: int) -> dict[str, Any]:
-    """The constructor arguments for one JSON object; raises _Fallback when unsure."""
     if depth > _MAX_DEPTH:
         raise _Fallback
     arguments: dict[str, Any] = {}
@@ -125,7 +115,6 @@ def _fields(json_object: Mapping[str, Any], schema: _Schema, depth: int) -> dict
 
 
 def _value(kind: int, detail: Any, value: Any, depth: int) -> Any:
-    """One converted value (a nested message as its constructor arguments)."""
     value_class = value.__class__
     if kind == _STRING:
         if value_class is str:  # the constructor refuses surrogates, as json_format does
@@ -176,8 +165,7 @@ _schemas_lock = threading.Lock()
 def schema_for(message_descriptor: descriptor.Descriptor) -> _Schema | None:
     """The cached decoding schema of a message type; None for the well-known types.
 
-    Schemas are built once per type, together with those of every type they contain, and
-    published only when complete, so threads never see half a schema.
+    Published only when complete, with those of the types it contains: no thread sees half.
 
     Example:
         >>> from groundwire.core.apis import method

@@ -1,11 +1,8 @@
 """Splits a streamed JSON array into its elements as bytes arrive, with no I/O (REST streaming).
 
-Google's REST surface answers a streaming call with one JSON array whose elements arrive over
-time. `JsonArrayStream` finds where each top-level element ends without parsing it, so every
-element can be decoded and handed to the caller as soon as its last byte is in.
-
-Structural characters (quotes, backslashes, brackets, commas) are ASCII and never occur inside
-a multi-byte UTF-8 sequence, so scanning bytes is safe whatever way the chunks split the text.
+Each element is handed out as soon as its last byte is in, found without parsing it. Scanning
+bytes is safe however chunks split the text: structural characters are ASCII, never inside a
+multi-byte UTF-8 sequence.
 """
 
 from __future__ import annotations
@@ -36,10 +33,8 @@ class _Expect(enum.Enum):
 class JsonArrayStream:
     """Feeds chunks of a JSON array in, gets each complete top-level element's text out.
 
-    Elements must be objects or arrays (every response message is an object). A body holding a
-    single object instead of an array yields that object once. Malformed input raises
-    `Internal` from `feed` as soon as the scan reaches it; `close` raises it if the array is
-    unfinished.
+    Elements must be objects or arrays; a lone object is yielded once. Malformed input raises
+    `Internal` from `feed`, an unfinished array from `close`.
 
     Example:
         >>> stream = JsonArrayStream()
@@ -61,11 +56,9 @@ class JsonArrayStream:
         self._received = 0
 
     def feed(self, chunk: bytes) -> Iterator[bytes]:
-        """Adds `chunk` and yields the elements it completed, in order (often none).
+        """Adds `chunk` and yields the elements it completed, scanning only as far as taken.
 
-        The chunk is scanned only as far as the caller takes elements, so a caller can stop
-        between two (at its deadline) however many one chunk holds. Take them all before
-        feeding the next chunk.
+        Take them all before feeding the next chunk.
         """
         if self._received == 0 and self._expect is _Expect.START:
             chunk = chunk.removeprefix(_BYTE_ORDER_MARK)
@@ -92,7 +85,7 @@ class JsonArrayStream:
         )
 
     def _scan_element(self) -> bytes | None:
-        """Scans inside an element; the element when it ended, None when more bytes are needed."""
+        """The element once it ended; None while more bytes are needed."""
         buffer = self._buffer
         while True:
             if self._in_string:
@@ -149,7 +142,6 @@ class JsonArrayStream:
         self._expect = _Expect.INSIDE
 
     def _compact(self) -> None:
-        """Drops the bytes no element needs any more, so a long stream uses little memory."""
         keep_from = self._element_start if self._expect is _Expect.INSIDE else self._position
         keep_from = min(keep_from, len(self._buffer))
         if keep_from:

@@ -1,9 +1,6 @@
 """The `google.api.http` path templates, parsed once: the one reading of a URL rule for all code.
 
-A template such as `/v1/{grounding_config=projects/*/locations/*/groundingConfigs/*}:check`
-says three things, and each user of it reads them here: how to fill the URL from a request
-(the client's REST transport), which method an incoming URL names (the emulator's router),
-and which resource names are well formed (validation, on both sides of the wire).
+A template fills a URL from a request, matches an incoming URL, and checks resource names.
 """
 
 from __future__ import annotations

@@ -5,18 +5,13 @@ from __future__ import annotations
 import os
 import urllib.parse
 
-from groundwire.core.endpoints import is_loopback, is_loopback_target
+from groundwire.core.addresses import is_loopback, is_loopback_target
+from groundwire.core.endpoints import EMULATOR_GRPC_ENV, EMULATOR_REST_ENV
 from groundwire.core.errors import GroundwireError, Unavailable
 
 
 def dead_endpoint(where: str, failures: int, last: GroundwireError) -> Unavailable:
-    """The error a batch raises when its endpoint made no connection `failures` times in a row.
-
-    Example:
-        >>> from groundwire.core.errors import Unavailable
-        >>> str(dead_endpoint("127.0.0.1:1", 8, Unavailable("refused")))[:45]
-        'UNAVAILABLE: cannot reach 127.0.0.1:1; is `gr'
-    """
+    """The error a batch raises when its endpoint made no connection `failures` times in a row."""
     return cannot_reach(
         where, f"{failures} attempts in a row made no connection; the last: {last.message}"
     )
@@ -24,10 +19,6 @@ def dead_endpoint(where: str, failures: int, last: GroundwireError) -> Unavailab
 
 def cannot_reach(where: str, detail: str) -> Unavailable:
     """The error for an endpoint that takes no connection: it names it and what to check.
-
-    On loopback the hint is to start the emulator (or, for an https:// URL, to speak plain
-    HTTP to it, as the emulator does); elsewhere, to check the endpoint and the network.
-    The command line shows the same error when a single call cannot connect.
 
     Example:
         >>> str(cannot_reach("http://127.0.0.1:8080", "refused"))
@@ -52,13 +43,13 @@ def _on_loopback(where: str) -> bool:
 
 
 def endpoint_of(endpoint: str | None, rest_endpoint: str | None, transport: str = "auto") -> str:
-    """The endpoint a batch names when it cannot reach it: the one it uses, else the service.
+    """The endpoint named when it cannot be reached: the one in use, else the service.
 
     Example:
         >>> endpoint_of("127.0.0.1:50051", "http://127.0.0.1:8080", "rest")
         'http://127.0.0.1:8080'
     """
-    grpc_target = endpoint or os.environ.get("GROUNDWIRE_EMULATOR_HOST")
-    rest_url = rest_endpoint or os.environ.get("GROUNDWIRE_EMULATOR_REST")
+    grpc_target = endpoint or os.environ.get(EMULATOR_GRPC_ENV)
+    rest_url = rest_endpoint or os.environ.get(EMULATOR_REST_ENV)
     first, second = (rest_url, grpc_target) if transport == "rest" else (grpc_target, rest_url)
     return first or second or "the service"

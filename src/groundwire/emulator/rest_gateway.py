@@ -1,10 +1,10 @@
 """The emulator's REST side: Google's paths and proto3 JSON, routed by the `google.api.http` rules.
 
 One handler for `http_server.HttpServer`, which has read the request in full: route with
-`transcoding.match_route`, read the body with `transcoding.decode_body` (strict: UTF-8, no
-lone surrogates, unknown fields are errors), run `service` in a thread pool so the event loop
-stays responsive, and answer JSON, a streamed JSON array, or server-sent events, framed by
-`transcoding.stream_frame`. Every failure is Google's JSON error
+`rest_transcoding.match_route`, read the body with `rest_transcoding.decode_body` (strict:
+UTF-8, no lone surrogates, unknown fields are errors), run `service` in a thread pool so the
+event loop stays responsive, and answer JSON, a streamed JSON array, or server-sent events,
+framed by `rest_transcoding.stream_frame`. Every failure is Google's JSON error
 body, with the status its code maps to; nothing a client sends can take the server down.
 
 Status decisions: a known path with the wrong HTTP verb gets 405 (UNIMPLEMENTED, as
@@ -35,7 +35,13 @@ from groundwire.core.errors import (
     Unimplemented,
     bad_request,
 )
-from groundwire.core.transcoding import (
+from groundwire.core.validation import raise_if_any
+from groundwire.emulator import prescan
+from groundwire.emulator.answering import Call, Switchboard, received_now, unary_piece
+from groundwire.emulator.faults import FaultInjector, FaultPolicy
+from groundwire.emulator.http_server import ClientGone, HttpRequest, Reply
+from groundwire.emulator.outcomes import Ending, Step
+from groundwire.emulator.rest_transcoding import (
     STREAM_CLOSE,
     STREAM_OPEN,
     Route,
@@ -46,12 +52,6 @@ from groundwire.core.transcoding import (
     stream_frame,
     system_parameters,
 )
-from groundwire.core.validation import raise_if_any
-from groundwire.emulator import prescan
-from groundwire.emulator.answering import Call, Switchboard, received_now, unary_piece
-from groundwire.emulator.faults import FaultInjector, FaultPolicy
-from groundwire.emulator.http_server import ClientGone, HttpRequest, Reply
-from groundwire.emulator.outcomes import Ending, Step
 
 DEFAULT_THREADS = 8
 _JSON = "application/json"

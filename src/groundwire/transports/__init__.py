@@ -1,7 +1,6 @@
 """The transports that carry calls: gRPC and REST, blocking and asyncio, and the auto fallback.
 
-Each lives in its own module (`grpc`, `grpc_aio`, `rest`, `rest_aio`, `auto`) so that importing
-one does not load the others' libraries; `base` holds the contract they all keep.
+One module each, so importing one does not load the others' libraries; `base` is the contract.
 """
 
 from groundwire.transports.base import AsyncTransport, ConnectionFailure, Metadata, Transport

@@ -1,10 +1,7 @@
 """One HTTP/1.1 connection on asyncio: a `Protocol` turning the server's bytes into events.
 
-asyncio calls `data_received` with what the socket read; the core's `ResponseParser` makes
-events of it, which wait in a queue until the request on the connection takes them. A
-request waits on one future only while the queue is empty, and one timer per request ends
-the connection at its deadline. Past a megabyte of body unread, the socket is no longer
-read until the request catches up.
+The events queue until the request takes them; it waits on a future only when the queue is
+empty, and one timer per request ends the connection at its deadline.
 """
 
 from __future__ import annotations
@@ -14,13 +11,8 @@ import ssl
 from collections import deque
 from typing import cast
 
-from groundwire.core.http_codec import (
-    Event,
-    ProtocolError,
-    ResponseHead,
-    ResponseParser,
-    encode_request,
-)
+from groundwire.core.http_codec import Event, ProtocolError, ResponseParser
+from groundwire.transports.http1 import check_tunnel, tunnel_request
 from groundwire.transports.routes import Route
 
 _PAUSE_BYTES = 1024 * 1024  # body bytes held unread before the socket is no longer read
@@ -28,11 +20,10 @@ _RESUME_BYTES = 256 * 1024
 
 
 class Connection(asyncio.Protocol):
-    """One connection: what the server sent, kept as events for the request reading them.
+    """One connection: a request `send`s, reads `next_event` until `END`, then `finish`es.
 
-    A request `send`s, then takes the response's events with `next_event` until `END`, and
-    `finish`es. Bytes that come when no request is waiting for them, a malformed response,
-    the deadline or `fail` end the connection; the request then raises what ended it.
+    Unasked-for bytes, a malformed response, the deadline or `fail` end the connection; the
+    request then raises what ended it.
     """
 
     def __init__(self) -> None:
@@ -106,7 +97,7 @@ class Connection(asyncio.Protocol):
         self.transport.write(request)
 
     async def next_event(self) -> Event:
-        """The next event of the response; raises what ended the connection, once none is left."""
+        """The next event; once none is left, raises what ended the connection."""
         while not self._events:
             if self._failure is not None:
                 raise self._failure
@@ -133,19 +124,13 @@ class Connection(asyncio.Protocol):
         return reusable and not self._events and self.usable
 
     async def tunnel(self, route: Route, context: ssl.SSLContext) -> None:
-        """Asks the proxy for a CONNECT tunnel to the route's origin, then starts TLS in it."""
+        """Opens a CONNECT tunnel through the proxy to the route's origin, then TLS in it."""
         assert self.transport is not None
         parser = ResponseParser("CONNECT")
-        headers = [("host", route.authority), *route.proxy_headers(tunnel=True)]
-        self.send(parser, encode_request("CONNECT", route.authority, headers, None), None)
-        head = await self.next_event()
-        assert isinstance(head, ResponseHead)
-        if not 200 <= head.status < 300:
-            raise OSError(f"Tunnel connection failed: {head.status} {head.reason}")
+        self.send(parser, tunnel_request(route), None)
+        check_tunnel(await self.next_event(), parser)
         await self.next_event()  # the END that a tunnel's head is, at once
         self.finish()
-        if parser.leftover:
-            raise ProtocolError("the proxy sent bytes before the TLS handshake")
         tls = await self._loop.start_tls(self.transport, self, context, server_hostname=route.host)
         if tls is None:
             raise ConnectionResetError("the tunnel closed during the TLS handshake")

@@ -1,9 +1,7 @@
-"""OAuth tokens for every transport, fetched with the standard library (no `requests` needed).
+"""OAuth tokens for every transport, fetched over `http1` (no `requests` needed).
 
-google-auth talks to token endpoints through a `google.auth.transport.Request`; `TokenRequest`
-is that adapter, over `http1`'s keep-alive pools (proxies from the environment included).
-`AccessTokens` puts a token on a call, refreshing it once for all threads when it has
-expired, within what is left of the call's timeout. Nothing here logs a token.
+`TokenRequest` is google-auth's HTTP adapter; `AccessTokens` puts a token on a call,
+refreshing it once for all threads. Nothing here logs a token.
 """
 
 from __future__ import annotations
@@ -34,7 +32,7 @@ _TOKEN_TIMEOUT = 30.0
 
 
 class _Response(auth_transport.Response):
-    """A finished HTTP response, as google-auth reads it (plain attributes for its properties)."""
+    """A finished HTTP response, as google-auth reads it."""
 
     status: int = 0
     headers: Mapping[str, str] = {}
@@ -45,7 +43,7 @@ class _Response(auth_transport.Response):
 
 
 class TokenRequest(auth_transport.Request):
-    """google-auth's HTTP interface, used to fetch tokens; thread-safe, one pool per origin.
+    """google-auth's HTTP interface for fetching tokens; thread-safe, one pool per origin.
 
     Example:
         >>> import google.oauth2.credentials
@@ -55,8 +53,7 @@ class TokenRequest(auth_transport.Request):
         >>> request.close()
     """
 
-    def __init__(self, *, timeout: float = _TOKEN_TIMEOUT) -> None:
-        self.timeout = timeout
+    def __init__(self) -> None:
         self._pools: dict[tuple[str, str, int | None], ConnectionPool] = {}
         self._lock = threading.Lock()
         self._deadline: float | None = None  # set on the copies `until` makes
@@ -73,7 +70,7 @@ class TokenRequest(auth_transport.Request):
         """Sends one request; any failure is a google.auth TransportError, as google-auth wants."""
         from groundwire.transports.http1 import WIRE_ERRORS
 
-        timeout = self.timeout if timeout is None else timeout
+        timeout = _TOKEN_TIMEOUT if timeout is None else timeout
         if self._deadline is not None:
             left = self._deadline - time.monotonic()
             if left <= 0:
@@ -95,9 +92,7 @@ class TokenRequest(auth_transport.Request):
         return _Response(response.status, response.headers, data)
 
     def until(self, deadline: float | None) -> TokenRequest:
-        """This adapter, its requests cut short at `deadline` (on `time.monotonic`; None: not).
-
-        The copy shares the connections (and their lock) with this adapter.
+        """This adapter, its requests cut short at `deadline` (a copy sharing its connections).
 
         Example:
             >>> request = TokenRequest()
@@ -138,7 +133,7 @@ class TokenRequest(auth_transport.Request):
 class AccessTokens:
     """Adds `authorization` (and any quota project) headers from google-auth credentials.
 
-    Thread-safe: when the token has expired, one thread refreshes it and the others wait.
+    Thread-safe: one thread refreshes an expired token while the others wait.
 
     Example:
         >>> import google.oauth2.credentials
@@ -149,9 +144,9 @@ class AccessTokens:
         True
     """
 
-    def __init__(self, credentials: Credentials, request: TokenRequest | None = None) -> None:
+    def __init__(self, credentials: Credentials) -> None:
         self.credentials = credentials
-        self.request = request or TokenRequest()
+        self.request = TokenRequest()
         self._lock = threading.Lock()
 
     def needs_refresh(self) -> bool:
@@ -159,10 +154,10 @@ class AccessTokens:
         return not self.credentials.valid
 
     def refresh(self, timeout: float | None = None) -> None:
-        """Refreshes the token unless another thread has just done so; failures as errors.
+        """Refreshes the token unless another thread just did; failures as GroundwireError.
 
-        `timeout` (None: the token adapter's own, per request) bounds the wait for another
-        thread's refresh and the token requests; once it has passed, DeadlineExceeded.
+        `timeout` (None: the adapter's own, per request) bounds the wait and the token
+        requests; past it, DeadlineExceeded.
         """
         deadline = None if timeout is None else time.monotonic() + timeout
         if not self._lock.acquire(timeout=-1 if timeout is None else max(timeout, 0)):
@@ -184,11 +179,10 @@ class AccessTokens:
     def apply(
         self, headers: MutableMapping[str, str], url: str, timeout: float | None = None
     ) -> None:
-        """Adds the credentials' headers to `headers`, refreshing the token first if needed.
+        """Adds the credentials' headers to `headers`, refreshing the token within `timeout`.
 
-        `timeout` bounds the refresh, as in `refresh`: pass what is left of the call's.
-        Raises EndpointError (a ValueError) for a `url` that is not https: credentials
-        travel only over TLS, whoever asks.
+        Raises EndpointError (a ValueError) for a `url` that is not https: credentials travel
+        only over TLS.
         """
         if urllib.parse.urlsplit(url).scheme.lower() != "https":
             raise EndpointError(

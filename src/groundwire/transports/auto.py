@@ -1,11 +1,8 @@
 """gRPC first, REST when gRPC cannot connect at all: the transport the clients use by default.
 
-A call that fails with `ConnectionFailure` over gRPC is sent again over REST at once, with
-what is left of the attempt's timeout, and calls keep going over REST for the cool-down; then
-gRPC is tried again. Every other failure, including UNAVAILABLE from a reachable server, is
-raised as it is (the client retries).
-Each switch is logged once, at WARNING, on the "groundwire" logger; the end of a cool-down
-(gRPC is tried again) at INFO.
+A `ConnectionFailure` over gRPC is sent again over REST at once, within the attempt's timeout,
+and calls stay on REST for the cool-down. Any other failure is raised as it is. Each switch is
+logged once at WARNING on the "groundwire" logger, the end of a cool-down at INFO.
 """
 
 from __future__ import annotations
@@ -37,10 +34,7 @@ TransportT = TypeVar("TransportT")
 
 
 class _Both(Generic[TransportT]):
-    """A gRPC and a REST transport of one kind, and the fallback state that picks between them.
-
-    Everything but the calls themselves, so the sync and async transports share it.
-    """
+    """A gRPC and a REST transport of one kind, and the fallback state that picks between them."""
 
     def __init__(
         self,
@@ -73,10 +67,7 @@ class _Both(Generic[TransportT]):
     def _fall_back(
         self, failure: ConnectionFailure, timeout: float | None, started: float
     ) -> float | None:
-        """Switches to REST after gRPC failed to connect; what REST gets of `timeout`.
-
-        Raises DeadlineExceeded when gRPC used it all up.
-        """
+        """Switches to REST after gRPC failed to connect; what is left of `timeout` for REST."""
         with self._lock:
             switched = self._state.record_connection_failure(self._clock())
             self._cooldown_end_logged = False
@@ -140,8 +131,8 @@ class AutoTransport(_Both[Transport]):
     ) -> Iterator[Message]:
         """Streams over gRPC, or over REST when gRPC cannot connect before a first response.
 
-        Requests that are not a sequence are a live exchange, which may send after it reads:
-        REST would have to read every request first, so such a stream stays on gRPC.
+        Requests that are not a sequence are a live exchange, which REST cannot carry: they
+        stay on gRPC.
         """
         live = not isinstance(requests, Sequence)
         if live or not self._use_grpc():
@@ -199,34 +190,27 @@ class AsyncAutoTransport(_Both[AsyncTransport]):
     async def stream(
         self, method: Method, requests: AsyncRequests, *, timeout: float | None, metadata: Metadata
     ) -> AsyncIterator[Message]:
-        """Streams over gRPC, or over REST when gRPC cannot connect before a first response.
-
-        As in `AutoTransport.stream`, requests that are not a sequence stay on gRPC.
-        """
+        """Streams as `AutoTransport.stream` does."""
         live = not isinstance(requests, Sequence)
-        if live or not self._use_grpc():
-            transport = self.grpc if live else self.rest
-            responses = transport.stream(method, requests, timeout=timeout, metadata=metadata)
-            try:
-                async for response in responses:
-                    yield response
-            finally:
-                await _close(responses)
-            return
+        may_fall_back = not live and self._use_grpc()
+        transport = self.grpc if live or may_fall_back else self.rest
         started = self._clock()
-        responses = self.grpc.stream(method, requests, timeout=timeout, metadata=metadata)
+        responses = transport.stream(method, requests, timeout=timeout, metadata=metadata)
         try:
-            try:
-                first = await anext(responses)
-            except StopAsyncIteration:
-                self._grpc_worked()
-                return
-            except ConnectionFailure as failure:
-                timeout = self._fall_back(failure, timeout, started)
-                responses = self.rest.stream(method, requests, timeout=timeout, metadata=metadata)
-            else:
-                self._grpc_worked()
-                yield first
+            if may_fall_back:
+                try:
+                    first = await anext(responses)
+                except StopAsyncIteration:
+                    self._grpc_worked()
+                    return
+                except ConnectionFailure as failure:
+                    timeout = self._fall_back(failure, timeout, started)
+                    responses = self.rest.stream(
+                        method, requests, timeout=timeout, metadata=metadata
+                    )
+                else:
+                    self._grpc_worked()
+                    yield first
             async for response in responses:
                 yield response
         finally:
@@ -241,7 +225,6 @@ class AsyncAutoTransport(_Both[AsyncTransport]):
 
 
 async def _close(responses: AsyncIterator[Message]) -> None:
-    """Closes an async generator left early, so that its call is cancelled at once."""
     aclose = getattr(responses, "aclose", None)
     if aclose is not None:
         await aclose()

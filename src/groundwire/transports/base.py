@@ -1,8 +1,7 @@
 """The contract between the clients and the transports that carry their calls.
 
-A transport sends one request message (or a stream of them) for a `Method` and gives back
-response messages; it knows nothing of retries, validation or results. Every failure leaves a
-transport as a `GroundwireError`, whichever protocol carried the call.
+A transport sends request messages and gives back responses, knowing nothing of retries,
+validation or results; every failure leaves it as a `GroundwireError`, whatever the protocol.
 """
 
 from __future__ import annotations
@@ -33,8 +32,7 @@ over_rest: ContextVar[bool] = ContextVar("groundwire_over_rest", default=False)
 class ConnectionFailure(Unavailable):
     """No connection could be made at all (refused, no HTTP/2, TLS/ALPN handshake failed).
 
-    As opposed to UNAVAILABLE sent by a reachable server: only this one makes the auto
-    transport fall back from gRPC to REST. It is still an `Unavailable`, so it is retryable.
+    Unlike UNAVAILABLE from a reachable server, it makes the auto transport fall back to REST.
     """
 
     connected = False
@@ -48,8 +46,7 @@ def client_closed() -> ClientClosed:
 class Transport(Protocol):
     """A blocking transport (gRPC or REST); safe to share between threads.
 
-    ``timeout`` is the attempt's timeout in seconds (None: no limit); passing it raises
-    `DeadlineExceeded`. ``metadata`` is sent as gRPC metadata or as HTTP headers.
+    ``timeout`` is the attempt's, in seconds (None: none); past it, `DeadlineExceeded`.
     """
 
     def unary(
@@ -61,10 +58,9 @@ class Transport(Protocol):
     def stream(
         self, method: Method, requests: Requests, *, timeout: float | None, metadata: Metadata
     ) -> Iterator[Message]:
-        """Sends the requests, yields the responses as they arrive.
+        """Sends the requests, yields the responses as they arrive; closing early cancels.
 
-        Closing the iterator early cancels the call. Over REST all requests are read before
-        anything is sent, so an interactive exchange (send after reading) needs gRPC.
+        REST reads all requests before sending, so a live exchange needs gRPC.
         """
         ...
 
@@ -73,10 +69,9 @@ class Transport(Protocol):
         ...
 
     def abandon(self) -> None:
-        """Lets go of connections inherited across `os.fork()`, in the child.
+        """In a forked child, lets go of inherited connections without touching the parent's.
 
-        Nothing is sent on them and nothing the parent still uses is shut down: the parent
-        keeps its calls and connections. The transport cannot be used afterwards.
+        The transport cannot be used afterwards.
         """
         ...
 
@@ -122,10 +117,9 @@ async def as_async_iterator(requests: AsyncRequests) -> AsyncIterator[Message]:
 def refuse_plaintext(
     where: str, host: str, has_credentials: bool, *, allow_remote: bool = False
 ) -> None:
-    """Raises ValueError unless a clear-text connection to `host` is safe (emulator only).
+    """Raises ValueError unless clear text to `host` is safe (emulator only).
 
-    Real credentials never travel in clear text, and clear text only goes to loopback,
-    unless `allow_remote` (the user's explicit switch for a remote emulator).
+    Never with credentials; only to loopback unless `allow_remote` (a remote emulator).
     """
     if has_credentials:
         raise ValueError(
@@ -140,11 +134,7 @@ def refuse_plaintext(
 
 
 def fixed_requests(requests: object) -> Sequence[Message]:
-    """The requests of a REST stream, which must be a fixed sequence.
-
-    REST sends every request in one body before it reads a response, so a live exchange (an
-    iterator that sends after it reads) would wait forever: it is refused, clearly.
-    """
+    """The requests of a REST stream, which must be a sequence: a live exchange would hang."""
     if not isinstance(requests, Sequence):
         raise bad_request(
             [

@@ -1,11 +1,7 @@
 """Keep-alive HTTP/1.1 on blocking sockets, the wire of the blocking REST transport and of tokens.
 
-The socket is read in bounded pieces and each piece fed to the core's strict `ResponseParser`,
-the parser the asyncio pool (`http1_aio`) uses too, so both refuse the same malformed or
-ambiguous responses and never reuse a connection with bytes after its answer. Around it: a
-thread-safe pool of idle connections per origin, a deadline per request checked before every
-read, TLS with the system's roots, gzip within a size cap (`groundwire.core.bodies`), and
-proxies from the environment (`routes`).
+Responses are read by the core's strict `ResponseParser`, as in the asyncio pool (`http1_aio`),
+so both refuse the same ambiguous responses; a deadline per request bounds every read.
 """
 
 from __future__ import annotations
@@ -45,18 +41,14 @@ class PoolClosed(RuntimeError):
 
 
 WIRE_ERRORS = (ConnectError, ProxyNotSupported, PoolClosed, ProtocolError, OSError)
-"""What a request, or the reading of its response, raises (other than programming errors).
-
-`ProtocolError`: the server broke HTTP/1.1; an `OSError`: the connection dropped; a
-`TimeoutError`: the request's deadline passed. A body that is too large or badly compressed
-raises the core's `GroundwireError` instead.
-"""
+"""What a request or its response raises (a `TimeoutError` is an `OSError`); a body too large or
+badly compressed raises a `GroundwireError` instead."""
 
 
 def request_bytes(
     route: Route, method: str, target: str, headers: Mapping[str, str], body: bytes | None
 ) -> bytes:
-    r"""A request as either pool sends it to `route`: Host, the caller's headers, gzip, proxy.
+    r"""A request's bytes as either pool sends them to `route`.
 
     Example:
         >>> route = route_to("http", "127.0.0.1", 8080)
@@ -80,18 +72,12 @@ ConnectionT = TypeVar("ConnectionT")
 
 
 class PoolBase(Generic[ConnectionT]):
-    """Keep-alive HTTP/1.1 connections to one origin: what both pools keep and promise.
+    """Keep-alive HTTP/1.1 connections to one origin, shared by both pools.
 
-    A request takes an idle connection (the most recently used first) or opens one, up to
-    `max_connections`; past that it waits for one to be free, within its deadline. A
-    connection returns to the pool once its response has been read to the end, and at most
-    `max_idle` wait there. `ssl_context` (https) defaults to the system's roots. A proxy from
-    the environment carries https in a CONNECT tunnel, and http as requests for absolute
-    URLs. A response body is cut off with `MessageTooLarge` past `max_response_bytes` once
-    decompressed.
-
-    `_idle` holds the idle connections, the most recently used last, each with the moment it
-    became idle; `_active` those that carry a request.
+    A request takes the most recently used idle connection or opens one, up to
+    `max_connections`; past that it waits, within its deadline. A connection read to the end
+    returns to the pool, where at most `max_idle` wait. A body past `max_response_bytes` once
+    decompressed raises `MessageTooLarge`.
     """
 
     def __init__(
@@ -119,7 +105,7 @@ class PoolBase(Generic[ConnectionT]):
         self._start_waiting()
 
     def _start_waiting(self) -> None:
-        """Makes what requests wait on for a free connection, in this pool's way."""
+        """Makes what requests wait on for a free connection."""
 
     @property
     def closed(self) -> bool:
@@ -127,12 +113,11 @@ class PoolBase(Generic[ConnectionT]):
         return self._closed
 
     def _tls(self) -> ssl.SSLContext:
-        """The TLS settings of an https connection: the caller's, or the system's."""
         return self._ssl_context or default_ssl_context()
 
 
 class ConnectionPool(PoolBase[socket.socket]):
-    """The pool of `PoolBase` on blocking sockets; thread-safe, threads run in parallel.
+    """`PoolBase` on blocking sockets; thread-safe.
 
     Example:
         >>> pool = ConnectionPool("http", "127.0.0.1", 8080)
@@ -152,12 +137,10 @@ class ConnectionPool(PoolBase[socket.socket]):
         headers: Mapping[str, str],
         timeout: float | None,
     ) -> Response:
-        """Sends a request, waits for the response's head and returns it, body unread.
+        """Sends a request and returns the response once its head arrived, body unread.
 
-        `target` is the path and query. `timeout` bounds the whole exchange, from connecting
-        to reading the body's last byte (None: no limit): every socket operation waits only for
-        what is left of it, and a `TimeoutError` ends the exchange once it has passed. Raises
-        one of `WIRE_ERRORS`.
+        `timeout` (None: none) bounds the whole exchange, connecting to the body's last byte.
+        Raises one of `WIRE_ERRORS`.
         """
         deadline = None if timeout is None else time.monotonic() + timeout
         request = request_bytes(self._route, method, target, headers, body)
@@ -190,12 +173,10 @@ class ConnectionPool(PoolBase[socket.socket]):
                 connection.shutdown(socket.SHUT_RDWR)
 
     def abandon(self) -> None:
-        """Lets go of connections inherited across `os.fork()`, sending nothing on them.
+        """Closes this process's copies of connections inherited across `os.fork()`.
 
-        The parent keeps using them: the child closes only its own copies of the sockets
-        (no shutdown, no TLS close_notify), so the server sees no change. Takes no lock,
-        which a thread of the parent's may have held at the fork. Later requests raise
-        PoolClosed.
+        No shutdown or TLS close_notify, so the parent's use goes on; no lock either, which a
+        parent's thread may have held at the fork. Later requests raise PoolClosed.
         """
         self._closed = True
         idle, self._idle = self._idle, []
@@ -233,7 +214,7 @@ class ConnectionPool(PoolBase[socket.socket]):
         return connection
 
     def _wait_for_room(self, deadline: float | None) -> None:
-        """Waits (holding the lock) until an idle connection or room for one more exists."""
+        """Waits, holding the lock, for an idle connection or room to open one."""
         while True:
             if self._closed:
                 raise PoolClosed("the connection pool is closed")
@@ -283,7 +264,7 @@ class ConnectionPool(PoolBase[socket.socket]):
 
 
 def time_left(deadline: float | None) -> float | None:
-    """Seconds until `deadline` (on `time.monotonic`), None for none; TimeoutError once passed.
+    """Seconds until `deadline` (on `time.monotonic`; None: none); TimeoutError once passed.
 
     Example:
         >>> time_left(None) is None, 0 < time_left(time.monotonic() + 5) <= 5
@@ -300,22 +281,29 @@ def time_left(deadline: float | None) -> float | None:
 def _receive(
     connection: socket.socket, parser: ResponseParser, deadline: float | None
 ) -> list[Event]:
-    """The events of the next read from `connection`, which waits only until `deadline`."""
     connection.settimeout(time_left(deadline))
     data = connection.recv(_READ_BYTES)
     return parser.feed(data) if data else parser.feed_eof()
 
 
 def _tunnel(connection: socket.socket, route: Route, deadline: float | None) -> None:
-    """Asks the proxy on `connection` for a CONNECT tunnel to the route's origin."""
-    headers = [("host", route.authority), *route.proxy_headers(tunnel=True)]
     connection.settimeout(time_left(deadline))
-    connection.sendall(encode_request("CONNECT", route.authority, headers, None))
+    connection.sendall(tunnel_request(route))
     parser = ResponseParser("CONNECT")
     events: list[Event] = []
     while not events:
         events = _receive(connection, parser, deadline)
-    head = events[0]
+    check_tunnel(events[0], parser)
+
+
+def tunnel_request(route: Route) -> bytes:
+    """The CONNECT request asking the route's proxy for a tunnel to its origin."""
+    headers = [("host", route.authority), *route.proxy_headers(tunnel=True)]
+    return encode_request("CONNECT", route.authority, headers, None)
+
+
+def check_tunnel(head: Event, parser: ResponseParser) -> None:
+    """Raises unless the proxy opened the tunnel and sent nothing before the TLS handshake."""
     assert isinstance(head, ResponseHead)
     if not 200 <= head.status < 300:
         raise OSError(f"Tunnel connection failed: {head.status} {head.reason}")
@@ -324,10 +312,7 @@ def _tunnel(connection: socket.socket, route: Route, deadline: float | None) -> 
 
 
 class Response:
-    """A response whose head has arrived; its body is then read once, whole or in chunks.
-
-    Reading to the end gives the connection back to the pool; `close` before that closes it.
-    """
+    """A response whose head has arrived; its body is read once, whole or in chunks."""
 
     def __init__(
         self,
@@ -360,11 +345,7 @@ class Response:
             return b"".join(chunks)
 
     def chunks(self) -> Generator[bytes, None, None]:
-        """The body in pieces as they arrive, decompressed; closes the response at the end.
-
-        No piece is over `PIECE_BYTES`. Raises `MessageTooLarge` once more than the pool's
-        `max_response_bytes` came out.
-        """
+        """The body in pieces of at most `PIECE_BYTES`, decompressed; closes the response."""
         pool = self._pool
         try:
             decoder = BodyDecoder(
@@ -388,7 +369,7 @@ class Response:
             self.close()
 
     def close(self) -> None:
-        """Ends the exchange: a response read to its end frees the connection for reuse."""
+        """Ends the exchange; a response read to its end frees the connection for reuse."""
         pool, self._pool = self._pool, None
         if pool is None:
             return
@@ -399,7 +380,7 @@ class Response:
 
 
 def _dropped(connection: socket.socket) -> bool:
-    """Whether an idle connection became readable: the server closed it (or sent junk)."""
+    """Whether an idle connection became readable: the server closed it or sent junk."""
     try:
         if isinstance(connection, ssl.SSLSocket) and connection.pending():
             return True

@@ -1,8 +1,7 @@
 """Keep-alive HTTP/1.1 on asyncio, the wire of the asyncio REST transport.
 
-Each connection is an `asyncio.Protocol` (`aio_connection`) that feeds what it receives to
-the core's strict `ResponseParser`, as the blocking pool (`http1`) does: no stream objects,
-no extra tasks, one timer per request for its deadline. The rest is `http1.PoolBase`'s.
+Connections are `aio_connection` protocols (no stream objects, no extra tasks); the pool's
+rules are `http1.PoolBase`'s.
 """
 
 from __future__ import annotations
@@ -26,7 +25,7 @@ from groundwire.transports.http1 import (
 
 
 class AsyncConnectionPool(PoolBase[Connection]):
-    """The pool of `PoolBase` on asyncio, for the event loop it is used on.
+    """`PoolBase` on asyncio, for the event loop it is used on.
 
     Example:
         >>> pool = AsyncConnectionPool("http", "127.0.0.1", 8080)
@@ -44,11 +43,10 @@ class AsyncConnectionPool(PoolBase[Connection]):
         headers: Mapping[str, str],
         deadline: float | None,
     ) -> AsyncResponse:
-        """Sends a request, waits for the response's head and returns it, body unread.
+        """Sends a request and returns the response once its head arrived, body unread.
 
-        `target` is the path and query. `deadline` (on the event loop's clock; None: none)
-        bounds the whole exchange, from connecting to reading the body's last byte: once it
-        passes, a `TimeoutError` ends it. Raises one of `WIRE_ERRORS`.
+        `deadline` (on the loop's clock; None: none) bounds the whole exchange. Raises one of
+        `WIRE_ERRORS`.
         """
         request = request_bytes(self._route, method, target, headers, body)
         connection = await self._take(deadline)
@@ -170,10 +168,7 @@ class AsyncConnectionPool(PoolBase[Connection]):
 
 
 class AsyncResponse:
-    """A response whose head has arrived; its body is then read once, whole or in chunks.
-
-    Reading to the end gives the connection back to the pool; `close` before that closes it.
-    """
+    """A response whose head has arrived; its body is read once, whole or in chunks."""
 
     def __init__(
         self, pool: AsyncConnectionPool, connection: Connection, head: ResponseHead
@@ -195,11 +190,7 @@ class AsyncResponse:
             return b"".join([piece async for piece in chunks])
 
     async def chunks(self) -> AsyncGenerator[bytes, None]:
-        """The body in pieces as they arrive, decompressed; closes the response at the end.
-
-        No piece is over `PIECE_BYTES`. Raises `MessageTooLarge` once more than the pool's
-        `max_response_bytes` came out.
-        """
+        """The body in pieces of at most `PIECE_BYTES`, decompressed; closes the response."""
         try:
             decoder = BodyDecoder(
                 gzip=is_gzip(self.headers.get("content-encoding")), limit=self._limit
@@ -213,7 +204,7 @@ class AsyncResponse:
             self.close()
 
     def close(self) -> None:
-        """Ends the exchange: a response read to its end frees the connection for reuse."""
+        """Ends the exchange; a response read to its end frees the connection for reuse."""
         pool, self._pool = self._pool, None
         if pool is not None and self._connection.finish():
             pool._give_back(self._connection)
@@ -221,7 +212,6 @@ class AsyncResponse:
             pool._discard(self._connection)
 
     async def _next_event(self) -> Event:
-        """The next event of the body: bytes as they came off the wire, or `END`."""
         try:
             return await self._connection.next_event()
         except WIRE_ERRORS:

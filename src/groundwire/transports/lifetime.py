@@ -1,19 +1,13 @@
 """Which process a transport belongs to: fork detection, and what a forked child may use.
 
-After `os.fork()` the child holds copies of its parent's sockets, locks and gRPC objects.
-It must not send on them (the parent's requests and responses would cross), close them in
-a way the peer sees, or even let gRPC's destructors run (gRPC's core may hang or crash in a
-child). So a client notices the fork (`forks`, bumped by an `os.register_at_fork` hook: a
-compare per call, no system call), keeps what it inherited unreleased (`leave_behind`) and
-builds new transports.
-
-gRPC's core survives a fork only when its fork handlers ran: measured with grpcio 1.72 and
-1.85, a new channel in the child works when no gRPC call was in flight at the fork, but
-hangs or crashes in about one child in three otherwise, every time with
-`GRPC_ENABLE_FORK_SUPPORT=false`; with 1.72, a child's gRPC also stops the parent's calls
-when the parent runs a gRPC server (the embedded emulator); and grpc.aio fails in the child
-while the parent has a grpc.aio channel open. `grpc_refusal` says why gRPC cannot be used
-in this process, if so.
+A forked child must not send on, visibly close, or even let gRPC destroy what it inherited
+(the parent's calls would cross; gRPC's core may hang or crash). So a client notices the
+fork (`forks`, bumped by an `os.register_at_fork` hook), keeps what it inherited
+(`leave_behind`) and builds new transports. Measured with grpcio 1.72 and 1.85, a child's
+new channel hangs or crashes in one child in three if a call was in flight at the fork, and
+always with `GRPC_ENABLE_FORK_SUPPORT=false`; with 1.72 it stops the parent's calls when the
+parent runs a gRPC server; grpc.aio fails while the parent has a grpc.aio channel open.
+`grpc_refusal` says which applies.
 """
 
 from __future__ import annotations
@@ -25,8 +19,7 @@ forks = 0
 """How many forks made this process, counted from the one that imported groundwire."""
 
 lock = threading.Lock()
-"""Serialises a client's move to a new process; made anew in each child (a parent's thread
-may have held it at the fork)."""
+"""Serialises a client's move to a new process; made anew in each child."""
 
 grpc_calls: set[object] = set()
 """A token per blocking gRPC call in flight in this process (`GrpcTransport` adds them)."""
@@ -39,8 +32,7 @@ aio_channels: set[object] = set()
 
 _refusal: str | None = None
 _aio_refusal: str | None = None
-_left_behind: list[object] = []
-"""What children inherited: referenced until the process ends, so never released here."""
+_left_behind: list[object] = []  # referenced until the process ends, so never released
 
 _FALSE = frozenset({"0", "false", "f", "no", "n", "off"})
 
@@ -63,7 +55,6 @@ def leave_behind(inherited: object) -> None:
 
 
 def _after_fork_in_child() -> None:
-    """Runs in the child, in its only thread, right after `os.fork()`."""
     global forks, lock, _refusal, _aio_refusal
     forks += 1
     lock = threading.Lock()

@@ -1,9 +1,7 @@
 """The blocking REST transport (JSON over HTTP/1.1), for networks where gRPC cannot pass.
 
-Calls go over `http1`, a keep-alive pool of blocking sockets read by the core's strict
-HTTP/1.1 parser. Also what the asyncio REST transport (over `http1_aio`) shares: the URL and
-header rules, decoding of response bodies and stream elements, and the translation of
-connection failures into `GroundwireError`.
+Also what the asyncio REST transport shares: URL and header rules, response decoding, and
+connection failures as `GroundwireError`.
 """
 
 from __future__ import annotations
@@ -58,10 +56,9 @@ _EXCERPT = 120
 def base_url_for(
     base_url: str, credentials: Credentials | None, *, allow_remote_plaintext: bool = False
 ) -> str:
-    """Checks and normalises a base URL: https, or http to loopback without credentials.
+    """Checks and normalises a base URL: https, or http without credentials to loopback.
 
-    `allow_remote_plaintext` lets http go to another host (a remote emulator, by the
-    user's explicit switch), still without credentials.
+    `allow_remote_plaintext` lets http go to another host, still without credentials.
 
     Example:
         >>> base_url_for("https://discoveryengine.googleapis.com/", None)
@@ -85,8 +82,7 @@ def decode_response(
 ) -> Message:
     """Decodes a 2xx body; anything but the response message raises `Internal`.
 
-    With `stream_headers`, `body` is one element of a streamed array, and an
-    `{"error": ...}` element raises that error.
+    With `stream_headers`, `body` is a streamed element, and an `{"error": ...}` one raises it.
     """
     what = "answered with a body" if stream_headers is None else "streamed an element"
     try:
@@ -148,8 +144,6 @@ def error_from_wire(error: Exception) -> GroundwireError:
 class MessageStream:
     """The messages of a streamed response body, fed chunk by chunk, within its deadline.
 
-    No I/O: each REST transport reads the body its own way and feeds the chunks in.
-
     Example:
         >>> from groundwire.core import apis
         >>> method = apis.method("discoveryengine", "v1", "CheckGrounding")
@@ -178,9 +172,8 @@ class MessageStream:
     def feed(self, chunk: bytes) -> Iterator[Message]:
         """The messages `chunk` completes; `DeadlineExceeded` once the deadline has passed.
 
-        The clock is read after every 1,000 elements and after the chunk (at most
-        `PIECE_BYTES`), so neither a burst of tiny elements nor a small gzip body that
-        inflates to a million of them outlives the deadline.
+        The clock is read every 1,000 elements, so a gzip body that inflates to a million
+        tiny ones cannot outlive the deadline.
         """
         for count, element in enumerate(self._elements.feed(chunk), 1):
             yield decode_response(self._method, element, self._headers)
@@ -201,11 +194,7 @@ PoolT = TypeVar("PoolT", bound=http1.PoolBase[Any])
 
 
 class RestCalls(Generic[PoolT]):
-    """All that the blocking and the asyncio REST transport share: all but the waiting.
-
-    The checked base URL, the tokens, the connection pool (`_new_pool` of each subclass), and
-    the translation of the pool's failures.
-    """
+    """All that the blocking and the asyncio REST transport share: all but the waiting."""
 
     _new_pool: Callable[..., PoolT]
 
@@ -239,10 +228,7 @@ class RestCalls(Generic[PoolT]):
     def _prepared(
         self, http_request: HttpRequest, metadata: Metadata, timeout: float | None
     ) -> tuple[str, dict[str, str]]:
-        """A call's target and headers: JSON, our user agent, the metadata and any token.
-
-        A token that has expired is refreshed first, within `timeout`.
-        """
+        """A call's target and headers, with a token refreshed within `timeout` if need be."""
         headers = {"content-type": "application/json", "user-agent": user_agent()}
         headers.update(metadata)
         query = http_request.path + SYSTEM_QUERY
@@ -258,19 +244,12 @@ class RestCalls(Generic[PoolT]):
 class RestTransport(RestCalls[http1.ConnectionPool]):
     """Calls over a keep-alive pool of HTTP/1.1 connections; thread-safe.
 
-    `base_url` is `https://host` (or `http://127.0.0.1:port` for a local emulator, without
-    credentials). With credentials every call carries `Authorization: Bearer`, refreshed when
-    it expires. `ssl_context` replaces the system's certificate checks (a corporate CA).
-    At most `max_connections` are open at once; more calls wait for one, within their timeout.
-    HTTPS_PROXY (or ALL_PROXY) and NO_PROXY are honoured: through an http:// proxy the calls
-    travel in a CONNECT tunnel, still TLS from end to end.
-
-    A stream is one POST whose body is the JSON array of all requests, so `requests` is read
-    to its end before anything is sent; responses are yielded as the array arrives. The
-    timeout bounds the whole attempt, from connecting to the last byte of the response.
-    A response body over `max_response_bytes` once decompressed (64 MiB by default) fails
-    with `MessageTooLarge`, which is never retried; calls in flight when the transport is
-    closed fail with `ClientClosed`.
+    `base_url` is `https://host` (or `http://127.0.0.1:port` for an emulator, without
+    credentials). `ssl_context` replaces the system's certificate checks. Proxies come from
+    HTTPS_PROXY / ALL_PROXY and NO_PROXY. A stream is one POST of all requests as a JSON
+    array; responses are yielded as the array arrives. The timeout bounds the whole attempt.
+    A body over `max_response_bytes` decompressed raises `MessageTooLarge`; calls cut short by
+    `close` raise `ClientClosed`.
 
     Example:
         >>> transport = RestTransport("http://127.0.0.1:8080", credentials=None)
@@ -323,7 +302,6 @@ class RestTransport(RestCalls[http1.ConnectionPool]):
         deadline: float | None,
         timeout: float | None,
     ) -> http1.Response:
-        """Sends a call's request, with a token fetched within `timeout` if need be."""
         target, headers = self._prepared(http_request, metadata, timeout)
         return self._pool.request(
             http_request.verb, target, http_request.body, headers, http1.time_left(deadline)

@@ -1,9 +1,4 @@
-"""The asyncio REST transport: the blocking one's twin, sharing its rules, over `http1_aio`.
-
-Everything but the waiting comes from `rest.RestCalls`: the URL and header rules, how bodies
-and stream elements are decoded, how connection failures become `GroundwireError`. One
-deadline on the event loop's clock bounds the whole exchange, connecting included.
-"""
+"""The asyncio REST transport: the blocking one's twin (`rest.RestCalls`), over `http1_aio`."""
 
 from __future__ import annotations
 
@@ -22,13 +17,7 @@ from groundwire.transports.rest import MessageStream, RestCalls, decode_response
 
 
 class AsyncRestTransport(RestCalls[http1_aio.AsyncConnectionPool]):
-    """Calls over a keep-alive pool of HTTP/1.1 connections from one event loop.
-
-    Same rules as `RestTransport`: the timeout bounds the whole attempt, a body over
-    `max_response_bytes` is `MessageTooLarge`, a call cut short by `close` is `ClientClosed`,
-    proxies come from the environment and loopback never goes through one. At most
-    `max_connections` are open at once; more calls wait for one. Tokens are refreshed in a
-    worker thread, so the event loop never waits on the network.
+    """`RestTransport` for one event loop; tokens are refreshed in a worker thread.
 
     Example:
         >>> transport = AsyncRestTransport("http://127.0.0.1:8080", credentials=None)
@@ -57,9 +46,8 @@ class AsyncRestTransport(RestCalls[http1_aio.AsyncConnectionPool]):
     ) -> AsyncIterator[Message]:
         """POSTs all requests as one JSON array; yields each response as its JSON completes.
 
-        The deadline never cancels the caller's code between two responses: once it has
-        passed, the connection is closed and the next wait raises `DeadlineExceeded`, and so
-        does the next response of a burst already received (looked at every 1,000).
+        The deadline never cancels the caller's code between two responses: the next wait
+        raises `DeadlineExceeded` instead.
         """
         http_request = encode_stream_request(method, fixed_requests(requests))
         clock = asyncio.get_running_loop().time
@@ -87,7 +75,6 @@ class AsyncRestTransport(RestCalls[http1_aio.AsyncConnectionPool]):
         deadline: float | None,
         timeout: float | None,
     ) -> http1_aio.AsyncResponse:
-        """Sends a call's request, a token refreshed (in a thread) first if need be."""
         if self._tokens is not None and self._tokens.needs_refresh():
             await asyncio.to_thread(self._tokens.refresh, timeout)
         target, headers = self._prepared(http_request, metadata, timeout)

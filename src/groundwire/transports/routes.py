@@ -1,10 +1,8 @@
 """How an HTTP/1.1 request reaches its origin: directly, or through the environment's proxy.
 
-Both connection pools (the blocking `http1`, the asyncio `http1_aio`) follow these rules, as
-curl and Google's own clients do: HTTPS_PROXY, HTTP_PROXY or ALL_PROXY name the proxy,
-NO_PROXY exempts hosts, and loopback is never proxied. Only http:// proxies can be used:
-https travels through one in a CONNECT tunnel, still TLS from end to end, and http as
-requests for absolute URLs.
+The rules are curl's: HTTPS_PROXY, HTTP_PROXY or ALL_PROXY name an http:// proxy, NO_PROXY
+exempts hosts, loopback is never proxied. https goes through it in a CONNECT tunnel, still
+TLS end to end; http as requests for absolute URLs.
 """
 
 from __future__ import annotations
@@ -60,10 +58,9 @@ def parse_proxy(url: str) -> Proxy:
 
 
 def environment_proxy(scheme: str, host: str, port: int) -> Proxy | None:
-    """The proxy HTTPS_PROXY, HTTP_PROXY or ALL_PROXY name for a URL (lower case first).
+    """The proxy the environment names for a URL; None when none, exempt, or loopback.
 
-    None when there is none, when NO_PROXY exempts the host, or for a loopback host, which
-    no proxy could reach. Raises ProxyNotSupported for a proxy that is not http://.
+    Raises ProxyNotSupported for a proxy that is not http://.
 
     Example:
         >>> environment_proxy("https", "127.0.0.1", 8443) is None
@@ -104,8 +101,8 @@ def exempt_from_proxy(host: str, port: int, no_proxy: str) -> bool:
 class Route:
     """The way to one origin: where to connect, and what the proxy on the way (if any) needs.
 
-    `problem` says why the environment's proxy cannot be used; `check` raises it, so a
-    client can be built in such an environment and fail clearly on its first call.
+    `problem` says why the environment's proxy cannot be used; `check` raises it on the first
+    call, so a client can still be built.
     """
 
     scheme: str
@@ -121,7 +118,7 @@ class Route:
 
     @property
     def host_header(self) -> str:
-        """The Host header of a request, without the scheme's default port (as http.client)."""
+        """The Host header: `authority` without the scheme's default port."""
         if self.port == (443 if self.scheme == "https" else 80):
             return f"[{self.host}]" if ":" in self.host else self.host
         return self.authority
@@ -138,13 +135,13 @@ class Route:
 
     @property
     def target_prefix(self) -> str:
-        """What goes before a request's path: `http://host:port` when a proxy forwards it."""
+        """`http://host:port` before a request's path when a proxy forwards it, else empty."""
         if self.proxy is None or self.scheme != "http":
             return ""
         return f"http://{self.authority}"
 
     def proxy_headers(self, *, tunnel: bool) -> list[tuple[str, str]]:
-        """The Proxy-Authorization of the CONNECT request, or of a forwarded request."""
+        """The Proxy-Authorization of a CONNECT (`tunnel`) or forwarded request."""
         if self.proxy is None or self.proxy.authorization is None or tunnel != self.tunnelled:
             return []
         return [("proxy-authorization", self.proxy.authorization)]

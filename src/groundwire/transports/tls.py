@@ -1,8 +1,7 @@
 """TLS settings for the REST transports: the system's by default, or roots and a client certificate.
 
-gRPC takes PEM bytes as they are; the standard library's `ssl` loads a certificate chain
-only from a file, so the client certificate passes through a private temporary directory
-that is removed as soon as it is loaded.
+`ssl` loads a certificate chain only from a file, so the client certificate passes through a
+private temporary directory, removed once loaded.
 """
 
 from __future__ import annotations
@@ -16,10 +15,7 @@ from pathlib import Path
 def client_ssl_context(
     root_certificates: bytes | None, client_certificate: tuple[bytes, bytes] | None
 ) -> ssl.SSLContext | None:
-    """The TLS settings for these PEM roots and (chain, key) pair; None: the system's.
-
-    `root_certificates` replace the system's trusted roots; `client_certificate` is
-    presented to servers that ask for one (mutual TLS). Host names are always checked.
+    """The TLS settings for these PEM roots and (chain, key) client certificate; None: the system's.
 
     Example:
         >>> client_ssl_context(None, None) is None
