@@ -148,16 +148,6 @@ def plan_item(
         raise bad_request([("item", str(error))], f"invalid batch item: {error}") from None
 
 
-def item_id(item: object) -> object:
-    """The `id` a mapping item gives (None otherwise), for its outcome.
-
-    Example:
-        >>> item_id({"id": "q-7", "answer": "Hi."}), item_id(["not", "a", "mapping"])
-        ('q-7', None)
-    """
-    return item.get("id") if isinstance(item, Mapping) else None
-
-
 def _arguments(
     rpc: Rpc, item: Mapping[Any, Any]
 ) -> tuple[object, Iterable[Any], dict[str, Any], object]:
@@ -195,7 +185,7 @@ def _arguments(
             [("facts", "expected a list of facts")], "facts must be a list, not a single text"
         )
     options = {key: item[key] for key in option_keys if key in item}
-    return text, list(facts), options, item_id(item)
+    return text, list(facts), options, item.get("id")
 
 
 class BatchState:
@@ -367,5 +357,6 @@ class Engine(Generic[ResultT]):
         try:
             planned = self._many.plan(item)
         except GroundwireError as error:
-            return BatchOutcome(index, None, error, 0, item_id(item))
+            item_id = item.get("id") if isinstance(item, Mapping) else None
+            return BatchOutcome(index, None, error, 0, item_id)
         return ItemAttempts(self._state, index, planned, self._random)

@@ -183,15 +183,11 @@ def _turn(turn: Any, content_class: type[message.Message], index: int) -> messag
     elif isinstance(turn, Mapping) and "text" in turn:
         role, text = turn.get("role", "user"), turn["text"]
     else:
+        expected = (
+            "text, a (role, text) pair, a dict with role and text, or a GroundedGenerationContent"
+        )
         raise bad_request(
-            [
-                (
-                    f"contents[{index}]",
-                    "expected text, a (role, text) pair, a dict "
-                    "with role and text, or a GroundedGenerationContent",
-                )
-            ],
-            f"contents[{index}] is not a turn",
+            [(f"contents[{index}]", f"expected {expected}")], f"contents[{index}] is not a turn"
         )
     built: Any = content_class(role=role)
     built.parts.add(text=text)
