@@ -193,14 +193,6 @@ class BatchState:
 
     An engine waits for `may_start`, then `start`s an item; its own lock lets threads and an
     event loop alike share it.
-
-    Example:
-        >>> settings = BatchSettings(concurrency=2, rate=None, retry=None, timeout=5.0)
-        >>> state = BatchState(settings, "127.0.0.1:1")
-        >>> state.may_start(), state.start(now=0.0), state.may_start(), state.start(now=0.0)
-        (True, 0.0, True, 0.0)
-        >>> state.may_start()
-        False
     """
 
     def __init__(
@@ -271,15 +263,6 @@ class ItemAttempts(Attempts):
 
     `begin` gives an attempt's timeout; then `succeeded` gives the outcome, `failed` the
     outcome or the back-off wait, after which `pace` is the wait the rate asks for.
-
-    Example:
-        >>> from groundwire.core.error_codecs import error_from_status
-        >>> settings = BatchSettings(concurrency=1, rate=None, retry=None, timeout=5.0)
-        >>> state = BatchState(settings, "127.0.0.1:1")
-        >>> attempts = ItemAttempts(state, 0, Planned(None, "q-1"), None)
-        >>> timeout = attempts.begin()
-        >>> attempts.failed(error_from_status(14, "down")).error.code.name
-        'UNAVAILABLE'
     """
 
     __slots__ = ("index", "planned", "started", "state")

@@ -90,15 +90,7 @@ class RetryPolicy:
 
 @dataclass(frozen=True, slots=True)
 class Deadline:
-    """The overall deadline of a call, read from an injectable monotonic clock.
-
-    Example:
-        >>> now = [100.0]
-        >>> deadline = Deadline.start(60.0, clock=lambda: now[0])
-        >>> now[0] = 150.0
-        >>> deadline.remaining(), deadline.attempt_timeout(20.0), deadline.attempt_timeout(None)
-        (10.0, 10.0, 10.0)
-    """
+    """The overall deadline of a call, read from an injectable monotonic clock."""
 
     expires_at: float
     clock: Callable[[], float]
@@ -157,10 +149,7 @@ class Retrying:
     Example:
         >>> import random
         >>> from groundwire.core.error_codecs import error_from_status
-        >>> retrying = Retrying(RetryPolicy(initial=0.1, maximum=0.1), 30.0, random.Random(1),
-        ...                     clock=lambda: 0.0)
-        >>> retrying.attempt_timeout()
-        30.0
+        >>> retrying = Retrying(RetryPolicy(), 30.0, random.Random(1), clock=lambda: 0.0)
         >>> 0.0 <= retrying.after_failure(error_from_status(14, "busy")) <= 0.1
         True
         >>> retrying.after_failure(error_from_status(14, "busy"), response_received=True)
