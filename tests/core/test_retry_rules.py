@@ -32,18 +32,6 @@ def test_a_server_asked_wait_at_least_the_time_left_gives_up_after_one_attempt()
     assert retrying.attempts == 1
 
 
-def test_retry_state_made_after_a_failed_first_attempt_keeps_the_call_s_deadline() -> None:
-    now = [4.0]
-    retrying = Retrying(
-        RetryPolicy(), 10.0, random.Random(1), clock=lambda: now[0], started=0.0, attempts=1
-    )
-
-    assert retrying.attempt_timeout() == 6.0  # the first attempt's 4 s are gone
-    assert retrying.attempts == 2
-    now[0] = 11.0
-    assert retrying.attempt_timeout() == 0.0
-
-
 def test_a_server_asked_wait_shorter_than_the_time_left_is_waited() -> None:
     retrying = Retrying(RetryPolicy(), 10.0, random.Random(1), clock=lambda: 0.0)
     retrying.attempt_timeout()

@@ -1,8 +1,6 @@
 """What a batch decides without I/O: its items read as calls, its outcomes, its pacing state.
 
-`GroundingClient.check_grounding_many` and the other `*_many` methods run on this: the sync
-engine (`groundwire.batch`) and the async one (`groundwire.aio_batch`) share every decision
-made here and differ only in how they wait.
+The sync and async engines (`groundwire.batch`, `groundwire.aio_batch`) only wait.
 """
 
 from __future__ import annotations
@@ -65,8 +63,7 @@ class BatchOutcome(Generic[ResultT]):
 class BatchSettings:
     """How a batch runs: its bounds, its retries and the call options every item shares.
 
-    `retry` None means one attempt per item; `timeout` is each item's overall deadline,
-    retries included, counted from its first attempt.
+    `retry` None means one attempt per item; `timeout` is each item's deadline, retries included.
 
     Example:
         >>> BatchSettings(concurrency=4, rate=None, retry=None, timeout=60.0).read_ahead
@@ -108,10 +105,7 @@ class Planned:
 
 @dataclass(frozen=True, slots=True)
 class Many(Generic[ResultT]):
-    """A batch ready to run: its items, how each is read as a call, its settings, its endpoint.
-
-    `where` names the endpoint when the batch cannot reach it.
-    """
+    """A batch ready to run: its items, how each is read as a call, its settings, its endpoint."""
 
     items: Any
     plan: Callable[[object], Planned]
@@ -124,10 +118,9 @@ def plan_item(
 ) -> Planned:
     """Reads one batch item as a call; an `InvalidArgument` when it is not one.
 
-    An item is a ready request message, or a mapping of the method's arguments: the text
-    (under one of its spec's `batch.text_keys`), `facts`, the options its spec's builder
-    takes and an optional `id`.
-    `defaults` are options for items that give none.
+    An item is a request message, or a mapping of the method's arguments: the text (under one
+    of `batch.text_keys`), `facts`, the builder's options and an optional `id`. `defaults` are
+    options for items that give none.
 
     Example:
         >>> planned = plan_item(calls.ClientConfig("p"), "CheckGrounding",
@@ -153,16 +146,6 @@ def plan_item(
         raise
     except (TypeError, ValueError) as error:  # the request could not be built from the item
         raise bad_request([("item", str(error))], f"invalid batch item: {error}") from None
-
-
-def item_id(item: object) -> object:
-    """The `id` a mapping item gives (None otherwise), for its outcome.
-
-    Example:
-        >>> item_id({"id": "q-7", "answer": "Hi."}), item_id(["not", "a", "mapping"])
-        ('q-7', None)
-    """
-    return item.get("id") if isinstance(item, Mapping) else None
 
 
 def _arguments(
@@ -202,24 +185,14 @@ def _arguments(
             [("facts", "expected a list of facts")], "facts must be a list, not a single text"
         )
     options = {key: item[key] for key in option_keys if key in item}
-    return text, list(facts), options, item_id(item)
+    return text, list(facts), options, item.get("id")
 
 
 class BatchState:
     """The shared state of a running batch: its window, rate, reachability and throttled time.
 
-    Both engines ask it, before each item, whether a slot is free (`may_start`, under the
-    lock they wait on), then take one (`start`, which says how long the token bucket makes
-    the item wait); each item's attempts then follow its `ItemAttempts`. It keeps its own
-    lock, so that a thread and the event loop alike may share it.
-
-    Example:
-        >>> settings = BatchSettings(concurrency=2, rate=None, retry=None, timeout=5.0)
-        >>> state = BatchState(settings, "127.0.0.1:1")
-        >>> state.may_start(), state.start(now=0.0), state.may_start(), state.start(now=0.0)
-        (True, 0.0, True, 0.0)
-        >>> state.may_start()
-        False
+    An engine waits for `may_start`, then `start`s an item; its own lock lets threads and an
+    event loop alike share it.
     """
 
     def __init__(
@@ -265,11 +238,7 @@ class BatchState:
     def attempted(
         self, error: GroundwireError | None, *, connected: bool, started_at: float, now: float
     ) -> bool:
-        """Records one attempt's end; True (and `dead` set) when it showed the endpoint dead.
-
-        A throttled attempt (RESOURCE_EXHAUSTED) shrinks the window; successful attempts grow
-        it back, by one for each window's worth of them.
-        """
+        """Records one attempt's end; True (and `dead` set) when it showed the endpoint dead."""
         with self.lock:
             if self.watch.attempted(connected=connected):
                 if self.dead is None and error is not None:
@@ -292,19 +261,8 @@ class BatchState:
 class ItemAttempts(Attempts):
     """One batch item's attempts: a call's plan, paced by the batch and watched for a dead end.
 
-    Each attempt is one call without retries (which interceptors see as a call of its own):
-    `begin` gives its timeout; after it, `succeeded` gives the item's outcome, and `failed`
-    the outcome or the back-off wait, after which `pace` is the wait the rate asks for. The
-    engine stops when its state turned `dead`.
-
-    Example:
-        >>> from groundwire.core.error_codecs import error_from_status
-        >>> settings = BatchSettings(concurrency=1, rate=None, retry=None, timeout=5.0)
-        >>> state = BatchState(settings, "127.0.0.1:1")
-        >>> attempts = ItemAttempts(state, 0, Planned(None, "q-1"), None)
-        >>> timeout = attempts.begin()
-        >>> attempts.failed(error_from_status(14, "down")).error.code.name
-        'UNAVAILABLE'
+    `begin` gives an attempt's timeout; then `succeeded` gives the outcome, `failed` the
+    outcome or the back-off wait, after which `pace` is the wait the rate asks for.
     """
 
     __slots__ = ("index", "planned", "started", "state")
@@ -351,8 +309,7 @@ class Stopped(Exception):
 class Engine(Generic[ResultT]):
     """What the sync and async batch engines share: the state of one running batch.
 
-    `send` sends one attempt of an item's call; `_pending` holds the items in progress, in
-    input order, as the engine's futures or tasks.
+    `send` sends one attempt of an item's call; `_pending` holds the items' futures or tasks.
     """
 
     def __init__(self, many: Many[ResultT], send: Callable[..., Any]) -> None:
@@ -383,5 +340,6 @@ class Engine(Generic[ResultT]):
         try:
             planned = self._many.plan(item)
         except GroundwireError as error:
-            return BatchOutcome(index, None, error, 0, item_id(item))
+            item_id = item.get("id") if isinstance(item, Mapping) else None
+            return BatchOutcome(index, None, error, 0, item_id)
         return ItemAttempts(self._state, index, planned, self._random)

@@ -1,9 +1,7 @@
 """The batch part of each batchable RPC's spec: its item's text keys, its score and its record.
 
-`groundwire.core.spec` gives each RPC's spec its entry here (`Spec.batch`). The table lives
-apart because it loads no protobuf: `groundwire batch --help` is built from it at once. The
-library batch (`groundwire.core.batch`), `groundwire batch` and the Beam transforms read it;
-making an RPC batchable is one entry in `BATCHABLE`.
+Apart from `groundwire.core.spec` (`Spec.batch`) because it loads no protobuf:
+`groundwire batch --help` is built from it at once.
 """
 
 from __future__ import annotations
@@ -18,8 +16,6 @@ from groundwire.core.records import check_record, corroboration_record
 @dataclass(frozen=True)
 class BatchSpec:
     """How one RPC runs in a batch: where an item's text is, and what its outcome records.
-
-    An item's options are its request builder's (`Spec.option_defaults`), read from the spec.
 
     Example:
         >>> BATCHABLE["CheckGrounding"].text_keys

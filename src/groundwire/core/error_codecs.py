@@ -1,8 +1,7 @@
 """The wire codecs of the error model: a gRPC status or a REST error body ↔ a `GroundwireError`.
 
-Clients decode what a server sent (the grpc-status-details-bin trailer, Google's JSON error
-body, Retry-After); the emulator encodes its errors the same way. Protobuf modules are imported
-inside the functions that need them, as in `groundwire.core.errors`.
+Clients decode what a server sent; the emulator encodes its errors here. Protobuf is imported
+only when needed.
 """
 
 from __future__ import annotations
@@ -32,8 +31,7 @@ _TYPE_URL_PREFIX = "type.googleapis.com/"
 def error_from_status(code: int, message: str, details_bin: bytes | None = None) -> GroundwireError:
     """Build the error for a gRPC status; ``details_bin`` is the grpc-status-details-bin trailer.
 
-    The trailer is a serialized google.rpc.Status; its known detail types are decoded, unknown
-    ones are kept as ``google.protobuf.Any``. A trailer that does not parse is ignored.
+    Known detail types are decoded, unknown ones kept as ``Any``; a corrupt trailer is ignored.
 
     Example:
         >>> error = error_from_status(3, "answer_candidate is too long")
@@ -62,9 +60,8 @@ def error_from_http(
     """Build the error for a failed REST call from its status, body and headers.
 
     Google's JSON error body gives the code, message and details; any other body (a proxy's
-    HTML page, truncated JSON) gives an error chosen from the HTTP status, with a short excerpt
-    of the body. Retry-After (seconds or an HTTP date, measured from ``now``, a Unix time that
-    defaults to the current time) and RetryInfo both count; the longer wait wins.
+    HTML page) gives the HTTP status's error with an excerpt of it. Of Retry-After (an HTTP
+    date is counted from ``now``, a Unix time) and RetryInfo, the longer wait wins.
 
     Example:
         >>> error = error_from_http(502, b"<html><h1>502 Bad Gateway</h1></html>", {})

@@ -1,10 +1,7 @@
 """One error model for every failure, whichever protocol carried it: the codes and their classes.
 
-Each canonical code has one error class and one HTTP status (the only code↔HTTP mapping);
-`groundwire.core.error_codecs` turns gRPC trailers and REST bodies into these errors and back.
-Every message and detail goes through the scrubber (`groundwire.core.scrubber`). Protobuf
-modules are imported inside the functions that need them, so importing this module stays cheap
-for callers that never see an error.
+Each canonical code has one error class and one HTTP status (the only code↔HTTP mapping); the
+wire formats are in `groundwire.core.error_codecs`. Protobuf is imported only when needed.
 """
 
 from __future__ import annotations
@@ -90,10 +87,9 @@ _CODE_BY_HTTP_STATUS = {
 class GroundwireError(Exception):
     """A failed call: canonical ``code``, ``message`` and decoded ``google.rpc`` ``details``.
 
-    The same whether the call went over gRPC or REST. ``http_status`` is the status the REST
-    call got, or the one ``code`` maps to for gRPC. ``retry_delay`` is the wait in seconds the
-    server asked for (RetryInfo or Retry-After), None if it asked for none. Messages are
-    scrubbed of anything that looks like a credential, and so are the strings in details.
+    The same over gRPC or REST. ``http_status`` is the status the REST call got, or the one
+    ``code`` maps to; ``retry_delay`` the seconds the server asked to wait (RetryInfo or
+    Retry-After), else None. Credentials are scrubbed from the message and the details.
 
     Example:
         >>> error = Unavailable("backend unavailable")
@@ -239,17 +235,13 @@ _ERROR_TYPES = {error_type.code: error_type for error_type in GroundwireError.__
 
 
 class MessageTooLarge(ResourceExhausted):
-    """A response (or request) is over the size limit; sending the call again cannot help.
-
-    REST responses are capped at `max_response_bytes` once decompressed (64 MiB by default),
-    gRPC messages at the channel's limit of the same size. Never retried.
-    """
+    """A message is over the size limit (`max_response_bytes`, 64 MiB); never retried."""
 
     permanent = True
 
 
 class ClientClosed(Cancelled, RuntimeError):
-    """The call's own client was closed, before or while the call ran; never retried.
+    """The call's client was closed, before or while the call ran; never retried.
 
     Also a `RuntimeError`, as a call on a closed client raised before.
     """
@@ -258,13 +250,10 @@ class ClientClosed(Cancelled, RuntimeError):
 
 
 class ClientForked(FailedPrecondition, RuntimeError):
-    """gRPC cannot be used in this forked process (see the message for why); never retried.
+    """gRPC cannot be used in this forked process (the message says why); never retried.
 
-    A client created before `os.fork()` rebuilds its connections in the child, but gRPC's
-    core does not survive a fork while a gRPC call is in flight (or with
-    `GRPC_ENABLE_FORK_SUPPORT=false`, or grpc.aio with an open channel). `transport="auto"`
-    then uses REST in that child; `transport="grpc"` raises this. Fork before the first
-    call, close the client before forking, or use REST in the child.
+    gRPC does not survive a fork made mid-call (docs/client.md, "Fork and event loops"):
+    `transport="auto"` then uses REST in the child, `transport="grpc"` raises this.
     """
 
     permanent = True
@@ -273,8 +262,7 @@ class ClientForked(FailedPrecondition, RuntimeError):
 class WrongEventLoop(FailedPrecondition, RuntimeError):
     """An `AsyncGroundingClient` is in use on another event loop that is still running.
 
-    Its connections belong to one loop at a time: after that loop has ended it moves to the
-    next one by itself, but two loops running at once need a client each. Never retried.
+    A client moves to a new loop once the old one ended; two running loops need a client each.
     """
 
     permanent = True

@@ -1,7 +1,6 @@
 """How fast a batch may go: a token bucket, an AIMD concurrency window, a dead-endpoint watch.
 
-Pure bookkeeping with the time passed in; a batch's state (`groundwire.core.batch.BatchState`)
-holds them under its lock, and the engines (`groundwire.batch`, `groundwire.aio_batch`) wait.
+Pure bookkeeping with the time passed in; `groundwire.core.batch.BatchState` holds them.
 """
 
 from __future__ import annotations
@@ -10,10 +9,7 @@ import math
 
 
 class TokenBucket:
-    """Lets requests through at `rate` per second on average, one at a time.
-
-    `reserve(now)` takes a token and says how long its taker must wait before using it;
-    tokens are handed out in order, so waiting takers are served first come, first served.
+    """Lets requests through at `rate` per second on average, first come, first served.
 
     Example:
         >>> bucket = TokenBucket(5.0)
@@ -27,12 +23,7 @@ class TokenBucket:
         self._updated: float | None = None
 
     def reserve(self, now: float) -> float:
-        """Takes a token at time `now`; returns the seconds to wait before sending.
-
-        Example:
-            >>> TokenBucket(2.0).reserve(now=10.0)
-            0.0
-        """
+        """Takes a token at time `now`; returns the seconds to wait before sending."""
         if self._updated is not None:
             self._tokens = min(1.0, self._tokens + (now - self._updated) * self.rate)
         self._updated = now
@@ -41,12 +32,10 @@ class TokenBucket:
 
 
 class Throttle:
-    """A batch's concurrency window: halved when throttled, grown back while calls succeed.
+    """A batch's concurrency window (AIMD, as TCP): halved when throttled, regrown on success.
 
-    Additive increase, multiplicative decrease, as TCP does: each success adds `1/window`, so
-    a full window of successes adds one, up to `maximum`; a throttled attempt (RESOURCE_EXHAUSTED,
-    HTTP 429) halves the window, down to 1. Attempts that started before the last decrease
-    were sent under the larger window, so their throttling does not halve it again.
+    A full window of successes adds one, up to `maximum`; a throttled attempt halves it, down
+    to 1, unless it started before the last decrease (sent under the larger window).
 
     Example:
         >>> throttle = Throttle(16)
@@ -75,12 +64,7 @@ class Throttle:
         self._window = min(float(self.maximum), self._window + 1.0 / self._window)
 
     def throttled(self, started_at: float, now: float) -> bool:
-        """Records a throttled attempt sent at `started_at`; True when the window shrank.
-
-        Example:
-            >>> Throttle(1).throttled(started_at=0.0, now=1.0)
-            True
-        """
+        """Records a throttled attempt sent at `started_at`; True when the window shrank."""
         if started_at < self._decreased_at:
             return False
         self._window = max(1.0, self._window / 2)
@@ -91,8 +75,7 @@ class Throttle:
 class ReachabilityWatch:
     """Counts attempts in a row that made no connection; says when the endpoint is dead.
 
-    Any attempt that reached the server (answered or failed with a status) resets the count.
-    `limit` None never calls an endpoint dead.
+    An attempt that reached the server resets the count; `limit` None never calls it dead.
 
     Example:
         >>> watch = ReachabilityWatch(3)

@@ -1,7 +1,6 @@
 """Plain JSON records of results, one shape wherever they are written.
 
-What the command line's `--json` prints, what `groundwire batch` writes per line (adding the
-line's number and key) and what the Beam transforms emit are the same records, made here.
+The command line's `--json`, `groundwire batch`'s lines and the Beam transforms' output.
 """
 
 from __future__ import annotations
@@ -32,10 +31,7 @@ def score(value: float | None) -> float | None:
 
 
 def citation_record(chunk: Chunk) -> dict[str, Any]:
-    """A cited fact: its index in the request's facts and the cited text.
-
-    `source` appears only when the chunk did not come from one of the request's facts.
-    """
+    """A cited fact: its index in the request's facts and its text, or else its `source`."""
     record: dict[str, Any] = {"fact_index": chunk.fact_index, "text": chunk.text}
     if chunk.fact_index is None:
         record["source"] = chunk.source
@@ -43,11 +39,7 @@ def citation_record(chunk: Chunk) -> dict[str, Any]:
 
 
 def check_record(result: CheckGroundingResult) -> dict[str, Any]:
-    """A check result as JSON: `answer_candidate[start:end]` is each claim's text.
-
-    Claims carry `start`/`end` (Python str indices), `start_byte`/`end_byte` (the UTF-8
-    offsets the API sent), `supported`, `score` and `citations` (`fact_index`, `text`).
-    """
+    """A check result as JSON: `answer_candidate[start:end]` is each claim's text."""
     record: dict[str, Any] = {"answer_candidate": result.answer_candidate}
     record["support_score"] = score(result.support_score)
     record["claims"] = [claim_record(claim) for claim in result.claims]
@@ -111,11 +103,7 @@ def _span(support: GroundingSupport, answer: str | None) -> tuple[int | None, in
 
 
 def generate_record(result: GenerateResult, answer: str | None = None) -> dict[str, Any]:
-    """A generated answer as JSON.
-
-    For a streamed piece, `answer` is the text so far, which supports' `start`/`end` then
-    index (null when a claim is not found in it).
-    """
+    """A generated answer as JSON; supports index `answer`, a streamed piece's text so far."""
     first = result.candidates[0] if result.candidates else None
     return {
         "text": result.text,
@@ -176,8 +164,6 @@ def outcome_record(
     """A batch element's record: `{"id", "result"}`, or `{"id", "error": {"code", "message"}}`.
 
     `result` is the result's own record, as its RPC's batch spec writes it (`record`).
-    `groundwire batch` writes this for each line (with the line's `line` and `key` first);
-    the Beam transforms emit it for each successful element.
 
     >>> from groundwire.core.errors import InvalidArgument
     >>> outcome_record(7, error=InvalidArgument("no facts"))

@@ -1,8 +1,6 @@
 """Builds request messages from what users naturally have (strings, pairs, dicts).
 
-Pure functions shared by the sync and async clients: no I/O, no transport. Each builder is
-the `build` of its RPC's spec (`groundwire.core.spec`), called as
-`build(method, project, location, subject, **options)`.
+Each builder is the `build` of its RPC's spec (`groundwire.core.spec`).
 """
 
 from __future__ import annotations
@@ -14,8 +12,8 @@ from google.protobuf import message
 
 from groundwire.core.apis import Method
 from groundwire.core.errors import bad_request
+from groundwire.core.facts import FactLike as FactLike
 from groundwire.core.facts import (
-    FactLike,
     add_plain_facts,
     as_message,
     assign,
@@ -61,8 +59,8 @@ def check_grounding_request(
 ) -> message.Message:
     """A CheckGroundingRequest for `method`'s API version.
 
-    Plain facts (strings and pairs) are added as they are; anything else, or a value of the
-    wrong type, takes the careful path, whose errors name the field.
+    Plain facts take a fast path; anything else, or a value of the wrong type, the careful
+    one, whose errors name the field.
 
     >>> from groundwire.core.apis import method
     >>> request = check_grounding_request(method("discoveryengine", "v1", "CheckGrounding"),
@@ -145,8 +143,7 @@ def corroborate_content_request(
 ) -> message.Message:
     """A CorroborateContentRequest: facts are strings (summaries), pairs, dicts or `Fact`s.
 
-    In a `(text, attributes)` pair, the `title`, `uri` and `query` attributes fill the
-    Fact fields of those names.
+    A pair's `title`, `uri` and `query` attributes fill the Fact fields of those names.
     """
     request: Any = method.request_class()
     request.parent = resource_name(project, location)
@@ -186,15 +183,11 @@ def _turn(turn: Any, content_class: type[message.Message], index: int) -> messag
     elif isinstance(turn, Mapping) and "text" in turn:
         role, text = turn.get("role", "user"), turn["text"]
     else:
+        expected = (
+            "text, a (role, text) pair, a dict with role and text, or a GroundedGenerationContent"
+        )
         raise bad_request(
-            [
-                (
-                    f"contents[{index}]",
-                    "expected text, a (role, text) pair, a dict "
-                    "with role and text, or a GroundedGenerationContent",
-                )
-            ],
-            f"contents[{index}] is not a turn",
+            [(f"contents[{index}]", f"expected {expected}")], f"contents[{index}] is not a turn"
         )
     built: Any = content_class(role=role)
     built.parts.add(text=text)
@@ -272,14 +265,3 @@ def generate_grounded_content_request(
             predictor.threshold = dynamic_retrieval_threshold
     assign(request, "user_labels", user_labels or {}, "user_labels")
     return request
-
-
-__all__ = [
-    "DEFAULT_GROUNDING_CONFIG",
-    "FactLike",
-    "TurnLike",
-    "check_grounding_request",
-    "corroborate_content_request",
-    "generate_grounded_content_request",
-    "resource_name",
-]

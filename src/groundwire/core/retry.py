@@ -1,22 +1,9 @@
 """When to try a call again and how long to wait, computed here; the clients do the waiting.
 
-Two clocks matter and they are not the same thing:
-
-* an **attempt's timeout** bounds one try (one RPC or HTTP request);
-* the **overall deadline** (``RetryPolicy.timeout``) bounds all tries and the waits between
-  them. Every attempt's timeout is cut from what remains of it, and no wait runs past it.
-
-Example: with ``timeout=60`` and a per-attempt timeout of 20 s, a first try that times out
-(20 s), a wait of 1 s, a second try that times out (20 s) and a wait of 2 s leave 17 s, so the
-third try gets a 17 s timeout; when it times out nothing remains, and no fourth try starts.
-
-**Back-off never runs into the deadline.** When the wait before the next try (the jittered
-back-off, or the longer wait the server asked for with RetryInfo or Retry-After) is at least
-the time left, the client does not wait: it raises the last error at once. So a server that
-asks for 30 s when 10 s are left gets one attempt, and the caller learns it now, not in 10 s.
-
-A failure that no retry can cure (`GroundwireError.permanent`: a message over the size limit,
-a closed client) is never retried, whatever its code.
+An attempt's timeout bounds one try; the overall deadline bounds all tries and the waits
+between them, and every attempt's timeout is cut from what remains of it. A wait at least as
+long as the time left is not taken: the last error is raised at once, so a server that asks
+for 30 s when 10 s are left gets one attempt and the caller learns it now, not in 10 s.
 """
 
 from __future__ import annotations
@@ -42,16 +29,13 @@ class Jitter(Protocol):
 class RetryPolicy:
     """Exponential back-off with full jitter inside one overall deadline.
 
-    The wait before retry ``n`` (0-based) is uniform in
-    ``[0, min(maximum, initial * multiplier**n)]`` seconds. ``timeout`` is an overall deadline
-    in seconds for all attempts and waits together, on top of the client's or call's own
-    ``timeout`` (the smaller wins; by default the policy sets none); ``max_attempts``
-    optionally caps the number of attempts (first try included), and ``connect_attempts`` the
-    attempts after which one that made no connection at all (a refused port) ends the call,
-    so that a dead endpoint fails fast (None: retried like any UNAVAILABLE). An attempt that
-    hits its own
-    timeout (DEADLINE_EXCEEDED) is retried, since these methods are idempotent, but nothing
-    outlives the deadline.
+    The wait before retry ``n`` (0-based) is uniform in ``[0, ceiling(n)]`` seconds.
+    ``timeout`` bounds all attempts and waits together (with the call's own timeout, the
+    smaller wins); ``max_attempts`` caps the attempts, first included; ``connect_attempts``
+    attempts that made no connection at all (a refused port) end the call, so that a dead
+    endpoint fails fast (None: retried like any UNAVAILABLE). ``retryable_codes`` include an
+    attempt's own DEADLINE_EXCEEDED, as these methods are idempotent. A permanent error
+    (`GroundwireError.permanent`) is never retried.
 
     Example:
         >>> import random
@@ -93,70 +77,35 @@ class RetryPolicy:
             return self.maximum
 
     def delays(self, rng: Jitter) -> Iterator[float]:
-        """The full-jitter wait before each retry; ends after ``max_attempts - 1`` when set.
-
-        Example:
-            >>> import random
-            >>> len(list(RetryPolicy(max_attempts=3).delays(random.Random(0))))
-            2
-        """
+        """The full-jitter wait before each retry; ends after ``max_attempts - 1`` when set."""
         retry = 0
         while self.max_attempts is None or retry < self.max_attempts - 1:
             yield rng.uniform(0.0, self.ceiling(retry))
             retry += 1
 
     def is_retryable(self, error: GroundwireError) -> bool:
-        """Whether this policy retries ``error``'s code.
-
-        Example:
-            >>> from groundwire.core.error_codecs import error_from_status
-            >>> RetryPolicy().is_retryable(error_from_status(14, "unavailable"))
-            True
-        """
+        """Whether this policy retries ``error``: a retryable code, and not permanent."""
         return not error.permanent and error.code in self.retryable_codes
 
 
 @dataclass(frozen=True, slots=True)
 class Deadline:
-    """The overall deadline of a call, read from an injectable monotonic clock.
-
-    Example:
-        >>> now = [100.0]
-        >>> deadline = Deadline.start(60.0, clock=lambda: now[0])
-        >>> now[0] = 150.0
-        >>> deadline.remaining(), deadline.attempt_timeout(20.0), deadline.attempt_timeout(None)
-        (10.0, 10.0, 10.0)
-    """
+    """The overall deadline of a call, read from an injectable monotonic clock."""
 
     expires_at: float
     clock: Callable[[], float]
 
     @classmethod
     def start(cls, timeout: float, clock: Callable[[], float] = time.monotonic) -> Deadline:
-        """A deadline ``timeout`` seconds from now on ``clock`` (``math.inf`` for none).
-
-        Example:
-            >>> Deadline.start(60.0, clock=lambda: 5.0).expires_at
-            65.0
-        """
+        """A deadline ``timeout`` seconds from now on ``clock`` (``math.inf`` for none)."""
         return cls(expires_at=clock() + timeout, clock=clock)
 
     def remaining(self) -> float:
-        """Seconds left before the deadline, never negative.
-
-        Example:
-            >>> Deadline.start(1.0, clock=lambda: 0.0).remaining()
-            1.0
-        """
+        """Seconds left before the deadline, never negative."""
         return max(self.expires_at - self.clock(), 0.0)
 
     def attempt_timeout(self, per_attempt: float | None = None) -> float:
-        """The timeout for the next attempt: ``per_attempt`` cut to what remains of the deadline.
-
-        Example:
-            >>> Deadline.start(5.0, clock=lambda: 0.0).attempt_timeout(20.0)
-            5.0
-        """
+        """The next attempt's timeout: ``per_attempt`` cut to what remains of the deadline."""
         return min(math.inf if per_attempt is None else per_attempt, self.remaining())
 
 
@@ -169,11 +118,9 @@ def next_delay(
 ) -> float | None:
     """Seconds to wait before retrying after attempt number ``attempt`` (1-based) failed.
 
-    None means stop and raise ``error``: it is not retryable (its code, or it is permanent),
-    ``max_attempts`` is used up (or ``connect_attempts``, for an attempt that made no
-    connection), or the wait would reach the overall deadline. A wait the
-    server asked for (``error.retry_delay``, from RetryInfo or Retry-After) is a lower bound
-    on the jittered wait, even beyond ``policy.maximum``.
+    None means stop and raise ``error``: the policy does not retry it, its attempts are used
+    up, or the wait would reach the deadline. A wait the server asked for
+    (``error.retry_delay``) is a lower bound on the jittered one, even beyond ``maximum``.
 
     Example:
         >>> import random
@@ -193,22 +140,16 @@ def next_delay(
     delay = rng.uniform(0.0, policy.ceiling(attempt - 1))
     if error.retry_delay is not None:
         delay = max(delay, error.retry_delay)
-    # A wait at least as long as the time left is not taken (see the module's docstring).
     return delay if delay < deadline.remaining() else None
 
 
 class Retrying:
     """The retry state of one call: its deadline, its attempts, and the wait after a failure.
 
-    The sync and async clients share it and differ only in how they wait.
-
     Example:
         >>> import random
         >>> from groundwire.core.error_codecs import error_from_status
-        >>> retrying = Retrying(RetryPolicy(initial=0.1, maximum=0.1), 30.0, random.Random(1),
-        ...                     clock=lambda: 0.0)
-        >>> retrying.attempt_timeout()
-        30.0
+        >>> retrying = Retrying(RetryPolicy(), 30.0, random.Random(1), clock=lambda: 0.0)
         >>> 0.0 <= retrying.after_failure(error_from_status(14, "busy")) <= 0.1
         True
         >>> retrying.after_failure(error_from_status(14, "busy"), response_received=True)
@@ -222,19 +163,16 @@ class Retrying:
         timeout: float,
         rng: Jitter,
         clock: Callable[[], float] = time.monotonic,
-        *,
-        started: float | None = None,
-        attempts: int = 0,
     ) -> None:
-        """A call's deadline, `timeout` after `started` (now, if None), `attempts` made."""
+        """A call's deadline, `timeout` from now (or the policy's, when smaller)."""
         self.policy = policy
         # A float, not a Deadline: most calls succeed at once and never weigh a retry.
         if policy is not None and policy.timeout < timeout:
             timeout = policy.timeout
-        self._expires_at = (clock() if started is None else started) + timeout
+        self._expires_at = clock() + timeout
         self._clock = clock
         self.rng = rng
-        self.attempts = attempts
+        self.attempts = 0
 
     @property
     def deadline(self) -> Deadline:
@@ -255,8 +193,8 @@ class Retrying:
     ) -> float | None:
         """Seconds to wait before the next attempt, or None to raise `error`.
 
-        A stream is never retried once a response has arrived, nor when the failed attempt
-        consumed requests that cannot be produced again (a live iterator).
+        A stream is not retried once a response has arrived, nor once it consumed requests
+        that cannot be produced again (a live iterator).
         """
         if self.policy is None or response_received or requests_consumed:
             return None

@@ -1,9 +1,7 @@
 """Keeps credentials out of error messages, error details, logs and spans: the one scrubber.
 
-Two nets. Patterns catch what looks like a credential wherever it comes from (named secrets,
-auth headers, cookies, URL passwords, Google's token shapes). And a client's own current
-access token is removed from any text, whatever surrounds it: a server that echoes it back
-as `bearer T`, `token T` or bare `T` shows no shape a pattern could know.
+Patterns catch what looks like a credential; a client's own current access token is removed
+wherever it stands, as a server that echoes it back bare shows no shape a pattern could know.
 """
 
 from __future__ import annotations
@@ -28,12 +26,10 @@ _token_holders_lock = threading.Lock()
 def _secret_pattern() -> re.Pattern[str]:
     """Compiled on first use, so importing this module compiles no regular expression.
 
-    Four shapes: a named secret (`name: value`, `name=value`, JSON or Python quoting), or an
-    auth scheme and its credentials, whose value is replaced (RFC 7235: the scheme in any
-    case; spelled other than `Bearer`, the value must hold a digit or a token's punctuation,
-    so that "the bearer of bad news" stays prose); a `Cookie` / `Set-Cookie` header,
-    replaced to the end of its line; the password of a URL's `user:password@`; and tokens
-    recognisable on their own.
+    Shapes: a named secret or an auth scheme and its value, a cookie header to the end of its
+    line, a URL's password, and tokens recognisable on their own. The scheme matches in any
+    case (RFC 7235), but spelled other than `Bearer` its value must hold a digit or a token's
+    punctuation, so that "the bearer of bad news" stays prose.
     """
     return re.compile(
         r"(?i)(?P<name>\b(?:(?:proxy-)?authorization|x-goog-api-key|access_token|refresh_token"
@@ -53,10 +49,7 @@ def _redacted(found: re.Match[str]) -> str:
 
 
 def scrub_secrets(text: str) -> str:
-    """Replace anything that looks like a credential (tokens, API keys, auth headers).
-
-    Also cookies, the password in a URL's `user:password@`, and the current token of any
-    credentials a client uses (`scrub_tokens_of`), wherever it stands.
+    """Replace anything that looks like a credential, and the tokens of `scrub_tokens_of`.
 
     Example:
         >>> scrub_secrets("Authorization: Bearer ya29.a0AfH6SM")
@@ -74,9 +67,8 @@ def scrub_secrets(text: str) -> str:
 def scrub_tokens_of(credentials: Any) -> None:
     """Has `scrub_secrets` remove `credentials`' current access token from any text.
 
-    The clients call it for the credentials their transports carry, so a token a server
-    echoes back never reaches an error, a log line or a span. The credentials are not kept
-    alive by this; their token is read when text is scrubbed, so a refreshed one counts.
+    The credentials are not kept alive; their token is read at each scrub, so a refreshed
+    one counts.
 
     Example:
         >>> import google.oauth2.credentials

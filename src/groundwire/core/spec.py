@@ -1,19 +1,7 @@
 """One spec per RPC: how it is built, checked, routed and read, the same for every layer.
 
-The clients (sync and async, gRPC and REST) and the emulator (gRPC and REST) know a method
-only through its entry here and its descriptor (`groundwire.core.apis`):
-
-* **build**: the request from what a user has (`groundwire.core.requests`);
-* **check**: the violations of the documented limits, read from the request as it is sent,
-  in one view for the client (before sending) and the emulator (before answering);
-* **route**: the `x-goog-request-params` header, from the request actually sent;
-* **transcode**: the URL rule of the descriptor (`groundwire.core.transcoding`);
-* **read**: the result a user gets from the response (`groundwire.core.results`);
-* **batch**: for a batchable RPC, how a batch line maps to its request (its text keys; its
-  options are the builder's), its score and its record (`groundwire.core.batch_spec`).
-
-A new RPC is one entry in `SPECS` (a batchable one, one more row in `BATCHABLE`, kept apart so
-the command line reads it without protobuf); nothing else branches on a method's name.
+Every layer knows a method only through its entry here and its descriptor
+(`groundwire.core.apis`); a new RPC is one entry in `SPECS` (docs/inside.md).
 """
 
 from __future__ import annotations
@@ -39,8 +27,7 @@ Checker = Callable[[apis.Method, Any], list[Violation]]
 Reader = Callable[[Any, Any, OffsetUnit, "str | None"], Any]
 """`read(request, response, offset_unit, text)`: the result a user gets for one response.
 
-`text` is the string the request was built from (the answer, the content), when it was: the
-reader then need not read it back out of the request.
+`text`, the string the request was built from when it was, spares reading it back out.
 """
 Counter = Callable[[Any], "int | None"]
 """`billed_characters(request)`: the characters Google bills the call by (None: not so billed)."""
@@ -140,8 +127,7 @@ def _resource_violations(method: apis.Method, request: Any) -> list[Violation]:
 def _long_texts(facts: Any, path: str) -> list[tuple[str, str]]:
     """The (path, text) of each fact whose `fact_text` may pass the fact length limit.
 
-    A text has no more characters than UTF-8 bytes, nor more bytes than its message's
-    encoded size, so only items encoded past the limit have their text read (decoded).
+    A text has no more characters than its message has bytes: only those past it are decoded.
     """
     return [
         (f"{path}[{index}].fact_text", fact.fact_text)
