@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 from typing import Any
 
 import pytest
@@ -139,7 +140,13 @@ def test_a_call_with_one_row_throttled_to_the_end_is_retried_whole(
     response = post(url, request([["Row 0.", [FACT]], ["Throttled row.", [FACT]], ["", []]]))
 
     assert response.status_code == 429
-    assert "1 of 3 rows still transient (RESOURCE_EXHAUSTED: 1)" in response.json()["errorMessage"]
+    # The row's last attempt may or may not have come back before the budget ran out (a loaded
+    # machine decides which), so it is counted as throttled or as not done; either way it is
+    # the one transient row, and the call is answered 429 for BigQuery to resend whole.
+    assert re.search(
+        r"1 of 3 rows still transient \((RESOURCE_EXHAUSTED|NOT_DONE_IN_TIME): 1\)",
+        response.json()["errorMessage"],
+    )
 
 
 @pytest.mark.parametrize(
