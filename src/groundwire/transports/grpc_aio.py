@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
+import functools
+from collections.abc import AsyncIterator, Iterator
 from typing import TypeAlias
 
 import grpc
@@ -86,9 +87,13 @@ class AsyncGrpcTransport(GrpcCalls[grpc.aio.Channel | None, AioUnaryCall]):
             call = self._open().unary_unary(method.grpc_path, *codecs(method))
             self._unary_calls[method.grpc_path] = call
         try:
+            sent: grpc.aio.Metadata | Metadata = _sent(metadata)
+        except TypeError:  # unhashable pairs (an interceptor's lists): grpc.aio converts them
+            sent = metadata
+        try:
             if not self._ready:  # seen READY since the last failure: no state check
                 timeout = await self._connect(timeout)
-            response = await call(request, timeout=timeout, metadata=metadata)
+            response = await call(request, timeout=timeout, metadata=sent)
         except grpc.aio.AioRpcError as error:
             self._ready = False  # the next call looks at the channel again
             raise self._error(error) from None
@@ -191,6 +196,29 @@ class AsyncGrpcTransport(GrpcCalls[grpc.aio.Channel | None, AioUnaryCall]):
 
     def _connectivity(self) -> grpc.ChannelConnectivity | None:
         return None if self._channel is None else self._channel.get_state(try_to_connect=False)
+
+
+class _SentMetadata(grpc.aio.Metadata):
+    """A call's metadata that grpc.aio sends as it is, iterated in the order given.
+
+    Given a tuple, grpc.aio builds a `Metadata` and turns it back into a tuple on every call
+    (about 20k instructions with our two headers, 4% of a call). Never changed: our channels
+    have no grpc.aio interceptors.
+    """
+
+    def __init__(self, pairs: Metadata) -> None:
+        super().__init__(*pairs)
+        self._pairs = pairs
+
+    def __iter__(self) -> Iterator[tuple[str, str | bytes]]:
+        return iter(self._pairs)
+
+    def __len__(self) -> int:
+        return len(self._pairs)
+
+
+_sent = functools.lru_cache(maxsize=256)(_SentMetadata)
+"""A call's metadata made once per distinct value."""
 
 
 def _unparsed(method: Method) -> Internal:
