@@ -16,7 +16,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
-from groundwire import _connection, _factory
+from groundwire import _factory
 from groundwire.core import calls
 from groundwire.core.addresses import check_universe_domain
 from groundwire.core.attempts import NO_ONE, Attempts, Events
@@ -147,7 +147,6 @@ class _Settings:
             interactive=interactive,
         )
 
-    connection = _connection.connection
     make_transport = _factory.make_transport
 
 

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from groundwire._connection import connection
 from groundwire.core.addresses import EndpointError
-from groundwire.core.endpoints import user_agent
+from groundwire.core.endpoints import USER_AGENT
 from groundwire.core.errors import ClientForked
 from groundwire.core.scrubber import scrub_tokens_of
 from groundwire.transports.lifetime import grpc_refusal
@@ -54,7 +54,7 @@ def make_transport(
             credentials=credentials if endpoints.grpc_credentials else None,
             secure=not endpoints.plaintext,
             root_certificates=settings.root_certificates,
-            user_agent=user_agent(),
+            user_agent=USER_AGENT,
             allow_remote_plaintext=endpoints.remote_emulator,
             client_certificate=certificate,
             options=[

@@ -25,7 +25,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
-from groundwire.core.client_options import ConfigurationError
+from groundwire.core.client_options import check_concurrency
 from groundwire.core.requests import FactLike
 from groundwire.core.results import CheckGroundingResult
 from groundwire.core.sentence_stream import (
@@ -72,10 +72,7 @@ class _Stream(Generic[CheckerT, ChunksT]):
         **options: Any,
     ) -> None:
         """A stream of checks; nothing is read or sent before its first sentence is asked for."""
-        if not isinstance(concurrency, int) or concurrency < 1:
-            raise ConfigurationError(
-                f"concurrency must be a whole number >= 1, not {concurrency!r}"
-            )
+        check_concurrency(concurrency)
         self.summary = None
         groups = SentenceGroups(sentences_per_check, min_chars)
         self._run = self._checks(check, text_chunks, list(facts), groups, concurrency, options)

@@ -59,16 +59,14 @@ def test_the_client_timeout_is_the_deadline_unless_the_retry_policy_sets_a_small
     assert settings(300.0, RetryPolicy(timeout=5.0)).retrying(None).deadline.remaining() <= 5
     assert settings(300.0, None).retrying(2.0).deadline.remaining() <= 2
     # The first attempt takes the same deadline whole.
-    assert settings(300.0, RetryPolicy()).retrying(None).attempt_timeout() == pytest.approx(
-        300.0, abs=1
+    assert settings(300.0, RetryPolicy()).retrying(None).start(None) == pytest.approx(300.0, abs=1)
+    assert settings(300.0, RetryPolicy(timeout=5.0)).retrying(None).start(None) == pytest.approx(
+        5.0, abs=1
     )
-    assert settings(300.0, RetryPolicy(timeout=5.0)).retrying(
-        None
-    ).attempt_timeout() == pytest.approx(5.0, abs=1)
-    assert settings(300.0, RetryPolicy(timeout=5.0)).retrying(
-        2.0
-    ).attempt_timeout() == pytest.approx(2.0, abs=1)
-    assert settings(300.0, RetryPolicy()).retrying(None, None).attempt_timeout() == pytest.approx(
+    assert settings(300.0, RetryPolicy(timeout=5.0)).retrying(2.0).start(None) == pytest.approx(
+        2.0, abs=1
+    )
+    assert settings(300.0, RetryPolicy()).retrying(None, None).start(None) == pytest.approx(
         300.0, abs=1
     )
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from groundwire import GroundingClient
+from groundwire import GroundingClient, _connection
 
 PAGE = (Path(__file__).resolve().parents[2] / "docs" / "security.md").read_text(encoding="utf-8")
 
@@ -34,7 +34,7 @@ def test_a_credentials_file_counts_as_explicit_and_the_docs_say_so(tmp_path: Pat
         client = GroundingClient("p", client_options=options)
     with warnings.catch_warnings():  # google-auth warns again as it loads the file (>= 2.44)
         warnings.simplefilter("ignore", DeprecationWarning)
-        connection = client._settings.connection("discoveryengine", "global", None)
+        connection = _connection.connection(client._settings, "discoveryengine", "global", None)
     assert connection.endpoints.grpc_target == "grounding.example.com:443"
     assert connection.endpoints.grpc_credentials
     assert connection.credentials is not None

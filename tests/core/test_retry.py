@@ -120,18 +120,8 @@ def test_the_deadline_counts_down_on_its_clock() -> None:
     assert deadline.remaining() == 0.0
 
 
-def test_an_attempt_timeout_is_cut_from_what_remains_of_the_deadline() -> None:
-    clock = FakeClock()
-    deadline = Deadline.start(30.0, clock=clock)
-    assert deadline.attempt_timeout(20.0) == 20.0
-    clock.advance(25.0)
-    assert deadline.attempt_timeout(20.0) == 5.0
-    assert deadline.attempt_timeout(None) == 5.0
-
-
 def test_no_overall_deadline_is_spelled_infinity() -> None:
     deadline = Deadline.start(math.inf, clock=FakeClock())
-    assert deadline.attempt_timeout(None) == math.inf
     assert deadline.remaining() == math.inf
 
 
@@ -199,7 +189,7 @@ def simulate(
     attempt, timeouts = 0, []
     while True:
         attempt += 1
-        timeout = deadline.attempt_timeout(per_attempt)
+        timeout = min(per_attempt, deadline.remaining())
         timeouts.append(timeout)
         clock.advance(min(attempt_takes, timeout))
         error: GroundwireError = UNAVAILABLE if attempt_takes < timeout else DeadlineExceeded("")

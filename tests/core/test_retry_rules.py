@@ -12,6 +12,7 @@ from google.rpc.error_details_pb2 import RetryInfo
 
 from groundwire import GroundingClient, RetryPolicy
 from groundwire.core import apis
+from groundwire.core.attempts import NO_ONE, Attempts, unlogged
 from groundwire.core.errors import (
     RETRYABLE_CODES,
     ClientClosed,
@@ -19,13 +20,12 @@ from groundwire.core.errors import (
     ResourceExhausted,
     StatusCode,
 )
-from groundwire.core.retry import Retrying
 from tests.support.canned import CannedServers
 
 
 def test_a_server_asked_wait_at_least_the_time_left_gives_up_after_one_attempt() -> None:
-    retrying = Retrying(RetryPolicy(), 10.0, random.Random(1), clock=lambda: 0.0)
-    retrying.attempt_timeout()
+    retrying = Attempts(RetryPolicy(), 10.0, random.Random(1), NO_ONE, unlogged, clock=lambda: 0.0)
+    retrying.start(None)
     busy = ResourceExhausted("quota", retry_delay=10.0)
 
     assert retrying.after_failure(busy) is None
@@ -33,8 +33,8 @@ def test_a_server_asked_wait_at_least_the_time_left_gives_up_after_one_attempt()
 
 
 def test_a_server_asked_wait_shorter_than_the_time_left_is_waited() -> None:
-    retrying = Retrying(RetryPolicy(), 10.0, random.Random(1), clock=lambda: 0.0)
-    retrying.attempt_timeout()
+    retrying = Attempts(RetryPolicy(), 10.0, random.Random(1), NO_ONE, unlogged, clock=lambda: 0.0)
+    retrying.start(None)
 
     assert retrying.after_failure(ResourceExhausted("quota", retry_delay=9.5)) == 9.5
 
@@ -47,8 +47,8 @@ def test_a_server_asked_wait_shorter_than_the_time_left_is_waited() -> None:
 def test_a_permanent_error_is_never_retried_whatever_the_policy_retries(error: Any) -> None:
     every_code = frozenset(StatusCode) - {StatusCode.OK}
     policy = RetryPolicy(retryable_codes=every_code)
-    retrying = Retrying(policy, 60.0, random.Random(1), clock=lambda: 0.0)
-    retrying.attempt_timeout()
+    retrying = Attempts(policy, 60.0, random.Random(1), NO_ONE, unlogged, clock=lambda: 0.0)
+    retrying.start(None)
 
     assert error.code in RETRYABLE_CODES | every_code
     assert not error.retryable

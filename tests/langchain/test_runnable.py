@@ -30,6 +30,7 @@ from groundwire import (
     PermissionDenied,
     Unavailable,
 )
+from groundwire._connection import connection
 from groundwire.core.errors import StatusCode
 from groundwire.emulator import Emulator, emulator
 from groundwire.emulator.faults import FaultPolicy
@@ -243,7 +244,7 @@ def test_location_id_picks_the_regional_endpoint(
         project_id="my-project", location_id="eu", credentials=AnonymousCredentials()
     ) as check:
         client = check.client
-        endpoints = client._settings.connection("discoveryengine", "eu", None).endpoints
+        endpoints = connection(client._settings, "discoveryengine", "eu", None).endpoints
     assert endpoints.grpc_target == "eu-discoveryengine.googleapis.com:443"
     assert endpoints.rest_base_url == "https://eu-discoveryengine.googleapis.com"
     with runnable_for(emu, recorder, location_id="eu") as check:

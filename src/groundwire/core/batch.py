@@ -18,13 +18,13 @@ from google.protobuf import message
 
 from groundwire.core import calls
 from groundwire.core.attempts import NO_ONE, Attempts, unlogged
-from groundwire.core.client_options import ConfigurationError
+from groundwire.core.client_options import ConfigurationError, check_concurrency
 from groundwire.core.errors import GroundwireError, StatusCode, bad_request
 from groundwire.core.metadata import MetadataLike
 from groundwire.core.pacing import ReachabilityWatch, Throttle, TokenBucket
 from groundwire.core.retry import Jitter, RetryPolicy
 from groundwire.core.spec import SPECS
-from groundwire.core.unreachable import dead_endpoint
+from groundwire.core.unreachable import cannot_reach
 
 ResultT = TypeVar("ResultT")
 Rpc = str
@@ -78,10 +78,7 @@ class BatchSettings:
     max_connection_failures: int | None = DEFAULT_MAX_CONNECTION_FAILURES
 
     def __post_init__(self) -> None:
-        if not isinstance(self.concurrency, int) or self.concurrency < 1:
-            raise ConfigurationError(
-                f"concurrency must be a whole number >= 1, not {self.concurrency!r}"
-            )
+        check_concurrency(self.concurrency)
         if self.rate is not None and not 0 < self.rate < math.inf:
             raise ConfigurationError(
                 f"rate must be a positive number per second or None, not {self.rate!r}"
@@ -243,7 +240,8 @@ class BatchState:
             if self.watch.attempted(connected=connected):
                 if self.dead is None and error is not None:
                     failures = self.watch.consecutive_failures
-                    self.dead = dead_endpoint(self.where, failures, error)
+                    detail = f"{failures} attempts in a row made no connection"
+                    self.dead = cannot_reach(self.where, f"{detail}; the last: {error.message}")
                 return True
             if error is None:
                 self.throttle.succeeded()

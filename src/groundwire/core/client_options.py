@@ -145,6 +145,12 @@ def place_api_endpoint(
     return (endpoint, api_endpoint) if as_rest else (api_endpoint, rest_endpoint)
 
 
+def check_concurrency(concurrency: object) -> None:
+    """A ConfigurationError unless `concurrency` is a whole number >= 1."""
+    if not isinstance(concurrency, int) or concurrency < 1:
+        raise ConfigurationError(f"concurrency must be a whole number >= 1, not {concurrency!r}")
+
+
 def checked_text(name: str, value: object) -> str | None:
     """`value` stripped, when None or a non-empty string with no control character inside.
 

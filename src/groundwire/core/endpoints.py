@@ -299,9 +299,8 @@ def _carries(route: _Route, universe: str, explicit_credentials: bool) -> bool:
 _API_CLIENT = f"gl-python/{platform.python_version()} groundwire/{VERSION}"
 
 
-def user_agent() -> str:
-    """The user agent: `groundwire/<version>` (gRPC's primary user agent, REST's header)."""
-    return f"groundwire/{VERSION}"
+USER_AGENT = f"groundwire/{VERSION}"
+"""gRPC's primary user agent and REST's user-agent header."""
 
 
 @functools.lru_cache(maxsize=256)

@@ -104,10 +104,6 @@ class Deadline:
         """Seconds left before the deadline, never negative."""
         return max(self.expires_at - self.clock(), 0.0)
 
-    def attempt_timeout(self, per_attempt: float | None = None) -> float:
-        """The next attempt's timeout: ``per_attempt`` cut to what remains of the deadline."""
-        return min(math.inf if per_attempt is None else per_attempt, self.remaining())
-
 
 def next_delay(
     policy: RetryPolicy,
@@ -178,11 +174,6 @@ class Retrying:
     def deadline(self) -> Deadline:
         """The call's overall deadline."""
         return Deadline(self._expires_at, self._clock)
-
-    def attempt_timeout(self) -> float:
-        """Starts an attempt; returns its timeout, cut from what remains of the deadline."""
-        self.attempts += 1
-        return max(self._expires_at - self._clock(), 0.0)
 
     def after_failure(
         self,

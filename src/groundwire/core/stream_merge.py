@@ -104,11 +104,6 @@ class StreamMerge:
         first = self._first()
         return "".join(first.texts) if first is not None else ""
 
-    @property
-    def support_chunks(self) -> tuple[Chunk, ...]:
-        """The support chunks seen so far, each once, in their merged numbering."""
-        return tuple(chunk for _, chunk in self._chunks.values())
-
     def add(self, piece: GenerateResult) -> str:
         """Merges one more piece; returns the text it adds to the first candidate."""
         self._merged = None
@@ -139,7 +134,7 @@ class StreamMerge:
     def result(self) -> GenerateResult:
         """The merged result (see `MERGE_RULES`); its `raw` is the last piece's response."""
         if self._merged is None:
-            chunks = self.support_chunks
+            chunks = tuple(chunk for _, chunk in self._chunks.values())
             candidates = tuple(
                 self._candidate(merged, chunks)
                 for _, merged in sorted(self._candidates.items(), key=lambda item: item[0])

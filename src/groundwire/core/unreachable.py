@@ -7,14 +7,7 @@ import urllib.parse
 
 from groundwire.core.addresses import is_loopback, is_loopback_target
 from groundwire.core.endpoints import EMULATOR_GRPC_ENV, EMULATOR_REST_ENV
-from groundwire.core.errors import GroundwireError, Unavailable
-
-
-def dead_endpoint(where: str, failures: int, last: GroundwireError) -> Unavailable:
-    """The error a batch raises when its endpoint made no connection `failures` times in a row."""
-    return cannot_reach(
-        where, f"{failures} attempts in a row made no connection; the last: {last.message}"
-    )
+from groundwire.core.errors import Unavailable
 
 
 def cannot_reach(where: str, detail: str) -> Unavailable:

@@ -19,7 +19,7 @@ from google.protobuf.message import Message
 from groundwire.core.addresses import parse_rest_address
 from groundwire.core.apis import Method
 from groundwire.core.bodies import MAX_RESPONSE_BYTES
-from groundwire.core.endpoints import user_agent
+from groundwire.core.endpoints import USER_AGENT
 from groundwire.core.error_codecs import error_from_http
 from groundwire.core.errors import (
     DeadlineExceeded,
@@ -229,7 +229,7 @@ class RestCalls(Generic[PoolT]):
         self, http_request: HttpRequest, metadata: Metadata, timeout: float | None
     ) -> tuple[str, dict[str, str]]:
         """A call's target and headers, with a token refreshed within `timeout` if need be."""
-        headers = {"content-type": "application/json", "user-agent": user_agent()}
+        headers = {"content-type": "application/json", "user-agent": USER_AGENT}
         headers.update(metadata)
         query = http_request.path + SYSTEM_QUERY
         if self._tokens is not None:
