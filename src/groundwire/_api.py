@@ -1,13 +1,12 @@
 """The public calls, written once: their arguments read into what both clients then drive.
 
-`GroundingClient` and `AsyncGroundingClient` have the same methods with the same arguments;
-each is written here once (`Methods`): it reads the arguments into a call ready to send (no
-I/O) and hands it to the client's driver (`_run`, `_stream`, `_many`), which holds the few
-lines that wait. `Api` declares the methods for both clients and binds them to each.
+`Methods` reads each call's arguments into a call ready to send (no I/O) and hands it to the
+client's driver (`_run`, `_stream`, `_many`); `Api` binds the methods to each client.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import inspect
 import types
@@ -35,7 +34,7 @@ from typing import (
 
 from google.protobuf import message
 
-from groundwire._base import CLIENT_RETRY, ClientBase, RetryArgument, with_call_metadata
+from groundwire._base import CLIENT_RETRY, ClientBase, RetryArgument
 from groundwire.core import calls
 from groundwire.core.attempts import Attempts
 from groundwire.core.batch import (
@@ -46,7 +45,7 @@ from groundwire.core.batch import (
     Planned,
 )
 from groundwire.core.errors import bad_request
-from groundwire.core.metadata import MetadataLike
+from groundwire.core.metadata import MetadataLike, with_metadata
 from groundwire.core.requests import FactLike, TurnLike
 from groundwire.core.results import CheckGroundingResult, CorroborationResult, GenerateResult
 from groundwire.core.split import (
@@ -86,12 +85,7 @@ BatchItems = Iterable[message.Message | Mapping[str, Any]]
 
 
 class Methods(Protocol):
-    """The clients' public methods, each written once: its arguments read into a call to drive.
-
-    Each ends handing its call to the client's driver: `_run(call, timeout, metadata,
-    retry)`, `_stream(...)` or `_many(many)`, which the sync client runs at once and the
-    asyncio one awaits (`Api` binds them so). One signature and one docstring serve both.
-    """
+    """The clients' public methods, each written once for both clients (`Api` binds them)."""
 
     _config: calls.ClientConfig
     _asynchronous: bool
@@ -346,16 +340,12 @@ class Methods(Protocol):
 def _many(
     client: Methods, rpc: str, requests: Any, defaults: Mapping[str, Any], *options: Any
 ) -> Batched[Any]:
-    """A batch of `rpc` calls to run: what each `*_many` method reads its arguments into.
-
-    `options` are the batch's own arguments, in the order of `_BATCH_OPTIONS`.
-    """
+    """A batch of `rpc` calls to run; `options` in the order of `_BATCH_OPTIONS`."""
     named = dict(zip(_BATCH_OPTIONS, options, strict=True))
     return client._many(Many(requests, *client._batch(rpc, defaults, **named)))
 
 
 def _split_text(answer_candidate: object) -> str:
-    """The answer to split: only a plain string can be."""
     if not isinstance(answer_candidate, str):
         raise bad_request(
             [("answer_candidate", "split=True needs the answer as a string, not a ready request")],
@@ -372,10 +362,9 @@ def _split(
     options: Mapping[str, Any],
     *send: Any,
 ) -> Any:
-    """The planned calls run as one batch and merged: at once (sync), or awaited (asyncio).
+    """The planned calls run as one batch and merged; the first failure fails the whole check.
 
-    `send` is the call's (timeout, metadata, retry), each planned call's own. The first
-    call that failed (after its retries) fails the whole check.
+    `send` is the call's (timeout, metadata, retry), given to each planned call.
     """
     items = [
         {text_key: part.text, "facts": fact_arguments(group), **options}
@@ -408,11 +397,9 @@ _BATCH_OPTIONS = ("concurrency", "rate", "timeout", "metadata", "retry", "max_co
 
 
 class Method(Generic[P, SyncT, AsyncT]):
-    """A public method of both clients, declared once in `Api`: `build` and its kind.
+    """A method of both clients, declared in `Api`; typed `SyncT` on one, `AsyncT` on the other.
 
-    Each client class gets, in place of it, a function that hands what `build` reads to the
-    client's driver (`_run`, `_stream`, `_many`); for the type checker it is a method of
-    the sync client returning `SyncT`, and of the asyncio client returning `AsyncT`.
+    Each client class replaces it with a function bound to its driver (`Api.__init_subclass__`).
     """
 
     def __init__(self, build: Callable[..., Any], kind: str) -> None:
@@ -451,7 +438,6 @@ def batch(
 
 
 def _awaitable(build: Callable[..., Any]) -> Callable[..., Any]:
-    """A coroutine that reads the arguments when awaited, then awaits the call (`_run`)."""
 
     async def method(self: Any, /, *args: Any, **kwargs: Any) -> Any:
         return await build(self, *args, **kwargs)
@@ -460,7 +446,6 @@ def _awaitable(build: Callable[..., Any]) -> Callable[..., Any]:
 
 
 def _iterating(build: Callable[..., Any]) -> Callable[..., Any]:
-    """A generator: reads the arguments when first read, then yields the pieces (`_stream`)."""
 
     def method(self: Any, /, *args: Any, **kwargs: Any) -> Iterator[Any]:
         yield from build(self, *args, **kwargs)
@@ -469,7 +454,6 @@ def _iterating(build: Callable[..., Any]) -> Callable[..., Any]:
 
 
 def _async_iterating(build: Callable[..., Any]) -> Callable[..., Any]:
-    """An async generator: reads the arguments when first read, then yields the pieces."""
 
     async def method(self: Any, /, *args: Any, **kwargs: Any) -> AsyncIterator[Any]:
         async for piece in build(self, *args, **kwargs):
@@ -479,7 +463,6 @@ def _async_iterating(build: Callable[..., Any]) -> Callable[..., Any]:
 
 
 def _itself(build: Callable[..., Any]) -> Callable[..., Any]:
-    """The builder, as it is: it hands its call to the driver (`_run`, `_many`) at once."""
     return build
 
 
@@ -495,11 +478,7 @@ _BINDERS = {
 
 
 class Api(ClientBase):
-    """The public methods of both clients, declared once; each client binds them to its drivers.
-
-    A subclass says whether it is the asyncio client (`_asynchronous`) and defines the
-    drivers that `Methods` hand their calls to.
-    """
+    """Both clients' public methods; a subclass sets `_asynchronous` and defines the drivers."""
 
     _asynchronous = False
 
@@ -520,11 +499,7 @@ class Api(ClientBase):
 
 
 def _method_of(cls: type[Api], name: str, function: Any, method: Method[Any, Any, Any]) -> Any:
-    """`function` as `cls`'s own method: its name, and the return type `cls` gives.
-
-    It is a copy (no frame added), so that `help()` and the API reference show each client
-    its own method with what it returns there, rather than the shared builder's.
-    """
+    """A copy of `function` (no frame added) named and typed as `cls`'s own, for `help()`."""
     copy = types.FunctionType(
         function.__code__, function.__globals__, name, function.__defaults__, function.__closure__
     )
@@ -544,7 +519,17 @@ _RETURNS = {
     "stream": ("Iterator[GenerateResult]", "AsyncIterator[GenerateResult]"),
     "many": ("Batch[{}]", "AsyncBatch[{}]"),
 }
-"""What a method of each kind returns in the sync and the asyncio client, as the docs say."""
+"""What a method of each kind returns in the sync and the asyncio client."""
+
+
+_CallT = TypeVar("_CallT", calls.Call[Any], calls.StreamCall)
+
+
+def with_call_metadata(call: _CallT, metadata: MetadataLike | None) -> _CallT:
+    """`call`, carrying the user's extra `metadata` after (or instead of) the client's."""
+    if not metadata:
+        return call
+    return dataclasses.replace(call, metadata=with_metadata(call.metadata, metadata))
 
 
 def prepare(
@@ -554,10 +539,7 @@ def prepare(
     metadata: MetadataLike | None,
     retry: RetryArgument,
 ) -> Attempts:
-    """The plan of one call with the user's per-call options, its interceptors started.
-
-    The plan holds the call (`Attempts.call`), which carries the user's extra `metadata`.
-    """
+    """The plan of one call with the user's per-call options, its interceptors started."""
     if metadata:
         call = with_call_metadata(call, metadata)
     streaming = type(call) is calls.StreamCall
