@@ -129,13 +129,10 @@ class Methods(Protocol):
             timeout: this call's overall deadline, instead of the client's.
             metadata: extra gRPC metadata (HTTP headers over REST) for this call.
             retry: this call's retry policy instead of the client's (None: no retries).
-            split: an answer or facts past the API's limits are split into several calls,
-                sent concurrently as a batch, and their results merged into one
-                `SplitCheckResult` (see `groundwire.core.split` and the docs' "Long answers
-                and large evidence" page); claim-level scores are turned on (v1, v1beta).
-                Without it, input past the limits is refused with an `InvalidArgument`.
-            max_calls: with `split`, a split needing more calls is refused before anything
-                is sent, naming how many it needs.
+            split: input past the API's limits is split into calls sent as a batch and merged
+                into one `SplitCheckResult` (docs: "Long answers and large evidence"), with
+                claim-level scores on (v1, v1beta); without it, it is an `InvalidArgument`.
+            max_calls: with `split`, a split needing more calls is refused before sending.
 
         Returns the claims with `start`/`end` that slice `answer_candidate` as a Python
         string, the UTF-8 offsets the API sent, UTF-16 offsets, and resolved citations.
@@ -188,11 +185,9 @@ class Methods(Protocol):
             timeout: this call's overall deadline, instead of the client's.
             metadata: extra gRPC metadata (HTTP headers over REST) for this call.
             retry: this call's retry policy instead of the client's (None: no retries).
-            split: content past 4,096 tokens, facts past 10,000 characters or lists past 200
-                facts are split into several calls, sent as a batch and merged into one
-                `SplitCorroborationResult`, as `check_grounding`'s `split` does.
-            max_calls: with `split`, a split needing more calls is refused before anything
-                is sent, naming how many it needs.
+            split: input past the API's limits (4,096 tokens of content, 10,000 characters
+                a fact, 200 facts) is split and merged into one `SplitCorroborationResult`.
+            max_calls: with `split`, a split needing more calls is refused before sending.
         """
         if split:
             plan = plan_split(_split_text(content), facts, "v1", max_calls)
@@ -279,31 +274,24 @@ class Methods(Protocol):
         ...         print(outcome.index, outcome.error or outcome.result.support_score)
 
         Args:
-            requests: any iterable, read lazily (at most `2 * concurrency` items are held):
-                `CheckGroundingRequest`s, or mappings of `check_grounding`'s arguments
-                (`answer_candidate` or its synonym `answer`, `facts`, `citation_threshold`,
-                ...) with an optional `id`. A bad item gets an outcome with an
-                `InvalidArgument` error; the others go on. The asyncio client also takes an
-                async iterable, and runs the items as tasks.
-            concurrency: the most items in progress at once. The batch lowers it (halves)
-                when the server throttles (RESOURCE_EXHAUSTED, 429) and raises it again
-                by one per window of successes.
+            requests: an iterable read lazily (an async one too in the asyncio client) of
+                `CheckGroundingRequest`s or mappings of `check_grounding`'s arguments
+                (`answer_candidate` or `answer`, `facts`, ...) with an optional `id`. A bad
+                item's outcome has an `InvalidArgument` error; the others go on.
+            concurrency: the most items in progress at once; halved while the server
+                throttles (RESOURCE_EXHAUSTED, 429), raised by one per window of successes.
             rate: at most this many attempts per second (a token bucket); None: no limit.
             citation_threshold: for mapping items that give none.
             enable_claim_level_score: for mapping items that give none.
             timeout: each item's overall deadline, retries included (default: the client's).
             metadata: extra metadata sent with every call.
-            retry: the retry policy of each item (default: the client's; None: one attempt).
-                The batch retries itself, honouring RetryInfo / Retry-After, so it sees
-                every attempt: interceptors see each attempt as a call of its own.
-            max_connection_failures: after this many attempts in a row that could make no
-                connection, iterating raises `Unavailable` ("cannot reach ...") instead of
-                every item waiting out its deadline; None never gives up early.
+            retry: each item's retry policy (default: the client's; None: one attempt). The
+                batch retries itself, so interceptors see each attempt as a call of its own.
+            max_connection_failures: after this many attempts in a row made no connection,
+                iterating raises `Unavailable` rather than wait out every deadline; None: never.
 
-        Returns a `groundwire.batch.Batch` (`groundwire.aio_batch.AsyncBatch`: `async for`):
-        iterate it for `BatchOutcome`s (`index`, `result`, `error`, `attempts`, `id`); its
-        `concurrency` and `throttled_seconds` say how the server's throttling slowed it.
-        Close it (or use `with`) to stop early.
+        Returns a `groundwire.batch.Batch` (`groundwire.aio_batch.AsyncBatch`: `async for`)
+        of `BatchOutcome`s; close it (or use `with`) to stop early.
         """
         defaults = {
             "citation_threshold": citation_threshold,
@@ -362,10 +350,7 @@ def _split(
     options: Mapping[str, Any],
     *send: Any,
 ) -> Any:
-    """The planned calls run as one batch and merged; the first failure fails the whole check.
-
-    `send` is the call's (timeout, metadata, retry), given to each planned call.
-    """
+    """The planned calls run as one batch and merged; the first failure fails the whole check."""
     items = [
         {text_key: part.text, "facts": fact_arguments(group), **options}
         for part, group in plan.requests()
@@ -393,14 +378,8 @@ def _result_of(outcome: Any) -> Any:
 _BATCH_OPTIONS = ("concurrency", "rate", "timeout", "metadata", "retry", "max_connection_failures")
 
 
-# -- the clients' methods: each builder, bound to the client's driver ----------------------
-
-
 class Method(Generic[P, SyncT, AsyncT]):
-    """A method of both clients, declared in `Api`; typed `SyncT` on one, `AsyncT` on the other.
-
-    Each client class replaces it with a function bound to its driver (`Api.__init_subclass__`).
-    """
+    """A method of both clients, declared in `Api` and replaced in each by `__init_subclass__`."""
 
     def __init__(self, build: Callable[..., Any], kind: str) -> None:
         self.build = build

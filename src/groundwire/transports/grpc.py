@@ -137,10 +137,9 @@ def channel_credentials(
     allow_remote_plaintext: bool = False,
     client_certificate: tuple[bytes, bytes] | None = None,
 ) -> tuple[grpc.ChannelCredentials | None, TokenRequest | None]:
-    """TLS composed with google-auth call credentials (None: plaintext, loopback only).
+    """TLS with google-auth call credentials, and the token adapter to close with the channel.
 
-    Returns them and the token adapter to close with the channel; raises ValueError for
-    plaintext with credentials or to a host that is not loopback.
+    Plaintext (None) raises ValueError with credentials or to a host that is not loopback.
     """
     if not secure:
         refuse_plaintext(
@@ -446,10 +445,7 @@ class GrpcTransport(GrpcCalls[grpc.Channel, UnaryCall]):
         return None if timeout is None else max(timeout - (time.monotonic() - started), 0.001)
 
     def _settles_within(self, budget: float) -> bool:
-        """Whether the channel settles within `budget` seconds.
-
-        Watches gRPC core directly: `grpc.Channel.subscribe` leaves a polling thread behind.
-        """
+        """Whether the channel settles within `budget` (on gRPC core: `subscribe` leaks threads)."""
         core = getattr(self._channel, "_channel", None)
         if core is None:
             return True  # no way to watch: the call itself waits, as gRPC makes it
