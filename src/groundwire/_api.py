@@ -1,8 +1,4 @@
-"""The public calls, written once: their arguments read into what both clients then drive.
-
-`Methods` reads each call's arguments into a call ready to send (no I/O) and hands it to the
-client's driver (`_run`, `_stream`, `_many`); `Api` binds the methods to each client.
-"""
+"""The public calls, written once: their arguments read into what both clients then drive."""
 
 from __future__ import annotations
 

@@ -334,11 +334,8 @@ class GrpcTransport(GrpcCalls[grpc.Channel, UnaryCall]):
     """Calls over one gRPC channel (HTTP/2, TLS); thread-safe, one instance per client.
 
     `secure=False` is plaintext for a local emulator: no credentials, loopback only (unless
-    `allow_remote_plaintext`). `options` override the channel defaults; `root_certificates`
-    (PEM) replace the system roots; `client_certificate` is a (chain, key) PEM pair for
-    mutual TLS; `user_agent` leads the user-agent header (gRPC core sets that header, so a
-    per-call `user-agent` entry is not sent). Calls in flight at `close` fail with
-    `ClientClosed`.
+    `allow_remote_plaintext`). `client_certificate` is a (chain, key) PEM pair for mutual
+    TLS; `user_agent` leads the user-agent header, which gRPC core sets itself.
 
     Example:
         >>> transport = GrpcTransport("127.0.0.1:50051", credentials=None, secure=False)
