@@ -1,13 +1,8 @@
-"""The public calls, written once: their arguments read into what both clients then drive.
-
-`GroundingClient` and `AsyncGroundingClient` have the same methods with the same arguments;
-each is written here once (`Methods`): it reads the arguments into a call ready to send (no
-I/O) and hands it to the client's driver (`_run`, `_stream`, `_many`), which holds the few
-lines that wait. `Api` declares the methods for both clients and binds them to each.
-"""
+"""The public calls, written once: their arguments read into what both clients then drive."""
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import inspect
 import types
@@ -35,7 +30,7 @@ from typing import (
 
 from google.protobuf import message
 
-from groundwire._base import CLIENT_RETRY, ClientBase, RetryArgument, with_call_metadata
+from groundwire._base import CLIENT_RETRY, ClientBase, RetryArgument
 from groundwire.core import calls
 from groundwire.core.attempts import Attempts
 from groundwire.core.batch import (
@@ -46,7 +41,7 @@ from groundwire.core.batch import (
     Planned,
 )
 from groundwire.core.errors import bad_request
-from groundwire.core.metadata import MetadataLike
+from groundwire.core.metadata import MetadataLike, with_metadata
 from groundwire.core.requests import FactLike, TurnLike
 from groundwire.core.results import CheckGroundingResult, CorroborationResult, GenerateResult
 from groundwire.core.split import (
@@ -86,12 +81,7 @@ BatchItems = Iterable[message.Message | Mapping[str, Any]]
 
 
 class Methods(Protocol):
-    """The clients' public methods, each written once: its arguments read into a call to drive.
-
-    Each ends handing its call to the client's driver: `_run(call, timeout, metadata,
-    retry)`, `_stream(...)` or `_many(many)`, which the sync client runs at once and the
-    asyncio one awaits (`Api` binds them so). One signature and one docstring serve both.
-    """
+    """The clients' public methods, each written once for both clients (`Api` binds them)."""
 
     _config: calls.ClientConfig
     _asynchronous: bool
@@ -135,13 +125,10 @@ class Methods(Protocol):
             timeout: this call's overall deadline, instead of the client's.
             metadata: extra gRPC metadata (HTTP headers over REST) for this call.
             retry: this call's retry policy instead of the client's (None: no retries).
-            split: an answer or facts past the API's limits are split into several calls,
-                sent concurrently as a batch, and their results merged into one
-                `SplitCheckResult` (see `groundwire.core.split` and the docs' "Long answers
-                and large evidence" page); claim-level scores are turned on (v1, v1beta).
-                Without it, input past the limits is refused with an `InvalidArgument`.
-            max_calls: with `split`, a split needing more calls is refused before anything
-                is sent, naming how many it needs.
+            split: input past the API's limits is split into calls sent as a batch and merged
+                into one `SplitCheckResult` (docs: "Long answers and large evidence"), with
+                claim-level scores on (v1, v1beta); without it, it is an `InvalidArgument`.
+            max_calls: with `split`, a split needing more calls is refused before sending.
 
         Returns the claims with `start`/`end` that slice `answer_candidate` as a Python
         string, the UTF-8 offsets the API sent, UTF-16 offsets, and resolved citations.
@@ -194,11 +181,9 @@ class Methods(Protocol):
             timeout: this call's overall deadline, instead of the client's.
             metadata: extra gRPC metadata (HTTP headers over REST) for this call.
             retry: this call's retry policy instead of the client's (None: no retries).
-            split: content past 4,096 tokens, facts past 10,000 characters or lists past 200
-                facts are split into several calls, sent as a batch and merged into one
-                `SplitCorroborationResult`, as `check_grounding`'s `split` does.
-            max_calls: with `split`, a split needing more calls is refused before anything
-                is sent, naming how many it needs.
+            split: input past the API's limits (4,096 tokens of content, 10,000 characters
+                a fact, 200 facts) is split and merged into one `SplitCorroborationResult`.
+            max_calls: with `split`, a split needing more calls is refused before sending.
         """
         if split:
             plan = plan_split(_split_text(content), facts, "v1", max_calls)
@@ -285,31 +270,24 @@ class Methods(Protocol):
         ...         print(outcome.index, outcome.error or outcome.result.support_score)
 
         Args:
-            requests: any iterable, read lazily (at most `2 * concurrency` items are held):
-                `CheckGroundingRequest`s, or mappings of `check_grounding`'s arguments
-                (`answer_candidate` or its synonym `answer`, `facts`, `citation_threshold`,
-                ...) with an optional `id`. A bad item gets an outcome with an
-                `InvalidArgument` error; the others go on. The asyncio client also takes an
-                async iterable, and runs the items as tasks.
-            concurrency: the most items in progress at once. The batch lowers it (halves)
-                when the server throttles (RESOURCE_EXHAUSTED, 429) and raises it again
-                by one per window of successes.
+            requests: an iterable read lazily (an async one too in the asyncio client) of
+                `CheckGroundingRequest`s or mappings of `check_grounding`'s arguments
+                (`answer_candidate` or `answer`, `facts`, ...) with an optional `id`. A bad
+                item's outcome has an `InvalidArgument` error; the others go on.
+            concurrency: the most items in progress at once; halved while the server
+                throttles (RESOURCE_EXHAUSTED, 429), raised by one per window of successes.
             rate: at most this many attempts per second (a token bucket); None: no limit.
             citation_threshold: for mapping items that give none.
             enable_claim_level_score: for mapping items that give none.
             timeout: each item's overall deadline, retries included (default: the client's).
             metadata: extra metadata sent with every call.
-            retry: the retry policy of each item (default: the client's; None: one attempt).
-                The batch retries itself, honouring RetryInfo / Retry-After, so it sees
-                every attempt: interceptors see each attempt as a call of its own.
-            max_connection_failures: after this many attempts in a row that could make no
-                connection, iterating raises `Unavailable` ("cannot reach ...") instead of
-                every item waiting out its deadline; None never gives up early.
+            retry: each item's retry policy (default: the client's; None: one attempt). The
+                batch retries itself, so interceptors see each attempt as a call of its own.
+            max_connection_failures: after this many attempts in a row made no connection,
+                iterating raises `Unavailable` rather than wait out every deadline; None: never.
 
-        Returns a `groundwire.batch.Batch` (`groundwire.aio_batch.AsyncBatch`: `async for`):
-        iterate it for `BatchOutcome`s (`index`, `result`, `error`, `attempts`, `id`); its
-        `concurrency` and `throttled_seconds` say how the server's throttling slowed it.
-        Close it (or use `with`) to stop early.
+        Returns a `groundwire.batch.Batch` (`groundwire.aio_batch.AsyncBatch`: `async for`)
+        of `BatchOutcome`s; close it (or use `with`) to stop early.
         """
         defaults = {
             "citation_threshold": citation_threshold,
@@ -346,16 +324,12 @@ class Methods(Protocol):
 def _many(
     client: Methods, rpc: str, requests: Any, defaults: Mapping[str, Any], *options: Any
 ) -> Batched[Any]:
-    """A batch of `rpc` calls to run: what each `*_many` method reads its arguments into.
-
-    `options` are the batch's own arguments, in the order of `_BATCH_OPTIONS`.
-    """
+    """A batch of `rpc` calls to run; `options` in the order of `_BATCH_OPTIONS`."""
     named = dict(zip(_BATCH_OPTIONS, options, strict=True))
     return client._many(Many(requests, *client._batch(rpc, defaults, **named)))
 
 
 def _split_text(answer_candidate: object) -> str:
-    """The answer to split: only a plain string can be."""
     if not isinstance(answer_candidate, str):
         raise bad_request(
             [("answer_candidate", "split=True needs the answer as a string, not a ready request")],
@@ -372,11 +346,7 @@ def _split(
     options: Mapping[str, Any],
     *send: Any,
 ) -> Any:
-    """The planned calls run as one batch and merged: at once (sync), or awaited (asyncio).
-
-    `send` is the call's (timeout, metadata, retry), each planned call's own. The first
-    call that failed (after its retries) fails the whole check.
-    """
+    """The planned calls run as one batch and merged; the first failure fails the whole check."""
     items = [
         {text_key: part.text, "facts": fact_arguments(group), **options}
         for part, group in plan.requests()
@@ -404,16 +374,8 @@ def _result_of(outcome: Any) -> Any:
 _BATCH_OPTIONS = ("concurrency", "rate", "timeout", "metadata", "retry", "max_connection_failures")
 
 
-# -- the clients' methods: each builder, bound to the client's driver ----------------------
-
-
 class Method(Generic[P, SyncT, AsyncT]):
-    """A public method of both clients, declared once in `Api`: `build` and its kind.
-
-    Each client class gets, in place of it, a function that hands what `build` reads to the
-    client's driver (`_run`, `_stream`, `_many`); for the type checker it is a method of
-    the sync client returning `SyncT`, and of the asyncio client returning `AsyncT`.
-    """
+    """A method of both clients, declared in `Api` and replaced in each by `__init_subclass__`."""
 
     def __init__(self, build: Callable[..., Any], kind: str) -> None:
         self.build = build
@@ -451,7 +413,6 @@ def batch(
 
 
 def _awaitable(build: Callable[..., Any]) -> Callable[..., Any]:
-    """A coroutine that reads the arguments when awaited, then awaits the call (`_run`)."""
 
     async def method(self: Any, /, *args: Any, **kwargs: Any) -> Any:
         return await build(self, *args, **kwargs)
@@ -460,7 +421,6 @@ def _awaitable(build: Callable[..., Any]) -> Callable[..., Any]:
 
 
 def _iterating(build: Callable[..., Any]) -> Callable[..., Any]:
-    """A generator: reads the arguments when first read, then yields the pieces (`_stream`)."""
 
     def method(self: Any, /, *args: Any, **kwargs: Any) -> Iterator[Any]:
         yield from build(self, *args, **kwargs)
@@ -469,7 +429,6 @@ def _iterating(build: Callable[..., Any]) -> Callable[..., Any]:
 
 
 def _async_iterating(build: Callable[..., Any]) -> Callable[..., Any]:
-    """An async generator: reads the arguments when first read, then yields the pieces."""
 
     async def method(self: Any, /, *args: Any, **kwargs: Any) -> AsyncIterator[Any]:
         async for piece in build(self, *args, **kwargs):
@@ -479,7 +438,6 @@ def _async_iterating(build: Callable[..., Any]) -> Callable[..., Any]:
 
 
 def _itself(build: Callable[..., Any]) -> Callable[..., Any]:
-    """The builder, as it is: it hands its call to the driver (`_run`, `_many`) at once."""
     return build
 
 
@@ -495,11 +453,7 @@ _BINDERS = {
 
 
 class Api(ClientBase):
-    """The public methods of both clients, declared once; each client binds them to its drivers.
-
-    A subclass says whether it is the asyncio client (`_asynchronous`) and defines the
-    drivers that `Methods` hand their calls to.
-    """
+    """Both clients' public methods; a subclass sets `_asynchronous` and defines the drivers."""
 
     _asynchronous = False
 
@@ -520,11 +474,7 @@ class Api(ClientBase):
 
 
 def _method_of(cls: type[Api], name: str, function: Any, method: Method[Any, Any, Any]) -> Any:
-    """`function` as `cls`'s own method: its name, and the return type `cls` gives.
-
-    It is a copy (no frame added), so that `help()` and the API reference show each client
-    its own method with what it returns there, rather than the shared builder's.
-    """
+    """A copy of `function` (no frame added) named and typed as `cls`'s own, for `help()`."""
     copy = types.FunctionType(
         function.__code__, function.__globals__, name, function.__defaults__, function.__closure__
     )
@@ -544,7 +494,17 @@ _RETURNS = {
     "stream": ("Iterator[GenerateResult]", "AsyncIterator[GenerateResult]"),
     "many": ("Batch[{}]", "AsyncBatch[{}]"),
 }
-"""What a method of each kind returns in the sync and the asyncio client, as the docs say."""
+"""What a method of each kind returns in the sync and the asyncio client."""
+
+
+_CallT = TypeVar("_CallT", calls.Call[Any], calls.StreamCall)
+
+
+def with_call_metadata(call: _CallT, metadata: MetadataLike | None) -> _CallT:
+    """`call`, carrying the user's extra `metadata` after (or instead of) the client's."""
+    if not metadata:
+        return call
+    return dataclasses.replace(call, metadata=with_metadata(call.metadata, metadata))
 
 
 def prepare(
@@ -554,10 +514,7 @@ def prepare(
     metadata: MetadataLike | None,
     retry: RetryArgument,
 ) -> Attempts:
-    """The plan of one call with the user's per-call options, its interceptors started.
-
-    The plan holds the call (`Attempts.call`), which carries the user's extra `metadata`.
-    """
+    """The plan of one call with the user's per-call options, its interceptors started."""
     if metadata:
         call = with_call_metadata(call, metadata)
     streaming = type(call) is calls.StreamCall

@@ -14,7 +14,7 @@ import random
 import ssl
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Literal, TypeVar
+from typing import TYPE_CHECKING, Any, Literal
 
 from groundwire import _factory
 from groundwire.core import calls
@@ -34,7 +34,7 @@ from groundwire.core.endpoint_hints import explain_wrong_endpoint
 from groundwire.core.endpoints import DEFAULT_UNIVERSE, UNIVERSE_DOMAIN_ENV
 from groundwire.core.errors import GroundwireError
 from groundwire.core.limits import PoolLimits
-from groundwire.core.metadata import MetadataLike, with_metadata
+from groundwire.core.metadata import MetadataLike
 from groundwire.core.offsets import OffsetUnit
 from groundwire.core.retry import RetryPolicy
 from groundwire.core.unreachable import endpoint_of
@@ -275,13 +275,3 @@ class ClientBase:
             f"location={config.location!r}, transport={self._settings.transport!r}, "
             f"api_version={config.api_version!r})"
         )
-
-
-_CallT = TypeVar("_CallT", calls.Call[Any], calls.StreamCall)
-
-
-def with_call_metadata(call: _CallT, metadata: MetadataLike | None) -> _CallT:
-    """`call`, carrying the user's extra `metadata` after (or instead of) the client's."""
-    if not metadata:
-        return call
-    return dataclasses.replace(call, metadata=with_metadata(call.metadata, metadata))

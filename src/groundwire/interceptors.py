@@ -1,27 +1,12 @@
 """The one extension point of both clients: interceptors that see every call and each attempt.
 
-An interceptor is registered at construction (`GroundingClient(..., interceptors=[...])`, the
-same for `AsyncGroundingClient`) and serves both clients, unary and streaming calls, gRPC and
-REST: its hooks are plain functions, called by the client's own call loop.
-
-* `Interceptor.start(call)` runs as a call starts. It sees the method, the request and the
-  metadata, and returns a `CallObserver` for this call (or None to leave it alone).
-* The observer's `metadata()` is sent with every attempt (W3C `traceparent`, a tenant id…);
-  interceptors later in the list see what earlier ones added.
-* `on_attempt(attempt)` runs after each attempt: its number, the transport that carried it
-  (`"grpc"` or `"rest"`: the auto transport says which), whether it fell back to REST, its
-  outcome and its duration. Retries and the fallback stay in the client: they are observed.
-* `on_finish(outcome)` runs once, when the call ends: the response, or the `GroundwireError`
-  the caller gets. Observers finish in the reverse order of `start`, as wrappers unwind.
-
-Both protocols give every hook a default, so a subclass writes only the hooks it needs:
+`Interceptor.start(call)` returns a `CallObserver` (or None); its `metadata()` is sent with
+every attempt, `on_attempt` runs after each attempt and `on_finish` once, in reverse order of
+start. Every hook has a default (guide: docs/operators.md):
 
 >>> class Tenant(Interceptor):
 ...     def start(self, call: CallInfo) -> CallObserver:
 ...         return StaticMetadata((("x-tenant", "blue"),))
-
-Like connect-go's interceptors, the chain is built once, when the client is. Every call goes
-through it; an empty chain tells no one (`groundwire.core.attempts.NO_ONE`).
 """
 
 from __future__ import annotations
@@ -60,18 +45,12 @@ class CallInfo:
 
     @property
     def procedure(self) -> str:
-        """The full RPC name: `package.Service/Method`, as gRPC and OpenTelemetry spell it.
-
-        E.g. `google.cloud.discoveryengine.v1.GroundedGenerationService/CheckGrounding`.
-        """
+        """The full RPC name, `package.Service/Method`, as gRPC and OpenTelemetry spell it."""
         return self.method.grpc_path[1:]
 
     @property
     def service(self) -> str:
-        """The full service name, e.g. `google.cloud.discoveryengine.v1.GroundedGenerationService`.
-
-        The part of `procedure` before the slash.
-        """
+        """The full service name: the part of `procedure` before the slash."""
         return self.procedure.rpartition("/")[0]
 
 
@@ -97,9 +76,8 @@ class Attempt:
 class Outcome:
     """How a call ended: its response (a stream's last one) or the error the caller gets.
 
-    `attempts` counts the attempts made (0 when the call failed before sending, e.g. on a
-    closed client); `last_attempt` is the last of them; `fell_back` says whether any went over
-    REST because gRPC could not connect; `duration` is the whole call's, retries included.
+    `attempts` is 0 when the call failed before sending; `fell_back` says whether any attempt
+    went over REST; `duration` is the whole call's, retries included.
     """
 
     call: CallInfo
@@ -180,8 +158,7 @@ class Chain:
                 if extra:
                     call = CallInfo(method, request, call.metadata + tuple(extra), streaming)
         except BaseException as failure:
-            # The call fails before it is sent: those already started see it end (their
-            # spans close), and the caller gets the interceptor's exception.
+            # Those already started see the call end (their spans close).
             RunningCall(call, tuple(observers)).finish(None, failure)
             raise
         return RunningCall(call, tuple(observers))
@@ -228,10 +205,7 @@ class RunningCall:
         self._attempt_started = time.monotonic()
 
     def attempt_ended(self, error: GroundwireError | None, responses: int | None = None) -> None:
-        """Reports the attempt that just ended to every observer.
-
-        `responses` counts what it delivered (default: a unary call's one, or none if failed).
-        """
+        """Reports the attempt that just ended (default `responses`: 1, or 0 if failed)."""
         if not self._open:
             return
         if responses is None:
@@ -257,11 +231,7 @@ class RunningCall:
     def finish(
         self, response: Message | None, failure: BaseException | None = None, received: int = 0
     ) -> None:
-        """Ends the call: observers finish in reverse order of start.
-
-        An attempt still open (a stream the caller stopped reading, after `received`
-        responses) ends with the call.
-        """
+        """Ends the call, and an attempt still open after `received` responses; reverse order."""
         error = None if failure is None else as_error(failure)
         if self._open:
             self.attempt_ended(error, received)
@@ -296,8 +266,7 @@ def as_error(failure: BaseException) -> GroundwireError:
 def carrier(transport: Any) -> tuple[TransportKind, bool, str]:
     """Which transport carried the attempt just made: (kind, fell back to REST, server).
 
-    The auto transport holds both a `grpc` and a `rest` transport and notes in `over_rest`
-    when it sent an attempt over REST; the others are what they are.
+    The auto transport notes in `over_rest` when it sent an attempt over REST.
     """
     if hasattr(transport, "rest") and hasattr(transport, "grpc"):
         if over_rest.get():

@@ -1,9 +1,7 @@
 """The attempts of one call, decided once: every client and batch only drives this plan.
 
-A call's loop has a few lines that wait (send an attempt, sleep) and many decisions: each
-attempt's timeout cut from the deadline, retry or not, how long to wait, what interceptors
-are told, when a stream may no longer be retried. The decisions are `Attempts`'; the sync
-and asyncio drivers hold only the waiting, in the shape of this example:
+`Attempts` decides timeouts, retries, waits and what interceptors are told; a driver holds
+only the waiting, in the shape of this example:
 
 >>> import random
 >>> from groundwire.core.error_codecs import error_from_status
@@ -79,12 +77,9 @@ NO_ONE = Unobserved()
 class Attempts(Retrying):
     """The plan of one call: its attempts' timeouts, the waits between them, what is told.
 
-    Use it as a context manager around the whole call, so that the events hear how it
-    ended (and the caller gets the error `explain` makes of a failure). Per attempt:
-    `send` or `stream` (which `start` it, with its timeout), then `got` for each response,
-    or `wait_after` with the attempt's error, which returns the wait before the next
-    attempt, or raises the error when there is none. A stream is not retried once
-    it delivered a response, nor when its requests are a live iterator (`interactive`).
+    Wrap the whole call in it (`with`), so the events hear how it ended. Per attempt: `send`
+    or `stream`, then `got` per response, or `wait_after` the error (raises it if no retry).
+    A stream is not retried once it delivered a response, nor if `interactive`.
     """
 
     __slots__ = ("call", "events", "explain", "interactive", "last", "log", "method", "received")

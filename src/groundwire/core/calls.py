@@ -1,8 +1,6 @@
 """Turns a user's call into (method, request, headers, result reader), for every client.
 
-The sync and async clients differ only in how they wait; everything they decide about a
-call (which RPC, the request message, validation, routing headers, how to read the
-response) is decided here, without I/O, by the RPC's spec (`groundwire.core.spec`).
+No I/O: the RPC's spec (`groundwire.core.spec`) decides; the clients only wait.
 """
 
 from __future__ import annotations
@@ -55,8 +53,7 @@ class ClientConfig:
 class Call(Generic[ResultT]):
     """One unary call, ready for any transport: the request as sent, and how to read it.
 
-    Treat it as immutable (`dataclasses.replace` makes a changed copy); it is not frozen
-    because a frozen dataclass pays for every field it sets, on every call.
+    Treat it as immutable; not frozen because a frozen dataclass pays per field set, per call.
     """
 
     spec: Spec
@@ -96,10 +93,7 @@ def _ready_request(method: apis.Method, value: Any) -> message.Message | None:
 
 
 def refuse_options_beside(method: apis.Method, given: Iterable[str]) -> None:
-    """Refuses options given beside a ready request: they would be silently dropped.
-
-    One rule for every method: a ready request says everything it means, so an option given
-    with it (facts, a threshold, a source) is an `InvalidArgument` naming each option.
+    """Refuses options given beside a ready request (`InvalidArgument`): they would be dropped.
 
     Example:
         >>> refuse_options_beside(apis.method("discoveryengine", "v1", "CheckGrounding"), [])
@@ -158,9 +152,8 @@ def stream_generate_grounded_content(
 ) -> StreamCall:
     """Plans a StreamGenerateGroundedContent call.
 
-    `prompt` may be a prompt or turns (one request built from them and `options`), a ready
-    request, or an iterable of requests — a list for a fixed exchange, an iterator or
-    generator for a live one that sends while it reads (gRPC only).
+    `prompt`: a prompt or turns (built with `options`), a ready request, or requests: a list
+    (fixed), or an iterator (live: sends while it reads; gRPC only).
     """
     spec = SPECS[_STREAM]
     method = spec.method(config.api_version)
@@ -175,8 +168,7 @@ def stream_generate_grounded_content(
         fixed = list(converted)
         first = fixed[0] if fixed else None
         return StreamCall(method, fixed, _stream_metadata(config, method, first), False)
-    # A live exchange: its first request is read now (gRPC would read it at once anyway), so
-    # that the routing header names the location the requests really name.
+    # A live exchange's first request is read now (as gRPC would), so it routes the headers.
     first = next(converted, None)
     live = converted if first is None else itertools.chain((first,), converted)
     return StreamCall(method, live, _stream_metadata(config, method, first), True)

@@ -1,12 +1,8 @@
 """A call's extra `metadata=`: checked once, the same for gRPC metadata and REST headers.
 
-Both protocols carry the pairs as they are, so a key must be what both accept: lower-case
-ASCII letters, digits, `-`, `_` and `.`. A value is printable ASCII (no line breaks, which
-would split an HTTP header). Keys that the client or the transport sets itself are
-reserved: the routing header (`x-goog-request-params`, which says where the request goes
-and is derived from the request itself), `authorization` (credentials follow the rules of
-`credentials=`), and the framing headers. Another key the client sets too
-(`x-goog-user-project`, `x-goog-api-client`) is replaced by the call's value.
+Keys are what both protocols accept (lower-case ASCII, digits, `-_.`); values printable ASCII
+(a line break would split an HTTP header). Keys the client or transport sets are reserved:
+the routing header (derived from the request), `authorization` (see `credentials=`), framing.
 """
 
 from __future__ import annotations
@@ -39,7 +35,7 @@ RESERVED_KEYS = frozenset(
         "user-agent",
     }
 )
-"""Keys a call cannot set: the client or the transport sets them (see the module's text)."""
+"""Keys a call cannot set: the client or the transport sets them."""
 
 _KEY = re.compile(r"[a-z0-9_.-]+")
 _VALUE = re.compile(r"[\x20-\x7e]*")

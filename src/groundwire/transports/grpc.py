@@ -1,8 +1,6 @@
 """The blocking gRPC transport: raw protobuf over one channel, as close to a bare stub as can be.
 
-Also the pieces the asyncio gRPC transport shares: channel options and credentials, the
-plaintext guard, the bound on connecting, and the translation of a failed call into a
-`GroundwireError`.
+Also what the asyncio one shares: channel options, credentials, connecting, failure translation.
 """
 
 from __future__ import annotations
@@ -85,8 +83,7 @@ def channel_options(
 ) -> list[tuple[str, Any]]:
     """The defaults above, overridden by `options`; gRPC core sends `user_agent` first.
 
-    A loopback `target` is reached directly: the environment's proxies (http_proxy,
-    https_proxy, grpc_proxy) are for leaving the machine, and would see plaintext.
+    A loopback `target` bypasses the environment's proxies, which would see plaintext.
 
     Example:
         >>> dict(channel_options([("grpc.keepalive_time_ms", 60_000)], None))[
@@ -140,10 +137,9 @@ def channel_credentials(
     allow_remote_plaintext: bool = False,
     client_certificate: tuple[bytes, bytes] | None = None,
 ) -> tuple[grpc.ChannelCredentials | None, TokenRequest | None]:
-    """TLS composed with google-auth call credentials, or None for a loopback emulator.
+    """TLS with google-auth call credentials, and the token adapter to close with the channel.
 
-    Returns the credentials and the token adapter to close with the channel.
-    Raises ValueError for plaintext with credentials or to a host that is not loopback.
+    Plaintext (None) raises ValueError with credentials or to a host that is not loopback.
     """
     if not secure:
         refuse_plaintext(
@@ -168,8 +164,7 @@ def channel_credentials(
 def connect_budget(timeout: float | None) -> float:
     """How long a call may wait for its channel to connect: a share of its `timeout`.
 
-    Past it the call fails with `ConnectionFailure`, so that a port where TCP connects but
-    nothing answers (a blackhole) lets the auto transport fall back to REST in time.
+    Past it the call fails, so that `auto` falls back to REST in time from a blackhole.
 
     Example:
         >>> connect_budget(8.0), connect_budget(None), connect_budget(600.0)
@@ -200,9 +195,8 @@ def is_connection_failure(
 ) -> bool:
     """Whether an UNAVAILABLE call failed because no connection could be made.
 
-    A READY channel means a reachable server sent the status, whatever its text says.
-    Otherwise the channel in TRANSIENT_FAILURE, or gRPC core's own words (failed to connect,
-    handshake, DNS, HTTP/2), show that there was no connection.
+    A READY channel means a server sent the status; else TRANSIENT_FAILURE or gRPC core's
+    own words (failed to connect, handshake, DNS, HTTP/2) tell.
 
     Example:
         >>> is_connection_failure(grpc.StatusCode.UNAVAILABLE, "failed to connect to all "
@@ -243,10 +237,7 @@ class KeptFailure:
     failure: Exception | None = None
 
     def raise_failure(self, failed: GroundwireError | None = None) -> None:
-        """Raises the exception the requests raised, if they did; else `failed`, if given.
-
-        Called outside any handler: the caller's error is raised as it is, not chained.
-        """
+        """Raises the requests' own exception, unchained, if any; else `failed`, if given."""
         if self.failure is not None:
             raise self.failure
         if failed is not None:
@@ -256,10 +247,8 @@ class KeptFailure:
 class RequestReader(KeptFailure, Iterator[Message]):
     """The caller's requests as gRPC reads them, keeping an exception they raise for later.
 
-    gRPC reads requests on a thread of its own and turns an exception there into a bare
-    "Exception iterating requests!". Instead the reading stops (the server sees the end of
-    the requests) and `raise_failure` raises the caller's exception, unchanged, once the
-    call has ended.
+    gRPC would turn it into a bare "Exception iterating requests!"; instead the requests end
+    there and `raise_failure` raises it unchanged once the call has ended.
 
     Example:
         >>> def requests():
@@ -294,11 +283,7 @@ UnaryT = TypeVar("UnaryT")
 
 
 class GrpcCalls(Generic[ChannelT, UnaryT]):
-    """All that the blocking and the asyncio gRPC transport share: all but the waiting.
-
-    The target, the channel's credentials and options, the channel (`_new_channel`: opened
-    at once, or on first use), the callables per method, and the translation of failures.
-    """
+    """All that the blocking and the asyncio gRPC transport share: all but the waiting."""
 
     def __init__(
         self,
@@ -348,18 +333,9 @@ UnaryCall: TypeAlias = "grpc.UnaryUnaryMultiCallable[Message, Message]"
 class GrpcTransport(GrpcCalls[grpc.Channel, UnaryCall]):
     """Calls over one gRPC channel (HTTP/2, TLS); thread-safe, one instance per client.
 
-    `secure=False` is plaintext for a local emulator: it refuses credentials and any host
-    that is not loopback (unless `allow_remote_plaintext`, for a remote emulator).
-    `options` override the channel defaults (keepalive, 64 MiB messages);
-    `root_certificates` (PEM) replace the system roots; `client_certificate` is a
-    (certificate chain, private key) PEM pair for mutual TLS; `user_agent` goes first in the
-    user-agent header (gRPC core sets that header itself, so a `user-agent` entry in the
-    per-call metadata is not sent).
-
-    A call waits for its channel to connect at most `connect_budget` (a quarter of its
-    timeout): past it, as when TCP connects but nothing answers, it fails with
-    `ConnectionFailure`, so `auto` falls back to REST with the rest of the time. A loopback
-    target never goes through a proxy. Calls in flight at `close` fail with `ClientClosed`.
+    `secure=False` is plaintext for a local emulator: no credentials, loopback only (unless
+    `allow_remote_plaintext`). `client_certificate` is a (chain, key) PEM pair for mutual
+    TLS; `user_agent` leads the user-agent header, which gRPC core sets itself.
 
     Example:
         >>> transport = GrpcTransport("127.0.0.1:50051", credentials=None, secure=False)
@@ -400,9 +376,8 @@ class GrpcTransport(GrpcCalls[grpc.Channel, UnaryCall]):
     ) -> Generator[Message, None, None]:
         """Starts a bidi stream on first `next`; yields responses as they arrive.
 
-        gRPC reads `requests` on its own thread while responses come back, so a generator
-        may wait for responses before yielding its next request. Closing the iterator
-        cancels the call.
+        gRPC reads `requests` on its own thread, so a request generator may wait for
+        responses. Closing the iterator cancels the call.
         """
         call = self._channel.stream_stream(method.grpc_path, *codecs(method))
         reader = RequestReader(requests)
@@ -437,9 +412,8 @@ class GrpcTransport(GrpcCalls[grpc.Channel, UnaryCall]):
     def abandon(self) -> None:
         """Lets go of a channel inherited across `os.fork()` without touching it.
 
-        gRPC's core may hang or crash when a child uses, closes or even releases its
-        parent's channel, so the channel stays referenced, unused, until the child ends;
-        the token adapter's sockets are closed in the child only, sending nothing.
+        gRPC core may hang or crash if a child uses, closes or even releases its parent's
+        channel: it stays referenced until the child ends.
         """
         self._ready = False
         self._closed = True
@@ -448,12 +422,9 @@ class GrpcTransport(GrpcCalls[grpc.Channel, UnaryCall]):
             self._token_request.abandon()
 
     def _connect(self, timeout: float | None) -> float | None:
-        """Waits, within `connect_budget`, until the channel can carry a call.
+        """Waits, within `connect_budget`, until the channel can carry a call; returns the rest.
 
-        Returns what is left of `timeout` for the call itself. A READY channel costs one
-        state check, and none for the calls after it until one fails (a state check takes
-        the channel's lock, which every call in flight contends for); a refused one settles
-        in TRANSIENT_FAILURE at once and the call fails fast, as gRPC makes it.
+        Once READY, later calls skip the check until one fails: it takes the channel's lock.
         """
         if self._closed:
             raise client_closed()
@@ -471,11 +442,7 @@ class GrpcTransport(GrpcCalls[grpc.Channel, UnaryCall]):
         return None if timeout is None else max(timeout - (time.monotonic() - started), 0.001)
 
     def _settles_within(self, budget: float) -> bool:
-        """Whether the channel reaches a `SETTLED` state within `budget` seconds.
-
-        Watches gRPC core's channel directly: `grpc.Channel.subscribe` would leave a polling
-        thread behind that fails when the channel closes.
-        """
+        """Whether the channel settles within `budget` (on gRPC core: `subscribe` leaks threads)."""
         core = getattr(self._channel, "_channel", None)
         if core is None:
             return True  # no way to watch: the call itself waits, as gRPC makes it
