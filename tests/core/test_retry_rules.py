@@ -23,6 +23,16 @@ from groundwire.core.errors import (
 from tests.support.canned import CannedServers
 
 
+def test_an_attempt_timeout_is_cut_from_what_remains_of_the_deadline() -> None:
+    now = [0.0]
+    attempts = Attempts(
+        RetryPolicy(), 30.0, random.Random(1), NO_ONE, unlogged, clock=lambda: now[0]
+    )
+    assert attempts.start(None) == 30.0
+    now[0] = 25.0
+    assert attempts.start(None) == 5.0
+
+
 def test_a_server_asked_wait_at_least_the_time_left_gives_up_after_one_attempt() -> None:
     retrying = Attempts(RetryPolicy(), 10.0, random.Random(1), NO_ONE, unlogged, clock=lambda: 0.0)
     retrying.start(None)
