@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from groundwire import _factory
 from groundwire.core import calls
-from groundwire.core.addresses import check_universe_domain
+from groundwire.core.addresses import check_location, check_universe_domain
 from groundwire.core.attempts import NO_ONE, Attempts, Events
 from groundwire.core.batch import BatchSettings, Planned, Rpc, plan_item
 from groundwire.core.bodies import MAX_RESPONSE_BYTES
@@ -184,6 +184,7 @@ class ClientBase:
         pool_limits: PoolLimits | None = None,
     ) -> None:
         options = read_client_options(client_options)
+        check_location(location, "location", ConfigurationError)
         if credentials is not None and options.credentials_file is not None:
             raise ConfigurationError(
                 "credentials= and client_options.credentials_file are mutually exclusive"

@@ -276,3 +276,62 @@ def test_a_refused_endpoint_is_a_groundwire_error_and_a_value_error() -> None:
     assert caught.value.code == StatusCode.INVALID_ARGUMENT
     assert not caught.value.retryable
     assert isinstance(caught.value, ValueError)
+
+
+@pytest.mark.parametrize(
+    "location",
+    [
+        "dns:127.0.0.1:18943?",
+        "dns:evil.example:443?",
+        "evil.example/x",
+        "US",
+        "eu ",
+        "",
+        "a" * 64,
+        "eu?x",
+        "us-central1.evil.example",
+    ],
+)
+def test_no_host_is_built_from_a_location_not_shaped_like_one(location: str) -> None:
+    with pytest.raises(EndpointError, match=r"location=.* is not a location"):
+        resolve_endpoints("aiplatform", location, endpoint=None, rest_endpoint=None, environ={})
+    with pytest.raises(EndpointError, match=r"location=.* is not a location"):
+        resolve_endpoints(
+            "aiplatform",
+            location,
+            endpoint=None,
+            rest_endpoint=None,
+            environ={},
+            explicit_credentials=True,
+        )
+
+
+@pytest.mark.parametrize("location", ["global", "us", "eu", "us-central1", "europe-west4"])
+def test_googles_locations_build_google_hosts_that_carry_credentials(location: str) -> None:
+    found = resolve_endpoints("aiplatform", location, endpoint=None, rest_endpoint=None, environ={})
+    assert found.grpc_target is not None
+    assert found.grpc_target.endswith(".googleapis.com:443")
+    assert found.grpc_credentials
+    assert found.rest_credentials
+
+
+@pytest.mark.parametrize(
+    "host",
+    [
+        "dns:127.0.0.1:18943?-aiplatform.googleapis.com",
+        "127.0.0.1:1?-aiplatform.googleapis.com",
+        "evil.example/-aiplatform.googleapis.com",
+        "evil.example#.googleapis.com",
+    ],
+)
+def test_a_host_that_is_not_a_plain_dns_name_is_never_the_universes(host: str) -> None:
+    assert not is_universe_host(host, "googleapis.com")
+
+
+def test_explicit_credentials_still_go_to_an_explicit_ip_endpoint() -> None:
+    # A Private Service Connect address: the user named it, together with credentials.
+    found = resolve(endpoint="10.128.0.7:443", explicit_credentials=True)
+    assert found.grpc_target == "10.128.0.7:443"
+    assert found.grpc_credentials
+    assert not found.plaintext
+    assert found.rest_base_url is None

@@ -367,3 +367,89 @@ def test_the_recorders_token_goes_upstream_over_tls_and_no_token_reaches_the_cas
     assert cassette.count("supportScore") == 2
     for secret in (RECORDER_TOKEN, CLIENT_TOKEN, "authorization", "cookie", "session="):
         assert secret not in cassette.lower()
+
+
+@pytest.fixture
+def tls_sink() -> Iterator[tuple[int, bytes, list[bytes]]]:
+    """A loopback TLS listener that answers nothing: its port, certificate, and what reached it."""
+    import socket
+    import ssl
+    import tempfile
+    import threading
+
+    key_pem, certificate_pem = _self_signed()
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    with tempfile.TemporaryDirectory() as folder:
+        (Path(folder) / "key.pem").write_bytes(key_pem)
+        (Path(folder) / "cert.pem").write_bytes(certificate_pem)
+        context.load_cert_chain(Path(folder) / "cert.pem", Path(folder) / "key.pem")
+    context.set_alpn_protocols(["h2"])
+    listener = socket.create_server(("127.0.0.1", 0))
+    listener.settimeout(0.2)
+    received: list[bytes] = []
+    stop = threading.Event()
+
+    def serve() -> None:
+        while not stop.is_set():
+            try:
+                raw, _ = listener.accept()
+            except TimeoutError:
+                continue
+            received.append(b"")
+            try:
+                with context.wrap_socket(raw, server_side=True) as connection:
+                    connection.settimeout(2)
+                    received.append(connection.recv(65536))
+            except (OSError, ssl.SSLError):
+                pass
+
+    thread = threading.Thread(target=serve, daemon=True)
+    thread.start()
+    try:
+        yield listener.getsockname()[1], certificate_pem, received
+    finally:
+        stop.set()
+        thread.join(timeout=10)
+        listener.close()
+
+
+@pytest.mark.parametrize("transport", ["grpc", "rest"])
+def test_a_recorder_never_forwards_to_a_host_a_request_names_as_its_location(
+    tls_sink: tuple[int, bytes, list[bytes]],
+    tmp_path: Path,
+    transport: str,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import google.oauth2.credentials
+
+    for name in ("GROUNDWIRE_EMULATOR_HOST", "GROUNDWIRE_EMULATOR_REST"):
+        monkeypatch.delenv(name, raising=False)
+    port, certificate, received = tls_sink
+    credentials = google.oauth2.credentials.Credentials(token=RECORDER_TOKEN)
+    upstream = Upstream(credentials=credentials, root_certificates=certificate, timeout=5)
+    path = tmp_path / "attack.jsonl"
+    parent = f"projects/p/locations/dns:127.0.0.1:{port}?"
+    request = CORROBORATE.request_class(
+        parent=parent, content={"parts": [{"text": "Paris is in France."}]}
+    )
+    with emulator(control=ControlOptions(cassette=RecordOptions(path, upstream))) as recorder:
+        if transport == "grpc":
+            with grpc.insecure_channel(recorder.grpc_address) as channel:
+                unary = channel.unary_unary(
+                    CORROBORATE.grpc_path,
+                    request_serializer=_identity,
+                    response_deserializer=_identity,
+                )
+                with pytest.raises(grpc.RpcError) as raised:
+                    unary(request.SerializeToString(), timeout=30)
+            assert raised.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+        else:
+            answer = httpx.post(
+                f"{recorder.http_url}/v1/{parent.replace('?', '%3F')}:corroborateContent",
+                json={"content": {"parts": [{"text": "Paris is in France."}]}},
+                timeout=30,
+            )
+            # The REST router refuses the path itself (404) or its location (400).
+            assert answer.status_code in (400, 404)
+    assert received == []
+    assert not path.exists() or RECORDER_TOKEN not in path.read_text()

@@ -15,6 +15,9 @@ from groundwire.core.errors import InvalidArgument
 _HOST_NAME = re.compile(
     r"[A-Za-z0-9_](?:[A-Za-z0-9_-]{0,62})(?:\.[A-Za-z0-9_][A-Za-z0-9_-]{0,62})*\.?"
 )
+# A location as Google's APIs spell one (`global`, `us`, `europe-west4`): a DNS label, since
+# hosts are built from it.
+_LOCATION = re.compile(r"[a-z](?:[a-z0-9-]{0,61}[a-z0-9])?")
 _LOCAL_SCHEMES = ("unix:", "unix-abstract:")
 GRPC_EXAMPLES = (
     "127.0.0.1:50051, localhost:50051, [::1]:50051, dns:///localhost:50051, "
@@ -189,14 +192,37 @@ def parse_rest_address(text: str, *, source: str, bare_scheme: str) -> RestAddre
     return RestAddress(url, scheme, host)
 
 
+def check_location(location: str, source: str, error: type[InvalidArgument] = EndpointError) -> str:
+    """`location` if it has a location's shape (lower-case letters, digits, hyphens), else `error`.
+
+    Hosts are built from a location, so this guards every host built; no switch skips it.
+
+    >>> check_location("europe-west4", "location")
+    'europe-west4'
+    >>> check_location("dns:127.0.0.1:1?", "location")
+    Traceback (most recent call last):
+    groundwire.core.addresses.EndpointError: INVALID_ARGUMENT: location='dns:127.0.0.1:1?' ...
+    """
+    if not isinstance(location, str) or not _LOCATION.fullmatch(location):
+        raise error(
+            f"{source}={location!r} is not a location: a location is lower-case letters, "
+            "digits and hyphens, e.g. global, us, eu or us-central1"
+        )
+    return location
+
+
 def is_universe_host(host: str, universe: str) -> bool:
-    """Whether `host` is the universe's domain or a name under it.
+    """Whether `host` is a plain DNS name: the universe's domain or a name under it.
 
     >>> is_universe_host("eu-discoveryengine.googleapis.com", "googleapis.com")
     True
     >>> is_universe_host("googleapis.com.evil.example", "googleapis.com")
     False
+    >>> is_universe_host("dns:127.0.0.1:1?-aiplatform.googleapis.com", "googleapis.com")
+    False
     """
+    if not _HOST_NAME.fullmatch(host):
+        return False
     host = host.lower().rstrip(".")
     universe = universe.lower().strip(".")
     return host == universe or host.endswith(f".{universe}")

@@ -16,6 +16,7 @@ from urllib.parse import quote
 # `X as X`: re-exported, as docs/security.md and the transports name them from here.
 from groundwire.core.addresses import EndpointError as EndpointError
 from groundwire.core.addresses import (
+    check_location,
     check_universe_domain,
     is_universe_host,
     parse_grpc_address,
@@ -64,6 +65,8 @@ def default_host(
 ) -> str:
     """Google's host for `api` in `location`; `mtls`: the mutual-TLS one (googleapis.com only).
 
+    A `location` not shaped like one is an EndpointError: no host is built from it.
+
     >>> default_host("discoveryengine", "eu"), default_host("aiplatform", "us-central1")
     ('eu-discoveryengine.googleapis.com', 'us-central1-aiplatform.googleapis.com')
     >>> default_host("discoveryengine", "us", mtls=True)
@@ -74,6 +77,7 @@ def default_host(
             f"mutual TLS endpoints exist only in the {DEFAULT_UNIVERSE} universe, not in "
             f"{universe!r}: set {MTLS_ENDPOINT_ENV}=never, or pass endpoint="
         )
+    check_location(location, "location")
     domain = f"mtls.{universe}" if mtls else universe
     if api == "discoveryengine":
         prefix = f"{location}-" if location in _MULTI_REGIONS else ""
@@ -144,8 +148,10 @@ def resolve_endpoints(
         return _emulator(grpc, rest, routes, variables, allow_remote, explicit_credentials)
     host = default_host(api, location, universe, mtls=mtls and grpc is None and rest is None)
     if grpc is None and rest is None:
-        grpc = _Route(f"{host}:443", (host,), True, "default")
-        rest = _Route(f"https://{host}", (host,), True, "default")
+        # Whether credentials go is decided on the parsed target, never on the text built.
+        address = parse_grpc_address(f"{host}:443", source="location", default_port=None)
+        grpc = _Route(address.target, address.hosts, True, "default")
+        rest = _Route(f"https://{host}", address.hosts, True, "default")
     elif grpc is None and rest is not None:
         grpc = _derived(rest, universe, lambda found: f"{found}:443")
     elif rest is None and grpc is not None:
@@ -290,8 +296,12 @@ def _derived(route: _Route, universe: str, address: Callable[[str], str]) -> _Ro
 
 
 def _carries(route: _Route, universe: str, explicit_credentials: bool) -> bool:
-    """Whether a TLS route carries credentials: always the user's, ADC only to Google."""
-    if explicit_credentials:
+    """Whether a TLS route carries credentials: the user's to their endpoint, else Google's.
+
+    A Google host is a plain DNS name under the universe (`is_universe_host`): a target of
+    any other form gets no credentials, whatever its text ends with.
+    """
+    if explicit_credentials and route.source in ("endpoint", "rest_endpoint"):
         return True
     return bool(route.hosts) and all(is_universe_host(host, universe) for host in route.hosts)
 

@@ -24,12 +24,12 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from groundwire.core.addresses import is_loopback
+from groundwire.core.addresses import check_location, is_loopback
 from groundwire.core.apis import Method
 from groundwire.core.client_options import ConfigurationError
 from groundwire.core.endpoints import EMULATOR_GRPC_ENV, EMULATOR_REST_ENV
 from groundwire.core.errors import GroundwireError
-from groundwire.core.spec import route
+from groundwire.core.spec import route, spec_for
 from groundwire.emulator.answering import Call
 from groundwire.emulator.cassette import CassetteWriter, Exchange
 from groundwire.emulator.outcomes import Ending, Outcome, Piece, Step
@@ -157,12 +157,22 @@ class Forwarding:
     call: Call
 
     def steps(self) -> Iterator[Step]:
-        """The upstream's responses as they come, then its error if it failed."""
+        """The upstream's responses as they come, then its error if it failed.
+
+        A request the spec refuses, or whose resource names no location of the API's shape,
+        is answered with that error here: nothing is forwarded or written.
+        """
         method, request = self.call.method, self.call.request
+        try:
+            spec_for(method).check(method, request)
+            location = _location(method, request)
+        except GroundwireError as error:
+            yield Ending(error)
+            return
         started = last = time.monotonic()
         pieces: list[Piece] = []
         try:
-            transport = self.recorder.transport_for(method, _location(method, request))
+            transport = self.recorder.transport_for(method, location)
             timeout = self.recorder.options.upstream.timeout
             metadata = route(method, request, None)
             if not method.server_streaming:
@@ -195,11 +205,14 @@ class Forwarding:
 def _location(method: Method, request: Any) -> str:
     """The location the request's resource names (`projects/p/locations/eu/...`), else global.
 
+    An `InvalidArgument` names a location that is not shaped like one, before any host is built.
+
     Example:
         >>> from groundwire.core.apis import method
         >>> corroborate = method("aiplatform", "v1", "CorroborateContent")
         >>> _location(corroborate, corroborate.request_class(parent="projects/p/locations/eu"))
         'eu'
     """
-    found = re.search(r"(?:^|/)locations/([^/]+)", getattr(request, method.routing_field))
-    return found.group(1) if found else "global"
+    field = method.routing_field
+    found = re.search(r"(?:^|/)locations/([^/]+)", getattr(request, field))
+    return check_location(found.group(1), f"the location in {field}") if found else "global"
