@@ -73,7 +73,9 @@ def write_snippets(page: Path, out: Path) -> list[Path]:
         harness = ROOT / compiled["harness"]
         text = harness.read_text(encoding="utf-8") if harness.is_file() else ""
         if PLACEHOLDER not in text:
-            problems.append(f"{where}: {compiled['harness']} has no line {PLACEHOLDER!r}")
+            problems.append(
+                f"{where}: {compiled['harness']} is missing or has no line {PLACEHOLDER!r}"
+            )
             continue
         snippet = f"// {where}\n{token.content.rstrip()}"
         target = out / harness.parent.parent.name / harness.name  # go/snippets/x.go: out/go/x.go
