@@ -5,8 +5,8 @@
 #
 # Everything comes from Debian (apt-packages.txt) and builds offline. The offsets module has no
 # dependencies, so it builds as a module. The client builds in GOPATH mode over Debian's
-# /usr/share/gocode: module mode would need every go.mod in grpc's dependency graph, which
-# neither Debian ships nor GOPROXY=off can fetch.
+# /usr/share/gocode: module mode needs every go.mod in grpc's dependency graph, which neither
+# Debian ships nor GOPROXY=off can fetch; the snippets' module gets empty stand-ins for those.
 set -euo pipefail
 : "${GROUNDWIRE_GRPC:?}" "${GROUNDWIRE_CASE:?}" "${GROUNDWIRE_OFFSETS:?}" "${POLYGLOT_BUILD:?}" "${POLYGLOT_SNIPPETS:?}"
 here=$(cd "$(dirname "$0")" && pwd)
