@@ -16,6 +16,7 @@ BUF := node_modules/.bin/buf
 PY_STAMP := $(VENV)/.installed
 NODE_STAMP := node_modules/.installed
 TS_STAMP := typescript/node_modules/.installed
+OFFSETS_STAMP := typescript/offsets/node_modules/.installed
 GEN_VENV := build/venv-generate
 LOWEST_VENV := build/venv-lowest
 BEAM_VENV := build/venv-beam
@@ -64,9 +65,15 @@ $(NODE_STAMP): package.json package-lock.json
 	npm ci --no-audit --no-fund --loglevel=error
 	touch $@
 
-# The TypeScript client's and the offsets package's own packages (connect-es, Google's
-# official Node clients, tsc), apart from the build tools: only `make test-polyglot` needs them.
-$(TS_STAMP): typescript/package.json typescript/package-lock.json
+# The TypeScript client's own packages (connect-es, Google's official Node clients, tsc), apart
+# from the build tools, and the offsets package's (its devDependencies: tsc and Node's types,
+# which its `prepare` script, the build, needs): only `make test-polyglot` needs them. The
+# client links the offsets package, whose prepare npm runs: its packages come first.
+$(OFFSETS_STAMP): typescript/offsets/package.json typescript/offsets/package-lock.json
+	cd typescript/offsets && npm ci --no-audit --no-fund --loglevel=error
+	touch $@
+
+$(TS_STAMP): typescript/package.json typescript/package-lock.json $(OFFSETS_STAMP)
 	cd typescript && npm ci --no-audit --no-fund --loglevel=error
 	touch $@
 
@@ -109,8 +116,10 @@ polyglot: proto-deps polyglot-tools
 	cp go/genproto.go.mod build/polyglot/go/go.mod
 	$(BUF) generate build/proto-deps --path build/proto-deps/google/rpc --template java/buf.gen.rpc.yaml
 
-## test-polyglot: generate and compile each language, then run its client against a fresh
-## `groundwire serve` (conformance/run_polyglot.py); installs npm and Debian packages itself.
+## test-polyglot: generate and compile each language with docs/polyglot.md's snippets, install
+## @groundwire/offsets into a project outside the repository, then run each language's client
+## against a fresh `groundwire serve` (conformance/run_polyglot.py); installs npm and Debian
+## packages itself.
 ## POLYGLOT_PYTHON: the Python that runs the driver and the emulator (default .venv's)
 POLYGLOT_PYTHON ?= $(BIN)/python
 POLYGLOT_SCRIPTS := $(wildcard typescript/test.sh go/test.sh java/test.sh)

@@ -1,6 +1,12 @@
 """`make test-polyglot`'s driver: every language's client against one fresh `groundwire serve`.
 
-It starts the emulator on free loopback ports, checks the shared case
+First it writes the snippets of docs/polyglot.md that are marked `<!-- compiled: HARNESS -->` into
+their harnesses (HARNESS, e.g. go/snippets/offsets.go: the imports and variables a snippet
+assumes, and a line `// <snippet>` where it goes) under build/polyglot/snippets/, for each
+language's script to compile. Every other snippet in another language than Python (which
+tests/test_docs_examples.py runs) or the shell must be marked `<!-- not compiled here: WHY -->`.
+
+Then it starts the emulator on free loopback ports, checks the shared case
 (conformance/grounding_case.json) with groundwire's own Python client, then runs each
 language's script (given as arguments, e.g. typescript/test.sh) with the emulator's addresses
 in its environment. A script compiles and runs its clients, which assert and exit non-zero on
@@ -14,6 +20,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shutil
 import struct
 import subprocess
 import sys
@@ -22,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from google.protobuf import json_format
+from markdown_it import MarkdownIt
 
 from groundwire import GroundingClient
 from groundwire.core.apis import method
@@ -29,10 +37,61 @@ from groundwire.core.apis import method
 ROOT = Path(__file__).resolve().parent.parent
 CASE = ROOT / "conformance" / "grounding_case.json"
 OFFSETS = ROOT / "conformance" / "offsets.json"
+PAGE = ROOT / "docs" / "polyglot.md"
+SNIPPETS = ROOT / "build" / "polyglot" / "snippets"
+COMPILED = re.compile(r"<!-- compiled: (?P<harness>\S+) -->")
+NOT_COMPILED = re.compile(r"<!-- not compiled here: [^>]+ -->")
+MARKS = "<!-- compiled: HARNESS --> or <!-- not compiled here: WHY -->"
+PLACEHOLDER = "// <snippet>"  # the line of a harness that its snippet replaces
+CHECKED_ELSEWHERE = {"python", "sh"}  # tests/test_docs_examples.py runs the Python; sh: commands
 SCRIPT_TIMEOUT_S = 900.0
 START_TIMEOUT_S = 60.0
 BUILD_FOLDERS = {"typescript": "ts"}  # a language's folder -> its generated code's, if not the same
 ADDRESSES = re.compile(r"GROUNDWIRE_EMULATOR_HOST=(\S+) GROUNDWIRE_EMULATOR_REST=(\S+)")
+
+
+def write_snippets(page: Path, out: Path) -> list[Path]:
+    """Writes every snippet of the page marked compiled into its harness, under out; the files.
+
+    Raises SystemExit on a snippet marked neither way, a harness that is missing, lacks the
+    placeholder or serves no snippet, and on a page with no compiled snippet at all.
+    """
+    tokens = MarkdownIt("commonmark").parse(page.read_text(encoding="utf-8"))
+    written: list[Path] = []
+    used: set[Path] = set()
+    problems: list[str] = []
+    for before, token in zip([None, *tokens], tokens, strict=False):
+        if token.type != "fence" or (token.info.split() or [""])[0] in CHECKED_ELSEWHERE:
+            continue
+        where = f"{page.relative_to(ROOT)}:{token.map[0] + 1 if token.map else 0}"
+        mark = before.content if before is not None and before.type == "html_block" else ""
+        compiled = COMPILED.search(mark)
+        if compiled is None:
+            if not NOT_COMPILED.search(mark):
+                problems.append(f"{where}: unmarked; mark it {MARKS}")
+            continue
+        harness = ROOT / compiled["harness"]
+        text = harness.read_text(encoding="utf-8") if harness.is_file() else ""
+        if PLACEHOLDER not in text:
+            problems.append(
+                f"{where}: {compiled['harness']} is missing or has no line {PLACEHOLDER!r}"
+            )
+            continue
+        snippet = f"// {where}\n{token.content.rstrip()}"
+        target = out / harness.parent.parent.name / harness.name  # go/snippets/x.go: out/go/x.go
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(text.replace(PLACEHOLDER, snippet, 1), encoding="utf-8")
+        used.add(harness)
+        written.append(target)
+    unused = set(ROOT.glob("*/snippets/*")) - used
+    problems += [
+        f"{path.relative_to(ROOT)} serves no snippet of {page.name}" for path in sorted(unused)
+    ]
+    if not written:
+        problems.append(f"{page.relative_to(ROOT)}: no snippet is marked compiled")
+    if problems:
+        raise SystemExit("test-polyglot: " + "\n  ".join(["the docs' snippets:", *problems]))
+    return written
 
 
 def start_emulator() -> tuple[subprocess.Popen[str], str, str]:
@@ -131,6 +190,9 @@ def main(scripts: list[str]) -> int:
     if not scripts:
         raise SystemExit("usage: run_polyglot.py LANGUAGE/test.sh ...")
     sys.stdout.reconfigure(line_buffering=True)  # type: ignore[union-attr]  # in order with the scripts' output
+    shutil.rmtree(SNIPPETS, ignore_errors=True)
+    snippets = write_snippets(PAGE, SNIPPETS)
+    print(f"== {PAGE.relative_to(ROOT)}: {len(snippets)} snippets to compile")
     case = json.loads(CASE.read_text(encoding="utf-8"))
     server, grpc_address, rest_url = start_emulator()
     try:
@@ -149,6 +211,7 @@ def main(scripts: list[str]) -> int:
             folder = script.split("/")[0]
             build = BUILD_FOLDERS.get(folder, folder)
             environment["POLYGLOT_BUILD"] = str(ROOT / "build" / "polyglot" / build)
+            environment["POLYGLOT_SNIPPETS"] = str(SNIPPETS / folder)
             for report in run_script(script, environment):
                 check = as_float32(report["check"])
                 agrees = check == expected

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # make test-polyglot's Java part: GroundingOffsets against conformance/offsets.json, then the
-# client compiled with the generated code in $POLYGLOT_BUILD and run against the emulator.
+# client and docs/polyglot.md's Java snippets ($POLYGLOT_SNIPPETS) compiled with the generated
+# code in $POLYGLOT_BUILD, and the client run against the emulator.
 # Everything comes from Debian (apt-packages.txt): javac against the jars in /usr/share/java.
 set -euo pipefail
-: "${GROUNDWIRE_GRPC:?}" "${GROUNDWIRE_CASE:?}" "${GROUNDWIRE_OFFSETS:?}" "${POLYGLOT_BUILD:?}"
+: "${GROUNDWIRE_GRPC:?}" "${GROUNDWIRE_CASE:?}" "${GROUNDWIRE_OFFSETS:?}" "${POLYGLOT_BUILD:?}" "${POLYGLOT_SNIPPETS:?}"
 here=$(cd "$(dirname "$0")" && pwd)
 generated=$(cd "$POLYGLOT_BUILD" && pwd)
 classes="$generated-classes"
@@ -21,6 +22,7 @@ javac "${quick[@]}" -d "$classes/offsets" -cp "$classpath" \
 	"$here/test/dev/groundwire/offsets/OffsetsConformance.java"
 java -XX:TieredStopAtLevel=1 -cp "$classes/offsets:$classpath" dev.groundwire.offsets.OffsetsConformance "$GROUNDWIRE_OFFSETS"
 
-find "$generated" "$here/src" "$here/client" -name '*.java' >"$generated-sources.txt"
+ls "$POLYGLOT_SNIPPETS"/*.java >/dev/null
+find "$generated" "$here/src" "$here/client" "$POLYGLOT_SNIPPETS" -name '*.java' >"$generated-sources.txt"
 javac "${quick[@]}" -nowarn -d "$classes/client" -cp "$classpath" "@$generated-sources.txt"
 java -cp "$classes/client:$classpath" dev.groundwire.polyglot.PolyglotClient
