@@ -2,12 +2,14 @@
 
 Schemathesis makes requests that fit each operation's schema and requests that do not. Whatever
 it sends, the server answers no 5xx, answers only statuses, content types and bodies its
-document describes, and still serves a plain call afterwards. The default suite runs a bounded,
+document describes, and still serves a plain call afterwards. The BigQuery endpoint's rows also
+get any JSON at all, which no schema would send. The default suite runs a bounded,
 reproducible number of examples; `slow` runs many more, each run new ones.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -15,6 +17,7 @@ from typing import Any
 import httpx
 import pytest
 from hypothesis import HealthCheck, Phase, given, settings
+from hypothesis import strategies as st
 from hypothesis.errors import Unsatisfiable
 
 from groundwire.emulator import Emulator, emulator
@@ -41,7 +44,7 @@ CHECKS = [
     content_type_conformance,
     response_schema_conformance,
 ]
-EXAMPLES = 15
+EXAMPLES = 10
 """Examples per operation and mode in the default suite (each surface well under 30 s)."""
 SLOW_EXAMPLES = 300
 FACT = "Paris is the capital of France."
@@ -118,6 +121,59 @@ def assert_endpoint_still_serves(url: str) -> None:
         response = http.post(url + "/", json={"calls": [["Paris is in France.", [FACT]]]})
     assert response.status_code == 200, response.text
     assert response.json()["replies"][0]["support_score"] == 1.0
+
+
+JSON_KEYS = st.sampled_from(["text", "fact_text", "attributes", "author"]) | st.text(max_size=5)
+JSON_VALUES = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers()
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text(max_size=20),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(JSON_KEYS, inner, max_size=3),
+    max_leaves=12,
+)
+FACT_OBJECTS = st.fixed_dictionaries(
+    {"text": st.text(max_size=20)}, optional={"attributes": JSON_VALUES}
+)
+FACTS = st.lists(
+    st.one_of(st.text(max_size=20), FACT_OBJECTS, FACT_OBJECTS, JSON_VALUES), max_size=3
+)
+"""Facts as BigQuery's rows hold them, and often not: objects are drawn twice as often."""
+ROWS = st.lists(
+    st.one_of(
+        st.tuples(st.text(min_size=1, max_size=30), FACTS | FACTS.map(json.dumps)).map(list),
+        st.lists(JSON_VALUES | JSON_VALUES.map(json.dumps), max_size=3),
+    ),
+    max_size=6,
+)
+
+
+def assert_each_row_answered(url: str, rows: list[Any]) -> None:
+    """Sends `rows` as one call: a 200 with a reply per row, whatever the rows hold."""
+    with httpx.Client(timeout=60) as http:
+        response = http.post(url + "/", json={"calls": rows})
+    assert response.status_code == 200, response.text
+    assert len(response.json()["replies"]) == len(rows)
+
+
+# The schema describes BigQuery's rows; these send what no schema would: any JSON at all, where
+# the answer, the facts and their attributes go, as values or as strings holding them.
+@settings(max_examples=EXAMPLES * 6, derandomize=True, database=None, deadline=None)
+@given(rows=ROWS)
+def test_rows_of_any_json_get_a_reply_each_and_never_a_5xx(
+    bigquery_endpoint: str, rows: list[Any]
+) -> None:
+    assert_each_row_answered(bigquery_endpoint, rows)
+
+
+@pytest.mark.slow
+@settings(max_examples=SLOW_EXAMPLES * 2, database=None, deadline=None)
+@given(rows=ROWS)
+def test_many_new_rows_of_any_json_get_a_reply_each_and_never_a_5xx(
+    bigquery_endpoint: str, rows: list[Any]
+) -> None:
+    assert_each_row_answered(bigquery_endpoint, rows)
 
 
 Surface = tuple[str, Callable[[], str], Callable[[], None]]
