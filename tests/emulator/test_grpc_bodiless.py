@@ -218,3 +218,10 @@ def test_1100_bodiless_calls_over_20_connections_do_not_starve_anyone() -> None:
     with emulator() as emu, bodiless_calls(emu, 1_100, 20, CHECK.grpc_path):
         for _ in range(5):
             everything_answers(emu)
+
+
+@pytest.mark.slow
+def test_1100_bodiless_health_checks_over_20_connections_do_not_starve_anyone() -> None:
+    with emulator() as emu, bodiless_calls(emu, 1_100, 20, _HEALTH_CHECK):
+        for _ in range(5):
+            everything_answers(emu)

@@ -46,6 +46,12 @@ rather than a timeout."""
 DEFAULT_MAX_BODY_BYTES = 16 * 1024 * 1024
 """The largest request body read (BigQuery's requests are at most about 10 MB); larger: 413."""
 
+DEFAULT_BODY_TIMEOUT = 30.0
+"""Seconds a request's body may take to arrive; slower: 408, and the connection is closed.
+
+BigQuery sends a call's body at once; a peer dripping bytes would otherwise hold a connection
+(and the memory of its body so far) for as long as it likes."""
+
 _JSON = [(b"content-type", b"application/json; charset=utf-8")]
 Outcomes = list["BatchOutcome[Any] | None"]
 
@@ -67,6 +73,7 @@ class RemoteFunctionApp:
         time_budget: float,
         concurrency: int,
         max_body_bytes: int,
+        body_timeout: float = DEFAULT_BODY_TIMEOUT,
     ) -> None:
         self._make_client = make_client
         self._given = client
@@ -75,6 +82,7 @@ class RemoteFunctionApp:
         self._time_budget = time_budget
         self._concurrency = concurrency
         self._max_body_bytes = max_body_bytes
+        self._body_timeout = body_timeout
         self._kept = KeptReplies()
 
     async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
@@ -90,15 +98,17 @@ class RemoteFunctionApp:
             await _send_json(send, status, {"errorMessage": message})
             return
         started = time.monotonic()
+        body = None
         try:
-            body = await _read_body(scope, receive, self._max_body_bytes)
+            body = await _read_body(scope, receive, self._max_body_bytes, self._body_timeout)
             status, payload = await self.answer(body)
         except RequestError as error:
             status, payload = error.status, {"errorMessage": str(error)}
         except Exception as error:  # a bug: say so without the rows (they may be in it)
             logger.error("a BigQuery call failed inside the endpoint: %s", type(error).__name__)
             status, payload = 500, {"errorMessage": f"internal error: {type(error).__name__}"}
-        await _send_json(send, status, payload)
+        # A body left unread (too large, too slow) leaves the connection unusable: close it.
+        await _send_json(send, status, payload, close=body is None)
         logger.info("BigQuery call answered %d in %.3f s", status, time.monotonic() - started)
 
     async def answer(self, body: bytes) -> tuple[int, dict[str, Any]]:
@@ -257,8 +267,11 @@ class RemoteFunctionApp:
                 return
 
 
-async def _read_body(scope: Mapping[str, Any], receive: Any, limit: int) -> bytes:
-    """The request body, at most `limit` bytes; a 413 `RequestError` past it."""
+async def _read_body(scope: Mapping[str, Any], receive: Any, limit: int, timeout: float) -> bytes:
+    """The request body, at most `limit` bytes within `timeout` seconds.
+
+    A `RequestError` otherwise: 413 past the size, 408 past the time (which BigQuery resends).
+    """
     too_large = RequestError(f"the request body is larger than {limit:,} bytes", 413)
     for name, value in scope.get("headers", ()):
         if name == b"content-length" and value.isdigit() and int(value) > limit:
@@ -266,22 +279,30 @@ async def _read_body(scope: Mapping[str, Any], receive: Any, limit: int) -> byte
     chunks: list[bytes] = []
     size = 0
     more = True
-    while more:
-        message = await receive()
-        if message["type"] == "http.disconnect":
-            raise RequestError("the caller went away", 400)
-        chunk = message.get("body", b"")
-        size += len(chunk)
-        if size > limit:
-            raise too_large
-        chunks.append(chunk)
-        more = bool(message.get("more_body"))
+    try:
+        async with asyncio.timeout(timeout):  # the whole body, however it is dripped
+            while more:
+                message = await receive()
+                if message["type"] == "http.disconnect":
+                    raise RequestError("the caller went away", 400)
+                chunk = message.get("body", b"")
+                size += len(chunk)
+                if size > limit:
+                    raise too_large
+                chunks.append(chunk)
+                more = bool(message.get("more_body"))
+    except TimeoutError:
+        raise RequestError(f"the request body took longer than {timeout:g} s", 408) from None
     return b"".join(chunks)
 
 
-async def _send_json(send: Any, status: int, payload: Mapping[str, Any]) -> None:
+async def _send_json(
+    send: Any, status: int, payload: Mapping[str, Any], *, close: bool = False
+) -> None:
     body = json.dumps(payload, ensure_ascii=False, separators=(",", ":")).encode()
     headers = [*_JSON, (b"content-length", str(len(body)).encode())]
+    if close:
+        headers.append((b"connection", b"close"))
     await send({"type": "http.response.start", "status": status, "headers": headers})
     await send({"type": "http.response.body", "body": body})
 
@@ -294,6 +315,7 @@ def create_app(
     time_budget: float = DEFAULT_TIME_BUDGET,
     concurrency: int = DEFAULT_CONCURRENCY,
     max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
+    body_timeout: float = DEFAULT_BODY_TIMEOUT,
     **client_options: Any,
 ) -> RemoteFunctionApp:
     """The ASGI app of a BigQuery remote function that checks (or corroborates) rows.
@@ -317,10 +339,14 @@ def create_app(
         concurrency: the most rows in flight at once per call (the batch lowers it while
             the service throttles).
         max_body_bytes: a larger request body is refused with 413.
+        body_timeout: seconds a request's body may take to arrive; a slower one gets 408
+            and its connection is closed.
         client_options: the rest go to `AsyncGroundingClient`.
     """
     if not time_budget > 0:
         raise ConfigurationError(f"time_budget must be positive seconds, not {time_budget!r}")
+    if not body_timeout > 0:
+        raise ConfigurationError(f"body_timeout must be positive seconds, not {body_timeout!r}")
     if max_body_bytes < 1:
         raise ConfigurationError(f"max_body_bytes must be at least 1, not {max_body_bytes!r}")
     default_version = str(client_options.pop("api_version", "v1"))
@@ -341,4 +367,5 @@ def create_app(
         time_budget=time_budget,
         concurrency=concurrency,
         max_body_bytes=max_body_bytes,
+        body_timeout=body_timeout,
     )

@@ -32,6 +32,10 @@ from groundwire.core.version import DISCOVERY_VERSIONS
 RETRYABLE_STATUSES = frozenset({408, 429, 500, 503, 504})
 """The HTTP statuses after which BigQuery sends a call again; any other error is final."""
 
+MAX_JSON_DEPTH = 512
+"""The deepest nesting of JSON read, in a request body or a facts string: BigQuery nests a
+JSON value at most 500 levels deep, and the request adds three."""
+
 CONTEXT_KEYS = ("method", "citation_threshold", "claim_scores", "api_version")
 """The `user_defined_context` keys the endpoint reads (BigQuery sends every value as text)."""
 
@@ -149,9 +153,9 @@ def read_request(body: bytes) -> RemoteCall:
         ('r1', 1, 'check')
     """
     try:
-        request = json.loads(body)
-    except (ValueError, UnicodeDecodeError):
-        raise RequestError("the request body is not JSON") from None
+        request = read_json(body)
+    except ValueError as error:
+        raise RequestError(f"the request body is not JSON: {error}") from None
     if not isinstance(request, dict):
         raise RequestError("the request body must be a JSON object with calls")
     calls = request.get("calls")
@@ -159,6 +163,38 @@ def read_request(body: bytes) -> RemoteCall:
         raise RequestError("the request needs calls: a list of argument lists")
     options = read_options(request.get("userDefinedContext"))
     return RemoteCall(str(request.get("requestId", "")), options, calls)
+
+
+def read_json(text: str | bytes) -> Any:
+    """`text` parsed as JSON; ValueError when it is not, or nests deeper than MAX_JSON_DEPTH.
+
+    Example:
+        >>> read_json('[["a"]]')
+        [['a']]
+        >>> read_json("[" * 600 + "]" * 600)
+        Traceback (most recent call last):
+        ...
+        ValueError: nested deeper than 512 levels
+    """
+    too_deep = ValueError(f"nested deeper than {MAX_JSON_DEPTH} levels")
+    try:
+        value = json.loads(text)
+    except RecursionError:  # far deeper than the bound: the parser ran out of stack first
+        raise too_deep from None
+    # Breadth first, one level of containers at a time: no recursion, stops past the bound.
+    level = [value]
+    for _ in range(MAX_JSON_DEPTH):
+        level = [
+            inner
+            for outer in level
+            if isinstance(outer, (list, dict))
+            for inner in (outer.values() if isinstance(outer, dict) else outer)
+        ]
+        if not level:
+            return value
+    if any(isinstance(item, (list, dict)) for item in level):
+        raise too_deep
+    return value
 
 
 @dataclass(frozen=True)
@@ -201,10 +237,10 @@ def read_row(index: int, arguments: object) -> Row:
         raise bad_request([("answer", "is empty")], "the answer is empty")
     if isinstance(facts, str):
         try:
-            facts = json.loads(facts)
-        except ValueError:
+            facts = read_json(facts)
+        except ValueError as error:
             raise bad_request(
-                [("facts", "not a JSON array")], "the facts are not a JSON array"
+                [("facts", f"not a JSON array: {error}")], "the facts are not a JSON array"
             ) from None
     if facts is None:
         facts = []
@@ -374,6 +410,7 @@ class KeptReplies:
 __all__ = [
     "CONTEXT_KEYS",
     "KEPT_ROWS",
+    "MAX_JSON_DEPTH",
     "RETRYABLE_STATUSES",
     "CallOptions",
     "KeptReplies",
@@ -381,6 +418,7 @@ __all__ = [
     "RequestError",
     "Row",
     "needs_split",
+    "read_json",
     "read_options",
     "read_request",
     "read_row",

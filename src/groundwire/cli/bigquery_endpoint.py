@@ -22,6 +22,8 @@ PORT_ENV = "PORT"
 DEFAULT_PORT = 8080
 LOOPBACK = "127.0.0.1"
 PUBLIC = "0.0.0.0"  # only with --public, for a container's network
+DEFAULT_BODY_TIMEOUT = 30.0
+DEFAULT_MAX_CONNECTIONS = 100  # above Cloud Run's default of 80 requests per instance
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -53,6 +55,22 @@ def configure(parser: argparse.ArgumentParser) -> None:
         default=16,
         metavar="N",
         help="rows in flight at once per call (default: 16)",
+    )
+    parser.add_argument(
+        "--body-timeout",
+        type=positive_float,
+        default=DEFAULT_BODY_TIMEOUT,
+        metavar="SECONDS",
+        help="seconds a request's body may take to arrive; slower: 408 and the connection is "
+        f"closed (default: {DEFAULT_BODY_TIMEOUT:g})",
+    )
+    parser.add_argument(
+        "--max-connections",
+        type=int,
+        default=DEFAULT_MAX_CONNECTIONS,
+        metavar="N",
+        help="connections open at once; a request on one more gets 503, which BigQuery "
+        f"resends (default: {DEFAULT_MAX_CONNECTIONS})",
     )
     parser.add_argument(
         "--log-level",
@@ -101,6 +119,8 @@ def run(args: argparse.Namespace, stdin: IO[Any] | None, stdout: IO[str]) -> int
         ) from None
     if args.concurrency < 1:
         raise InputError(f"--concurrency must be at least 1, not {args.concurrency}")
+    if args.max_connections < 1:
+        raise InputError(f"--max-connections must be at least 1, not {args.max_connections}")
     host, port = listen_address(args, os.environ)
     project = project_for(args, os.environ)
     if args.local and (args.endpoint or args.rest_endpoint):
@@ -120,11 +140,20 @@ def run(args: argparse.Namespace, stdin: IO[Any] | None, stdout: IO[str]) -> int
             timeout=cast(float, args.timeout),
             time_budget=cast(float, args.time_budget),
             concurrency=cast(int, args.concurrency),
+            body_timeout=cast(float, args.body_timeout),
         )
         where = f"http://{host}:{port}/" if port else f"a free port of {host} (uvicorn names it)"
         print(f"serving the BigQuery remote function on {where}", file=stdout)
         stdout.flush()
-        uvicorn.run(app, host=host, port=port, log_level=args.log_level, access_log=False)
+        uvicorn.run(
+            app,
+            host=host,
+            port=port,
+            log_level=args.log_level,
+            access_log=False,
+            # uvicorn counts the connection asking among those open: N + 1 serves N at once.
+            limit_concurrency=cast(int, args.max_connections) + 1,
+        )
 
     if not args.local:
         serve(args.endpoint, args.rest_endpoint)

@@ -82,9 +82,16 @@ def fact_parts(fact: Any, index: int, field: str) -> tuple[str, dict[str, str]]:
     if isinstance(fact, Mapping):
         texts = [fact[k] for k in _TEXT_KEYS if k in fact]
         unknown = set(fact) - {*_TEXT_KEYS, "attributes"}
-        if len(texts) == 1 and not unknown and isinstance(texts[0], str):
-            return texts[0], dict(fact.get("attributes") or {})
-        problem = "a fact dict needs one text key (fact_text or text) and optionally attributes"
+        attributes = fact.get("attributes") or {}
+        plain = isinstance(attributes, Mapping) and all(
+            isinstance(key, str) and isinstance(value, str) for key, value in attributes.items()
+        )
+        if len(texts) == 1 and not unknown and isinstance(texts[0], str) and plain:
+            return texts[0], dict(attributes)
+        problem = (
+            "a fact dict needs one text key (fact_text or text) and optionally attributes "
+            "(an object of strings)"
+        )
         problem += f"; unknown keys {sorted(unknown)}" if unknown else ""
     else:
         problem = (
