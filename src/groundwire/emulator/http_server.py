@@ -451,12 +451,11 @@ def _request(head: h11.Request, body: bytes) -> HttpRequest:
 
 
 def _headers(head: h11.Request) -> dict[str, str]:
-    headers: dict[str, str] = {}
+    """The head's headers by lower-case name; repeated ones joined with ", " (in linear time)."""
+    values: dict[str, list[str]] = {}
     for name, value in head.headers:
-        key = name.decode("latin-1")
-        text = value.decode("latin-1")
-        headers[key] = f"{headers[key]}, {text}" if key in headers else text
-    return headers
+        values.setdefault(name.decode("latin-1"), []).append(value.decode("latin-1"))
+    return {key: ", ".join(kept) for key, kept in values.items()}
 
 
 def _decoder(encoding: str) -> zlib._Decompress | None:
