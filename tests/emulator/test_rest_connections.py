@@ -57,7 +57,7 @@ def check_request_with_head_of(size: int) -> bytes:
     """A valid check request whose head (request line and headers) is exactly `size` bytes."""
     body = json_body(CHECK_BODY)
     head = (
-        f"POST {CHECK_PATH} HTTP/1.1\r\nHost: emulator\r\nContent-Type: application/json\r\n"
+        f"POST {CHECK_PATH} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
         f"Content-Length: {len(body)}\r\nX-Padding: \r\n\r\n"
     ).encode()
     padding = size - len(head)
@@ -91,13 +91,13 @@ def test_a_request_framed_by_both_length_and_chunks_is_answered_and_the_connecti
 ) -> None:
     body = json_body(CHECK_BODY)
     smuggling = (
-        f"POST {CHECK_PATH} HTTP/1.1\r\nHost: emulator\r\nContent-Type: application/json\r\n"
+        f"POST {CHECK_PATH} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
         f"Content-Length: {len(body) + 7}\r\nTransfer-Encoding: chunked\r\n\r\n"
         f"{len(body):x}\r\n".encode()
         + body
         + b"\r\n0\r\n\r\n"
     )
-    second = f"GET {CHECK_PATH} HTTP/1.1\r\nHost: emulator\r\n\r\n".encode()
+    second = f"GET {CHECK_PATH} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".encode()
     with connect(emu) as connection:
         connection.sendall(smuggling + second)
         answers = read_until_closed(connection)
@@ -132,7 +132,7 @@ def test_at_the_cap_the_oldest_idle_connection_makes_room_for_a_new_one() -> Non
         wait_until_read(*idle)  # the server has accepted all ten; none has sent a request
         assert post_check(emu) == 200
         assert read_until_closed(idle[0]) == b""  # the oldest was closed for it
-        idle[-1].sendall(f"GET {CHECK_PATH} HTTP/1.1\r\nHost: emulator\r\n\r\n".encode())
+        idle[-1].sendall(f"GET {CHECK_PATH} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".encode())
         assert idle[-1].recv(65536).startswith(b"HTTP/1.1 405 ")  # the newest still serves
 
 
@@ -141,10 +141,10 @@ def test_one_peer_cannot_take_every_connection_from_the_others() -> None:
     with emulator(limits=limits) as emu, opened(4, lambda: stalled_upload(emu)) as busy:
         wait_until_read(*busy)  # four busy connections from 127.0.0.1, its share
         with connect(emu) as fifth:
-            fifth.sendall(f"POST {CHECK_PATH} HTTP/1.1\r\nHost: emulator\r\n\r\n".encode())
+            fifth.sendall(f"POST {CHECK_PATH} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".encode())
             assert read_until_closed(fifth).startswith(b"HTTP/1.1 429 ")
         with connect_from(emu, "127.0.0.2") as other:
-            other.sendall(f"GET {CHECK_PATH} HTTP/1.1\r\nHost: emulator\r\n\r\n".encode())
+            other.sendall(f"GET {CHECK_PATH} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".encode())
             assert other.recv(65536).startswith(b"HTTP/1.1 405 ")
 
 

@@ -135,7 +135,7 @@ def test_a_body_over_the_limit_is_refused_as_soon_as_content_length_says_so(
     url = urlsplit(emu.http_url)
     with socket.create_connection((url.hostname, url.port), timeout=5) as connection:
         connection.sendall(
-            f"POST {CHECK_PATH} HTTP/1.1\r\nHost: emulator\r\nContent-Type: application/json\r\n"
+            f"POST {CHECK_PATH} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
             f"Content-Length: {64 * 1024 * 1024}\r\n\r\n{{".encode()
         )
         answer = _read_one_response(connection)

@@ -42,7 +42,7 @@ def stalled_upload(emu: Emulator) -> socket.socket:
     """Headers for a 1,000-byte body, then 10 bytes of it, then silence."""
     connection = connect(emu)
     connection.sendall(
-        f"POST {CHECK_PATH} HTTP/1.1\r\nHost: emulator\r\nContent-Type: application/json\r\n"
+        f"POST {CHECK_PATH} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
         'Content-Length: 1000\r\n\r\n{"answerCa'.encode()
     )
     return connection
@@ -101,7 +101,7 @@ def test_busy_connections_beyond_the_cap_are_refused_at_once_and_the_cap_frees_u
         with opened(10, lambda: stalled_upload(emu)) as stalled:
             wait_until_read(*stalled)  # the server is reading all ten bodies: none is idle
             with connect(emu) as extra:
-                extra.sendall(f"POST {CHECK_PATH} HTTP/1.1\r\nHost: emulator\r\n\r\n".encode())
+                extra.sendall(f"POST {CHECK_PATH} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".encode())
                 answer = read_until_closed(extra).decode()
             assert answer.startswith("HTTP/1.1 429 "), answer
             assert '"status":"RESOURCE_EXHAUSTED"' in answer
@@ -168,7 +168,7 @@ def test_a_gzip_body_that_inflates_past_the_limit_is_a_413(http: httpx.Client) -
 def test_a_protocol_error_is_a_400_in_googles_shape_without_the_path(emu: Emulator) -> None:
     with connect(emu) as connection:
         connection.sendall(
-            b"POST /v1/secret-path-abc:check HTTP/1.1\r\nHost: emulator\r\nBad Header Line\r\n\r\n"
+            b"POST /v1/secret-path-abc:check HTTP/1.1\r\nHost: 127.0.0.1\r\nBad Header Line\r\n\r\n"
         )
         answer = read_until_closed(connection).decode()
     assert answer.startswith("HTTP/1.1 400 "), answer
@@ -192,7 +192,7 @@ def test_expect_100_continue_is_answered(emu: Emulator) -> None:
     body = httpx.Request("POST", "/", json=CHECK_BODY).read()
     with connect(emu) as connection:
         connection.sendall(
-            f"POST {CHECK_PATH} HTTP/1.1\r\nHost: emulator\r\nContent-Type: application/json\r\n"
+            f"POST {CHECK_PATH} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
             f"Content-Length: {len(body)}\r\nExpect: 100-continue\r\n\r\n".encode()
         )
         assert connection.recv(65536).startswith(b"HTTP/1.1 100 ")
@@ -206,7 +206,7 @@ def test_bodies_beyond_the_shared_buffer_are_refused_with_503_not_held() -> None
     with emulator(limits=limits) as emu, connect(emu) as first, connect(emu) as second:
         for connection in (first, second):
             connection.sendall(
-                f"POST {CHECK_PATH} HTTP/1.1\r\nHost: emulator\r\n"
+                f"POST {CHECK_PATH} HTTP/1.1\r\nHost: 127.0.0.1\r\n"
                 "Content-Type: application/json\r\nContent-Length: 1000\r\n\r\n".encode()
                 + b" " * 900
             )
@@ -290,7 +290,7 @@ def test_a_keep_alive_connection_idle_past_its_timeout_is_closed() -> None:
     body = json_body(CHECK_BODY)
     with emulator(limits=Limits(idle_timeout=0.5)) as emu, connect(emu) as connection:
         connection.sendall(
-            f"POST {CHECK_PATH} HTTP/1.1\r\nHost: emulator\r\nContent-Type: application/json\r\n"
+            f"POST {CHECK_PATH} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
             f"Content-Length: {len(body)}\r\n\r\n".encode()
             + body
         )
@@ -311,7 +311,7 @@ def test_a_stream_the_client_never_reads_is_abandoned_after_the_write_timeout(
     body = json_body(generate_json())
     with emulator(limits=Limits(write_timeout=0.5)) as emu, connect(emu) as connection:
         connection.sendall(
-            f"POST {STREAM_PATH} HTTP/1.1\r\nHost: emulator\r\nContent-Type: application/json\r\n"
+            f"POST {STREAM_PATH} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
             f"Content-Length: {len(body)}\r\n\r\n".encode()
             + body
         )
@@ -341,11 +341,11 @@ def test_stopping_with_idle_connections_open_closes_them_and_logs_nothing(
 def test_pipelined_requests_are_all_answered_in_order(emu: Emulator) -> None:
     body = json_body(CHECK_BODY)
     request = (
-        f"POST {CHECK_PATH} HTTP/1.1\r\nHost: emulator\r\nContent-Type: application/json\r\n"
+        f"POST {CHECK_PATH} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
         f"Content-Length: {len(body)}\r\n\r\n".encode()
         + body
     )
-    closing = f"GET {CHECK_PATH} HTTP/1.1\r\nHost: emulator\r\nConnection: close\r\n\r\n"
+    closing = f"GET {CHECK_PATH} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n"
     with connect(emu) as connection:
         connection.sendall(request * 2 + closing.encode())
         answers = read_until_closed(connection)

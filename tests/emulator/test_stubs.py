@@ -468,10 +468,11 @@ def test_the_openapi_document_describes_the_stub_fields_and_paths_served(clean: 
 def test_the_journal_is_bounded_by_bytes_too() -> None:
     from groundwire.emulator.journal import Entry, Journal
 
-    journal = Journal(max_requests=100, max_bytes=1000)
+    entry = Entry(V1_CHECK, "grpc", 0.0, (), b"x" * 300)
+    journal = Journal(max_requests=100, max_bytes=3 * entry.size())  # room for three
     for _ in range(5):
-        journal.add(Entry(V1_CHECK, "grpc", 0.0, (), b"x" * 300))
+        journal.add(entry)
     assert [entry.number for entry in journal.entries()] == [3, 4, 5]
-    journal.add(Entry(V1_CHECK, "grpc", 0.0, (), b"x" * 2000))
+    journal.add(Entry(V1_CHECK, "grpc", 0.0, (), b"x" * 3000))
     assert journal.entries() == []  # one request past the bound is not kept either
     assert journal.last_number() == 6

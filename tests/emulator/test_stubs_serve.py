@@ -84,3 +84,19 @@ def test_serve_paces_streams_turns_the_journal_off_and_allows_cors(tmp_path: Pat
             timeout=10,
         )
         assert preflight.headers["access-control-allow-origin"] == origin
+
+
+def test_serve_warns_that_an_admin_api_beyond_loopback_is_open_and_answers_allowed_hosts(
+    tmp_path: Path,
+) -> None:
+    with serving(tmp_path, "--host", "0.0.0.0", "--admin", "--allowed-host", "emulator") as url:
+        port = url.rpartition(":")[2]
+        warning = (tmp_path / "stderr").read_text()
+        assert "admin API is open to the network" in warning
+        assert "--allowed-host" in warning
+        named = httpx.get(url + "/groundwire/v1/stubs", headers={"Host": f"emulator:{port}"})
+        assert named.status_code == 200
+        stranger = httpx.get(url + "/groundwire/v1/stubs", headers={"Host": "rebound.example"})
+        assert stranger.status_code == 403
+    with serving(tmp_path, "--host", "0.0.0.0") as url:
+        assert "admin API" not in (tmp_path / "stderr").read_text()

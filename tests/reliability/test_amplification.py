@@ -92,7 +92,7 @@ def http_post(server: EmulatorProcess, path: str, body: bytes) -> tuple[int, byt
     """POSTs `body` over a fresh connection; the status and the first bytes of the answer."""
     with socket.create_connection(("127.0.0.1", server.http_port), timeout=90.0) as connection:
         head = (
-            f"POST {path} HTTP/1.1\r\nHost: emulator\r\nContent-Type: application/json\r\n"
+            f"POST {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
             f"Content-Length: {len(body)}\r\nConnection: close\r\n\r\n"
         )
         connection.sendall(head.encode() + body)

@@ -32,7 +32,7 @@ STREAM = method("discoveryengine", "v1", "StreamGenerateGroundedContent")
 def stalled_upload(port: int) -> socket.socket:
     connection = socket.create_connection(("127.0.0.1", port), timeout=CALL_TIMEOUT)
     connection.sendall(
-        f"POST {CHECK_PATH} HTTP/1.1\r\nHost: emulator\r\nContent-Type: application/json\r\n"
+        f"POST {CHECK_PATH} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
         'Content-Length: 1000\r\n\r\n{"answerCa'.encode()
     )
     return connection

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import logging
 import os
+import sys
 from typing import IO, TYPE_CHECKING, Any
 
 from groundwire.cli.errors import CliError, InputError
@@ -65,6 +66,14 @@ def configure(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="serve the admin API (stubs, journal) on a non-loopback --host too; "
         "on loopback it is always served",
+    )
+    steering.add_argument(
+        "--allowed-host",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="answer requests whose Host is NAME (repeatable), e.g. a compose service's "
+        "name; IP addresses, localhost and the --host address are always answered",
     )
     steering.add_argument(
         "--journal",
@@ -174,6 +183,7 @@ def _control_options(args: argparse.Namespace) -> ControlOptions:
         admin=args.admin or is_loopback(args.host),
         journal_requests=args.journal,
         cors_origins=tuple(args.cors_origin),
+        allowed_hosts=tuple(args.allowed_host),
         pacing=Pacing(args.stream_piece_chars, args.stream_piece_delay_ms / 1000),
         cassette=_cassette(args),
     )
@@ -214,6 +224,22 @@ def _cassette(args: argparse.Namespace) -> RecordOptions | ReplayOptions | None:
         ) from None
     except ValueError as error:
         raise InputError(f"--replay-speed: {error}") from None
+
+
+def admin_warning(host: str, admin: bool) -> str | None:
+    """The start-up warning when the admin API is open beyond loopback, else None.
+
+    >>> admin_warning("127.0.0.1", True) is None, "--allowed-host" in admin_warning("0.0.0.0", True)
+    (True, True)
+    """
+    if not admin or is_loopback(host):
+        return None
+    return (
+        f"groundwire serve: warning: the admin API is open to the network on {host}: whoever "
+        "reaches the REST port can set stubs and read the journal, request bodies included. "
+        "It answers only IP addresses, localhost and the names given with --allowed-host NAME "
+        "in the Host header; reach it by name (e.g. a compose service) with --allowed-host."
+    )
 
 
 def is_loopback(host: str) -> bool:
@@ -290,6 +316,9 @@ def run(args: argparse.Namespace, stdin: IO[Any] | None, stdout: IO[str]) -> int
     except ValueError as error:
         raise InputError(f"serve: {error}") from None
     control = _control_options(args)
+    warning = admin_warning(args.host, control.admin)
+    if warning is not None:
+        print(warning, file=sys.stderr, flush=True)
     judge = None
     if args.judge is not None:
         try:

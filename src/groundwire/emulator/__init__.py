@@ -109,7 +109,9 @@ class Emulator:
         """The journal's requests, oldest first: of `method` if given, numbered past `after`.
 
         Each is a dict: `number`, `method`, `grpcMethod`, `api`, `version`, `transport`,
-        `time`, `metadata` (secrets removed) and `request` (Google's JSON).
+        `time`, `metadata` (secrets removed; `metadataTruncated` when headers were dropped)
+        and `request` (Google's JSON). Every page of the journal is read, up to the call
+        that was last when the first page was.
 
         Example:
             >>> with emulator() as emu:
@@ -120,8 +122,13 @@ class Emulator:
         from urllib.parse import urlencode
 
         query = urlencode({"after": after, **({"method": method} if method else {})})
-        answer: list[dict[str, Any]] = self._admin("GET", f"requests?{query}")["requests"]
-        return answer
+        page = self._admin("GET", f"requests?{query}")
+        entries: list[dict[str, Any]] = page["requests"]
+        last = page["last"]
+        while "nextPageToken" in page and int(page["nextPageToken"]) < last:
+            page = self._admin("GET", f"requests?{query}&pageToken={page['nextPageToken']}")
+            entries.extend(page["requests"])
+        return [entry for entry in entries if entry["number"] <= last]
 
     def last_request_number(self) -> int:
         """The journal number of the last call received so far (0 before any): see `requests`."""

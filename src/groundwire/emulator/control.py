@@ -19,7 +19,12 @@ from typing import TYPE_CHECKING, Any
 
 from groundwire.emulator.answering import Answerer, Call, Pacing, Switchboard
 from groundwire.emulator.journal import DEFAULT_MAX_BYTES, DEFAULT_MAX_REQUESTS, Journal, entry_for
-from groundwire.emulator.stubs import StubAnswerer, StubBook
+from groundwire.emulator.stubs import (
+    DEFAULT_MAX_STUB_BYTES,
+    DEFAULT_MAX_STUBS,
+    StubAnswerer,
+    StubBook,
+)
 
 if TYPE_CHECKING:
     from groundwire.emulator.engine import BatchJudge
@@ -29,7 +34,10 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True)
 class ControlOptions:
-    """The admin API (on or off), the journal's bounds (0 requests: off), CORS and pacing.
+    """The admin API, the bounds of the journal and the stubs, whom the REST port answers.
+
+    A journal of 0 requests is off. `allowed_hosts` and `cors_origins` are the Host names
+    and web origins answered besides loopback's; `pacing` cuts the engine's streams.
 
     Example:
         >>> ControlOptions(journal_requests=0).journal_requests
@@ -40,13 +48,17 @@ class ControlOptions:
     journal_requests: int = DEFAULT_MAX_REQUESTS
     journal_bytes: int = DEFAULT_MAX_BYTES
     cors_origins: tuple[str, ...] = ()
+    allowed_hosts: tuple[str, ...] = ()
+    """Host names answered besides IP addresses, localhost and the bound address."""
+    max_stubs: int = DEFAULT_MAX_STUBS
+    max_stub_bytes: int = DEFAULT_MAX_STUB_BYTES
     pacing: Pacing = field(default_factory=Pacing)
     cassette: ReplayOptions | RecordOptions | None = None
     """Answer from a recording (`replay`), or record what an upstream answers (`recorder`)."""
 
     def __post_init__(self) -> None:
-        if self.journal_requests < 0 or self.journal_bytes < 0:
-            raise ValueError("the journal's bounds cannot be negative")
+        if min(self.journal_requests, self.journal_bytes, self.max_stubs, self.max_stub_bytes) < 0:
+            raise ValueError("the journal's and the stubs' bounds cannot be negative")
 
 
 @dataclass(frozen=True)
@@ -73,7 +85,7 @@ def local_state(options: ControlOptions | None = None) -> ControlState:
         if options.journal_requests
         else None
     )
-    return ControlState(options, StubBook(), journal)
+    return ControlState(options, StubBook(options.max_stubs, options.max_stub_bytes), journal)
 
 
 @contextmanager
@@ -83,7 +95,7 @@ def shared_state(options: ControlOptions) -> Iterator[ControlState]:
     The state's proxies can be handed to workers as they start; each call on them is a
     round trip to this process, where one lock orders every worker's calls. Stopped on exit.
     """
-    book = StubBook()
+    book = StubBook(options.max_stubs, options.max_stub_bytes)
     journal = (
         Journal(options.journal_requests, options.journal_bytes)
         if options.journal_requests

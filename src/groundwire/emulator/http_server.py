@@ -290,11 +290,12 @@ class HttpServer:
                 return
             first = False
             started = time.perf_counter()
-            body = await self._read_body(connection, reader, writer, head)
+            headers = _headers(head)
+            body = await self._read_body(connection, reader, writer, headers)
             try:
                 reply = Reply(connection, writer, head.method.decode("ascii"), self._limits)
-                reply.closing = self._closing or _framed_twice(head)
-                request = _request(head, body)
+                reply.closing = self._closing or _framed_twice(headers)
+                request = _request(head, headers, body)
                 async with self._slots:
                     await self._handler(request, reply)
             finally:
@@ -342,9 +343,8 @@ class HttpServer:
         connection: h11.Connection,
         reader: asyncio.StreamReader,
         writer: asyncio.StreamWriter,
-        head: h11.Request,
+        headers: Mapping[str, str],
     ) -> bytes:
-        headers = _headers(head)
         limit = self._limits.max_body_bytes
         length = headers.get("content-length", "")
         if length.isdigit() and int(length) > limit:
@@ -428,35 +428,36 @@ async def _next_event(
         connection.receive_data(data)
 
 
-def _framed_twice(head: h11.Request) -> bool:
+def _framed_twice(headers: Mapping[str, str]) -> bool:
     """Whether the head has both Content-Length and Transfer-Encoding.
 
     h11 frames such a body by Transfer-Encoding; RFC 9112 6.1 then requires closing the
     connection after the answer, since an intermediary may have framed it the other way and
     what follows is not to be trusted as a next request.
     """
-    names = {name for name, _ in head.headers}  # h11 gives them in lower case
-    return b"content-length" in names and b"transfer-encoding" in names
+    return "content-length" in headers and "transfer-encoding" in headers
 
 
-def _request(head: h11.Request, body: bytes) -> HttpRequest:
+def _request(head: h11.Request, headers: dict[str, str], body: bytes) -> HttpRequest:
     path, _, query = head.target.decode("ascii", "replace").partition("?")
     return HttpRequest(
         method=head.method.decode("ascii"),
         path=unquote(path),
         query=query,
-        headers=_headers(head),
+        headers=headers,
         body=body,
     )
 
 
 def _headers(head: h11.Request) -> dict[str, str]:
-    headers: dict[str, str] = {}
-    for name, value in head.headers:
-        key = name.decode("latin-1")
-        text = value.decode("latin-1")
-        headers[key] = f"{headers[key]}, {text}" if key in headers else text
-    return headers
+    """The head's headers by lower-case name; repeated ones joined with ", " (in linear time).
+
+    Read once per request, from h11's list (iterating its `Headers` goes item by item).
+    """
+    values: dict[str, list[str]] = {}
+    for name, value in head.headers.raw_items():
+        values.setdefault(name.decode("latin-1").lower(), []).append(value.decode("latin-1"))
+    return {key: ", ".join(kept) for key, kept in values.items()}
 
 
 def _decoder(encoding: str) -> zlib._Decompress | None:

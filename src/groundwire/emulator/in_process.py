@@ -125,7 +125,7 @@ async def _start(
 ) -> Servers:
     from groundwire.emulator.admin import AdminApi, with_admin
     from groundwire.emulator.control import switchboard_for
-    from groundwire.emulator.cors import with_cors
+    from groundwire.emulator.cors import with_cors, with_host_check
     from groundwire.emulator.grpc_server import create_server
     from groundwire.emulator.http_server import HttpServer
     from groundwire.emulator.rest_gateway import RestGateway
@@ -142,8 +142,11 @@ async def _start(
         activity=activity,
     )
     gateway = RestGateway(faults=faults, switchboard=switchboard)
-    admin = AdminApi(control.book, control.journal) if control.options.admin else None
-    handler = with_cors(with_admin(gateway, admin), control.options.cors_origins)
+    options = control.options
+    admin = AdminApi(control.book, control.journal, options.cors_origins) if options.admin else None
+    handler = with_host_check(
+        with_cors(with_admin(gateway, admin), options.cors_origins), host, options.allowed_hosts
+    )
     http = HttpServer(handler, limits, activity)
     try:
         sock = listening_socket(host, http_port, reuse_port)

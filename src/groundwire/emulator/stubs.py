@@ -7,31 +7,42 @@ A stub is JSON (the admin API's `POST /groundwire/v1/stubs`, or `Emulator.stub`)
 
 * `method`: an RPC's name (every version), or a full gRPC name
   (`google.cloud.discoveryengine.v1.GroundedGenerationService/CheckGrounding`).
-* `match`: Google's JSON field names. Text matches equal text, `{"regex": "..."}` by
-  `re.search`; a map matches when the request's holds every given key, a list when the
-  request's holds an item matching each given one. Empty (or absent), it matches every call.
+* `match`: Google's JSON field names. Text matches equal text, `{"regex": "..."}` text it
+  finds a match in (RE2, below); a map matches when the request's holds every given key, a
+  list when the request's holds an item matching each given one. Empty (or absent), it
+  matches every call.
 * One outcome (`outcomes.outcome_from_json`: `response`, `error` or `stream`, and `delayMs`),
   or a `sequence` of them: each matching call gets the next, the last one repeats.
 * `times`: answer the first N matching calls, then let calls fall through.
 * `priority`: higher first; among equals, the newest stub first.
 
+A `regex` is RE2's syntax (google-re2), matched in time linear in the text: no pattern can
+make a call, or the calls behind it, wait. A pattern RE2 does not take (a backreference, a
+lookaround) is refused at registration with a 400 naming it.
+
 `parse_stub` validates a stub against every method it names (a 400 naming the bad field);
 `StubBook` holds the stubs and their counts, safe across threads, and is pure JSON inside, so
-`serve --workers N` shares one book through a manager process. `StubAnswerer` is the stubs'
-seat at `answering.Switchboard`.
+`serve --workers N` shares one book through a manager process. It holds at most
+`DEFAULT_MAX_STUBS` stubs (more: 429) taking at most `DEFAULT_MAX_STUB_BYTES` in memory
+(more: 413), counted by `stub_size`. `StubAnswerer` is the stubs' seat at
+`answering.Switchboard`.
 """
 
 from __future__ import annotations
 
+import functools
 import itertools
 import re
+import sys
 import threading
 import uuid
 from collections.abc import Mapping
 from typing import Any
 
+import re2
+
 from groundwire.core.apis import Method, all_methods
-from groundwire.core.errors import GroundwireError, bad_request
+from groundwire.core.errors import GroundwireError, InvalidArgument, ResourceExhausted, bad_request
 from groundwire.emulator.answering import Call
 from groundwire.emulator.outcomes import Outcome, outcome_from_json
 
@@ -40,6 +51,10 @@ _FIELDS = frozenset(
     | {"priority"}
 )
 _OUTCOME_FIELDS = ("response", "error", "stream", "delayMs")
+DEFAULT_MAX_STUBS = 1000
+"""Stubs one emulator holds at once; registering one more is refused with 429."""
+DEFAULT_MAX_STUB_BYTES = 64 * 1024 * 1024
+"""Bytes (`stub_size`) the stubs held at once take; a stub past it is refused with 413."""
 
 
 def methods_named(name: str) -> list[Method]:
@@ -110,7 +125,7 @@ def matches(pattern: Any, value: Any) -> bool:
     """
     if isinstance(pattern, Mapping):
         if set(pattern) == {"regex"} and isinstance(pattern["regex"], str):
-            return isinstance(value, str) and re.search(pattern["regex"], value) is not None
+            return isinstance(value, str) and _compiled(pattern["regex"]).search(value) is not None
         return isinstance(value, Mapping) and all(
             key in value and matches(wanted, value[key]) for key, wanted in pattern.items()
         )
@@ -135,25 +150,59 @@ class StubBook:
         ({'response': {'supportScore': 0.5}}, None)
     """
 
-    def __init__(self) -> None:
+    def __init__(
+        self, max_stubs: int = DEFAULT_MAX_STUBS, max_bytes: int = DEFAULT_MAX_STUB_BYTES
+    ) -> None:
+        self.max_stubs = max_stubs
+        self.max_bytes = max_bytes
         self._stubs: list[dict[str, Any]] = []
         self._answered: dict[str, int] = {}
         self._paths: dict[str, frozenset[str]] = {}
+        self._sizes: dict[str, int] = {}
         self._age = itertools.count()
         self._ages: dict[str, int] = {}
         self._lock = threading.Lock()
 
-    def add(self, stub: dict[str, Any]) -> dict[str, Any]:
-        """Registers a stub from `parse_stub` (replacing one with its id); returns it."""
+    def add(self, stub: dict[str, Any], size: int | None = None) -> dict[str, Any]:
+        """Registers a stub from `parse_stub` (replacing one with its id); returns it.
+
+        `size` is its `stub_size` if known. Past `max_stubs` raises `ResourceExhausted`
+        (429), past `max_bytes` an `InvalidArgument` (413), each naming the cap; the stubs
+        held are kept as they were.
+        """
         paths = frozenset(m.grpc_path for m in methods_named(stub["method"]))
+        size = stub_size(stub) if size is None else size
         with self._lock:
+            replaced = self._sizes.get(stub["id"], 0)
+            count = len(self._stubs) + (0 if stub["id"] in self._sizes else 1)
+            if count > self.max_stubs:
+                raise ResourceExhausted(
+                    f"the emulator holds {self.max_stubs:,} stubs, its limit: remove some "
+                    "(DELETE /groundwire/v1/stubs) before adding more"
+                )
+            held = self._held() - replaced + size
+            if held > self.max_bytes:
+                raise InvalidArgument(
+                    f"this stub takes {size:,} bytes, and the stubs held would take {held:,}: "
+                    f"over the limit of {self.max_bytes:,} bytes for all stubs",
+                    http_status=413,
+                )
             self._stubs = [kept for kept in self._stubs if kept["id"] != stub["id"]]
             self._stubs.append(stub)
             self._paths[stub["id"]] = paths
+            self._sizes[stub["id"]] = size
             self._ages[stub["id"]] = next(self._age)
             self._answered[stub["id"]] = 0
             self._stubs.sort(key=lambda kept: (-kept["priority"], -self._ages[kept["id"]]))
         return stub
+
+    def held_bytes(self) -> int:
+        """The bytes (`stub_size`) the stubs held take; at most `max_bytes`."""
+        with self._lock:
+            return self._held()
+
+    def _held(self) -> int:
+        return sum(self._sizes[stub["id"]] for stub in self._stubs)
 
     def stubs(self) -> list[dict[str, Any]]:
         """The stubs in the order they are tried, each with `answered`: the calls it took."""
@@ -166,12 +215,21 @@ class StubBook:
             kept = [stub for stub in self._stubs if stub["id"] != stub_id]
             found = len(kept) != len(self._stubs)
             self._stubs = kept
+            self._forget_removed()
             return found
 
     def clear(self) -> None:
         """Removes every stub."""
         with self._lock:
             self._stubs = []
+            self._forget_removed()
+
+    def _forget_removed(self) -> None:
+        """Drops the counts and sizes of stubs no longer held."""
+        held = {stub["id"] for stub in self._stubs}
+        for book in (self._answered, self._paths, self._sizes, self._ages):
+            for stub_id in [stub_id for stub_id in book if stub_id not in held]:
+                del book[stub_id]
 
     def wanted(self, grpc_path: str) -> bool:
         """Whether any stub names this method (else the request need not become JSON)."""
@@ -249,15 +307,58 @@ def _check_patterns(pattern: Any, field: str) -> None:
             if not isinstance(pattern["regex"], str):
                 raise _invalid(f"{field}.regex", "must be a regular expression's text")
             try:
-                re.compile(pattern["regex"])
-            except re.error as error:
-                raise _invalid(f"{field}.regex", f"is no regular expression: {error}") from None
+                _compiled(pattern["regex"])
+            except re2.error as error:
+                reason = error.args[0] if error.args else error
+                if isinstance(reason, bytes):
+                    reason = reason.decode("utf-8", "replace")
+                raise _invalid(
+                    f"{field}.regex",
+                    f"{pattern['regex'][:100]!r} is no regular expression RE2 takes "
+                    f"(no backreferences or lookarounds): {reason}",
+                ) from None
             return
         for key, value in pattern.items():
             _check_patterns(value, f"{field}.{key}")
     elif isinstance(pattern, list):
         for index, value in enumerate(pattern):
             _check_patterns(value, f"{field}[{index}]")
+
+
+def stub_size(stub: Any) -> int:
+    """The bytes a stub's JSON takes in memory, for the stubs' bound.
+
+    `sys.getsizeof` of every dict, list, string and number in it (an object it holds twice
+    is counted twice, so the sum errs high).
+
+    Example:
+        >>> stub_size({"response": {"supportScore": 0.5}}) > 0
+        True
+    """
+    held = 0
+    waiting = [stub]
+    while waiting:
+        value = waiting.pop()
+        held += sys.getsizeof(value)
+        if isinstance(value, Mapping):
+            waiting.extend(value.keys())
+            waiting.extend(value.values())
+        elif isinstance(value, list):
+            waiting.extend(value)
+    return held
+
+
+_RE2_OPTIONS = re2.Options()
+_RE2_OPTIONS.log_errors = False  # a refused pattern is the caller's 400, not a log line
+_RE2_OPTIONS.max_mem = 1 << 20  # per pattern; past it RE2 refuses the pattern, or runs slower
+_COMPILED_PATTERNS = 64
+"""Compiled patterns kept for reuse, so at most 64 MiB (`max_mem` each) in all."""
+
+
+@functools.lru_cache(maxsize=_COMPILED_PATTERNS)
+def _compiled(pattern: str) -> Any:
+    """`pattern` compiled by RE2: its matching time is linear in the text."""
+    return re2.compile(pattern, _RE2_OPTIONS)
 
 
 def _integer(data: Mapping[str, Any], name: str, default: int, *, minimum: int | None) -> int:
