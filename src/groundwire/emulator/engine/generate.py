@@ -44,10 +44,10 @@ def generate_answer(
         raise ValueError(f"max_sentences must be at least 1, got {max_sentences}")
     index = build_index(facts)
     asked = read(question)
-    weights = dict(zip((term for term, _ in asked.terms), asked.weights(), strict=True))
+    asked_terms = frozenset(term for term, _ in asked.terms)
     ranked = []
     for number, sentence in enumerate(index.sentences):
-        relevance = sum(weights.get(term, 0.0) for term in sentence.terms)
+        relevance = len(asked_terms & sentence.terms)
         if relevance > 0:
             ranked.append((-relevance, len(sentence.terms), number))
     chosen: list[str] = []
