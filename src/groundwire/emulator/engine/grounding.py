@@ -2,10 +2,11 @@
 
 A claim (a sentence that needs a check) is compared with windows of up to
 ``MAX_WINDOW_SENTENCES`` consecutive sentences of one fact, around the fact sentences that hold
-most of its terms. A window's score starts from the overlap count: the share of the claim's
-terms it holds (with the fact's attributes); it is then multiplied by ``1 - weight`` of each veto
-that fires on it (rules.RULES). The claim's score is its best window's; every fact whose best
-window reaches the citation threshold is cited. With a judge, the judge scores those windows.
+most of its weight. A window's score starts from the overlap count: the share of the claim's
+terms it holds, with the fact's attributes (a number weighs ``numbers``); it is then multiplied
+by ``1 - weight`` of each veto that fires on it (rules.RULES). The claim's score is its best
+window's; every fact whose best window reaches the citation threshold is cited. With a judge,
+the judge scores those windows.
 """
 
 from __future__ import annotations
@@ -142,7 +143,7 @@ def candidate_windows(claim: Reading, index: FactIndex, *, vetoes: bool = True) 
     """Each fact's best window for a claim, best first (without vetoes: the windows a judge sees).
 
     Windows are read around the ``CANDIDATE_SENTENCES`` fact sentences holding most of the
-    claim's terms, among those holding its rarest terms (up to ``CANDIDATE_LIMIT`` sentences,
+    claim's weight, among those holding its rarest terms (up to ``CANDIDATE_LIMIT`` sentences,
     rarest term first); a fact none of whose sentences is among them has no window.
 
     Example:
@@ -151,7 +152,13 @@ def candidate_windows(claim: Reading, index: FactIndex, *, vetoes: bool = True) 
         [(1, 1.0), (0, 0.5)]
     """
     wanted = frozenset(term for term, _ in claim.terms)
-    total = len(wanted)
+    numbers = frozenset(term for term, kind in claim.terms if kind == NUMBER)
+    number_weight = rule_weight("numbers")
+
+    def weight(held: frozenset[str] | set[str]) -> float:
+        return len(held) + (number_weight - 1.0) * len(held & numbers) if numbers else len(held)
+
+    total = weight(wanted)
     if not total:
         return []
     candidates: set[int] = set()
@@ -163,7 +170,7 @@ def candidate_windows(claim: Reading, index: FactIndex, *, vetoes: bool = True) 
     sentences = index.sentences
     ranked = heapq.nsmallest(
         CANDIDATE_SENTENCES,
-        ((-len(wanted & sentences[s].terms), s) for s in candidates),
+        ((-weight(wanted & sentences[s].terms), s) for s in candidates),
     )
     spans: set[tuple[int, int]] = set()
     for _, sentence in ranked:
@@ -183,7 +190,7 @@ def candidate_windows(claim: Reading, index: FactIndex, *, vetoes: bool = True) 
             bounds.stop,
         ):
             shares.append(
-                (-len(wanted & index.fact_terms[fact_index]) / total, last - first, first, last)
+                (-weight(wanted & index.fact_terms[fact_index]) / total, last - first, first, last)
             )
             continue
         held = set(wanted.intersection(index.attribute_terms[fact_index]))
@@ -191,7 +198,7 @@ def candidate_windows(claim: Reading, index: FactIndex, *, vetoes: bool = True) 
             if n not in held_by_sentence:
                 held_by_sentence[n] = wanted.intersection(sentences[n].terms)
             held.update(held_by_sentence[n])
-        shares.append((-len(held) / total, last - first, first, last))
+        shares.append((-weight(held) / total, last - first, first, last))
     best: dict[int, Window] = {}
     veto = _Vetoes(claim, index) if vetoes else None
     for negative_share, _, first, last in sorted(shares):

@@ -34,14 +34,23 @@ _TESTS = "tests/emulator/engine/test_rules.py::"
 RULES = (
     Rule(
         "content_words",
-        "The floor: a claim's score is the share of its terms (content words, numbers, date"
-        " parts) that one window of one fact holds, each term weighing this much.",
+        "The floor: a claim's score is the share of its terms (words, numbers, date parts) that"
+        " one window of one fact holds, a word weighing this much.",
         1.0,
         1.0,
-        "The overlap count every rule is measured against; it cannot be turned off. Every term"
-        " weighs the same: weighing numbers double paid nothing (noise on every figure), so that"
-        " row went.",
+        "The overlap count every rule is measured against; it cannot be turned off. Words"
+        " compare on their stems, not on their first five letters: that row (`word_prefix`) was"
+        " noise on every figure and went.",
         _TESTS + "test_a_claims_score_is_the_share_of_its_words_one_window_holds",
+    ),
+    Rule(
+        "numbers",
+        "A number, date part or percentage weighs this much in the share.",
+        2.0,
+        1.0,
+        "Twice a word: a claim that gets its numbers right and rewords the rest (`weighs 1.24"
+        " kg`) is usually right. Pays on the dev cases; noise on RAGTruth.",
+        _TESTS + "test_numbers_weigh_more_than_words",
     ),
     Rule(
         "number_differs",
@@ -49,7 +58,7 @@ RULES = (
         1.0,
         0.0,
         "Promised to test writers (a wrong number fails). All of the score: a claim with one"
-        " wrong number is wrong, however many words it shares. Pays on RAGTruth pairs.",
+        " wrong number is wrong, however many words it shares. Pays on the dev cases.",
         _TESTS + "test_a_number_that_differs_vetoes_the_window",
     ),
     Rule(
@@ -59,8 +68,8 @@ RULES = (
         0.0,
         "Promised to test writers (a flipped negation fails at the default threshold). Half:"
         " the share that drops a claim holding all its terms under the 0.6 default, not to 0,"
-        " since negation words are read without their scope. It costs on RAGTruth pairs"
-        " (RAGTruth's hallucinations are rarely flips); kept as a stated judgement.",
+        " since negation words are read without their scope. Pays on the dev cases, costs on"
+        " RAGTruth pairs (RAGTruth's hallucinations are rarely flips): kept, as promised.",
         _TESTS + "test_a_flipped_negation_vetoes_the_window",
     ),
     Rule(
@@ -68,8 +77,8 @@ RULES = (
         "A claim with a name that no fact holds loses this share of its score.",
         0.5,
         0.0,
-        "Half, so that a claim whose every other term a window holds still falls under 0.6. Its"
-        " removal lowers both RAGTruth figures and raises none, within noise; kept.",
+        "Half, so that a claim whose every other term a window holds still falls under 0.6."
+        " Pays on the dev cases; lowers both RAGTruth figures within noise.",
         _TESTS + "test_a_name_no_fact_mentions_vetoes_the_claim",
     ),
     Rule(

@@ -31,8 +31,9 @@ from groundwire.emulator.engine.stemming import stem
 from groundwire.emulator.engine.words import word_map, word_set
 
 WORD, NUMBER, NAME = 0, 1, 2
-"""A term's kind: numbers feed the ``number_differs`` veto, names the ``unknown_name`` veto.
-A term found as several kinds keeps the last of these."""
+"""A term's kind: a number weighs the ``numbers`` weight and feeds the ``number_differs`` veto,
+a word or a name weighs 1; names feed the ``unknown_name`` veto. A term found as several kinds
+keeps the last of these."""
 _SPACELESS = (
     "\u0e00-\u0eff\u1000-\u109f\u1780-\u17ff\u3040-\u30ff"
     "\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff"
