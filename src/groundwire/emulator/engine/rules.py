@@ -88,8 +88,7 @@ RULES = (
         0.9,
         0.0,
         "An answer is as faithful as its least supported claim; the 0.1 left to the mean only"
-        " orders answers whose weakest claims tie. The one rule that pays beyond noise"
-        " (RAGTruth AUROC).",
+        " orders answers whose weakest claims tie. Pays on RAGTruth AUROC.",
         _TESTS + "test_the_support_score_blends_the_mean_with_the_weakest_claim",
     ),
 )
