@@ -48,9 +48,14 @@ def quality() -> dict[str, Any]:
 
     Precision, recall and balanced accuracy on the dev and held-out labelled sets, and the
     outside figures (engine-dev data when found, the data-to-text set), and the pairwise
-    proxies of the HaluEval target.
+    proxies of the HaluEval target. With the engine-dev data, it also rewrites the rule-worth
+    table in docs/engine.md (bench.quality.rule_worth); without it, the page is left alone.
     """
-    from bench.quality import evaluate, outside, pairwise, responses
+    from bench.quality import evaluate, outside, pairwise, responses, rule_worth
+
+    worth = rule_worth.measure(responses.default_engine_dev())
+    rule_worth.write_docs(worth)
+    print(f"bench: rule worth {worth.get('skipped', 'written to docs/engine.md')}", file=sys.stderr)
 
     found: dict[str, Any] = {
         name: {key: value for key, value in evaluate.evaluate(path).items() if key != "failures"}

@@ -43,7 +43,8 @@ def test_the_held_out_cases_are_unchanged_since_they_were_frozen() -> None:
 
 
 @pytest.mark.parametrize(
-    "module_name", ["metrics", "responses", "scorers", "outside", "pairwise", "evaluate"]
+    "module_name",
+    ["metrics", "responses", "scorers", "outside", "pairwise", "evaluate", "rule_worth"],
 )
 def test_the_quality_reports_docstring_examples_hold(module_name: str) -> None:
     module = importlib.import_module(f"bench.quality.{module_name}")

@@ -20,8 +20,8 @@ from groundwire.emulator.engine.grounding import (
 )
 from groundwire.emulator.engine.index import build_index
 from groundwire.emulator.engine.results import AnswerSupport, Fact, GeneratedAnswer
-from groundwire.emulator.engine.rules import DEFAULT_BAR
-from groundwire.emulator.engine.terms import read
+from groundwire.emulator.engine.rules import DEFAULT_BAR, rule_weight
+from groundwire.emulator.engine.terms import NUMBER, read
 
 NO_ANSWER = "I could not find an answer to that in the provided facts."
 """What the answer says when no fact sentence shares a term with the question."""
@@ -44,7 +44,9 @@ def generate_answer(
         raise ValueError(f"max_sentences must be at least 1, got {max_sentences}")
     index = build_index(facts)
     asked = read(question)
-    weights = dict(zip((term for term, _ in asked.terms), asked.weights(), strict=True))
+    weights = {
+        term: rule_weight("numbers") if kind == NUMBER else 1.0 for term, kind in asked.terms
+    }
     ranked = []
     for number, sentence in enumerate(index.sentences):
         relevance = sum(weights.get(term, 0.0) for term in sentence.terms)

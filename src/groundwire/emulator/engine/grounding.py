@@ -2,10 +2,11 @@
 
 A claim (a sentence that needs a check) is compared with windows of up to
 ``MAX_WINDOW_SENTENCES`` consecutive sentences of one fact, around the fact sentences that hold
-most of its weight. A window's score is the weighted share of the claim's terms it holds (with
-the fact's attributes), times ``1 - weight`` of each veto that fires on it (rules.RULES). The
-claim's score is its best window's; every fact whose best window reaches the citation threshold
-is cited. With a judge, the judge scores those windows instead.
+most of its weight. A window's score starts from the overlap count: the share of the claim's
+terms it holds, with the fact's attributes (a number weighs ``numbers``); it is then multiplied
+by ``1 - weight`` of each veto that fires on it (rules.RULES). The claim's score is its best
+window's; every fact whose best window reaches the citation threshold is cited. With a judge,
+the judge scores those windows.
 """
 
 from __future__ import annotations
@@ -152,11 +153,10 @@ def candidate_windows(claim: Reading, index: FactIndex, *, vetoes: bool = True) 
     """
     wanted = frozenset(term for term, _ in claim.terms)
     numbers = frozenset(term for term, kind in claim.terms if kind == NUMBER)
-    word_weight, number_weight = rule_weight("content_words"), rule_weight("numbers")
+    number_weight = rule_weight("numbers")
 
     def weight(held: frozenset[str] | set[str]) -> float:
-        extra = (number_weight - word_weight) * len(held & numbers) if numbers else 0.0
-        return word_weight * len(held) + extra
+        return len(held) + (number_weight - 1.0) * len(held & numbers) if numbers else len(held)
 
     total = weight(wanted)
     if not total:

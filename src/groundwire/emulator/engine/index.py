@@ -8,7 +8,7 @@ from functools import lru_cache
 from typing import NamedTuple
 
 from groundwire.emulator.engine.results import Fact
-from groundwire.emulator.engine.rules import CACHE_FACTS, on_rule_change
+from groundwire.emulator.engine.rules import CACHE_FACTS
 from groundwire.emulator.engine.sentences import split_sentences
 from groundwire.emulator.engine.terms import NUMBER, cached_read, read, read_sentence
 
@@ -105,6 +105,3 @@ def clear_caches() -> None:
     """Forget every cached reading of claims and facts (the bench's cold runs)."""
     cached_read.cache_clear()
     read_fact.cache_clear()
-
-
-on_rule_change(read_fact.cache_clear)

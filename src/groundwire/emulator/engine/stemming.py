@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import unicodedata
 
-from groundwire.emulator.engine.rules import rule_weight
 from groundwire.emulator.engine.words import entries, word_map
 
 IRREGULAR_FORMS = word_map("irregular_forms")
@@ -44,7 +43,7 @@ def fold_accents(word: str) -> str:
 
 
 def stem(word: str) -> str:
-    """Reduce a casefolded word to the stem its inflections share, cut to ``word_prefix`` letters.
+    """Reduce a casefolded word to the stem its inflections share.
 
     Example:
         >>> stem("pollinators"), stem("stopped"), stem("making"), stem("make"), stem("столицей")
@@ -53,8 +52,7 @@ def stem(word: str) -> str:
     word = IRREGULAR_FORMS.get(word, word)
     folded = fold_accents(word)
     if folded.isascii():
-        stemmed = english_stem(_american_spelling(folded))
-        return stemmed[: int(rule_weight("word_prefix")) or None]
+        return english_stem(_american_spelling(folded))
     if "\u0400" <= folded[0] <= "\u04ff":
         return _cyrillic_stem(folded)
     return folded

@@ -4,8 +4,7 @@
   are no terms, nor are words naming the sources (words/source_words.txt: ``passages``).
 * A dotted abbreviation is one name without its dots (``U.S.`` = ``US``).
 * Words are casefolded, lose Latin and Greek accents and are lightly stemmed (plurals, ``-ed``,
-  ``-ing``, irregular forms from words/irregular_forms.txt) and cut to their first letters
-  (the ``word_prefix`` rule).
+  ``-ing``, irregular forms from words/irregular_forms.txt).
   Function words (words/function_words.txt) are no terms.
 * Numbers are written one way: ``1,000`` = ``1000`` = ``one thousand``, ``2.1 million`` =
   ``2100000``, ``2.50`` = ``2.5``, ``19th`` = ``19``, ``%`` = ``percent``. A lone ``one`` is a word.
@@ -27,14 +26,14 @@ from decimal import Decimal, InvalidOperation
 from functools import lru_cache
 from typing import NamedTuple
 
-from groundwire.emulator.engine.rules import CACHE_SENTENCE_CHARACTERS, on_rule_change, rule_weight
+from groundwire.emulator.engine.rules import CACHE_SENTENCE_CHARACTERS
 from groundwire.emulator.engine.stemming import stem
 from groundwire.emulator.engine.words import word_map, word_set
 
 WORD, NUMBER, NAME = 0, 1, 2
-"""A term's kind: a number weighs the ``numbers`` weight, a word or a name ``content_words``;
-names feed the ``unknown_name`` veto. A term found as several kinds keeps the last of these."""
-_KIND_RULES = ("content_words", "numbers", "content_words")
+"""A term's kind: a number weighs the ``numbers`` weight and feeds the ``number_differs`` veto,
+a word or a name weighs 1; names feed the ``unknown_name`` veto. A term found as several kinds
+keeps the last of these."""
 _SPACELESS = (
     "\u0e00-\u0eff\u1000-\u109f\u1780-\u17ff\u3040-\u30ff"
     "\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff"
@@ -64,10 +63,6 @@ class Reading(NamedTuple):
 
     terms: tuple[tuple[str, int], ...]
     negated: bool
-
-    def weights(self) -> list[float]:
-        """Each term's weight in the share, from the rule table."""
-        return [rule_weight(_KIND_RULES[kind]) for _, kind in self.terms]
 
 
 def read(sentence: str) -> Reading:
@@ -260,4 +255,3 @@ _NEGATION_MARKS = word_set("negation_marks")
 _MONTHS = {name: int(number) for name, number in word_map("months").items()}
 _NUMBER_WORDS = {word: Decimal(value) for word, value in word_map("number_words").items()}
 _MULTIPLIERS = {word: Decimal(value) for word, value in word_map("multipliers").items()}
-on_rule_change(cached_read.cache_clear)
