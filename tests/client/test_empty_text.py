@@ -83,8 +83,8 @@ def test_a_prompt_after_a_model_turn_is_the_last_user_turn() -> None:
 
     config = calls.ClientConfig("p")
     turns = [("user", "Who wrote Faust?"), ("model", "")]
-    plan = calls.unary(config, "GenerateGroundedContent", turns)
-    assert plan.request.contents[1].role == "model"  # an empty model turn is no empty prompt
+    request: Any = calls.unary(config, "GenerateGroundedContent", turns).request
+    assert request.contents[1].role == "model"  # an empty model turn is no empty prompt
     with pytest.raises(InvalidArgument, match=r"contents\[0\] is empty"):
         calls.unary(config, "GenerateGroundedContent", [("user", " "), ("model", "Goethe.")])
 
