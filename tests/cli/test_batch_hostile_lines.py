@@ -100,6 +100,30 @@ def test_no_id_is_guessed_from_a_line_whose_id_cannot_be_read(poison: str, tmp_p
     assert line.id is None
 
 
+@pytest.mark.parametrize(("method", "key"), [("check", "answer"), ("corroborate", "content")])
+def test_an_empty_text_is_that_lines_own_invalid_argument_and_the_others_run(
+    method: str, key: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    source, out = tmp_path / "in.jsonl", tmp_path / "out.jsonl"
+    lines = [
+        {"id": "a", key: "Paris is in France.", "facts": ["Paris is in France."]},
+        {"id": "e", key: "", "facts": ["Paris is in France."]},
+        {"id": "b", key: " \t", "facts": ["Paris is in France."]},
+    ]
+    source.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
+    argv = ["batch", "--local", str(source), "-o", str(out), "--method", method, "--no-progress"]
+    assert main(argv) == 1
+    capsys.readouterr()
+    written = records(out)
+    field = "answer_candidate" if method == "check" else "content"
+    refused = {"code": "INVALID_ARGUMENT", "message": f"{field}: is empty"}
+    assert [(written[n]["id"], written[n].get("error")) for n in (2, 3)] == [
+        ("e", refused),
+        ("b", refused),
+    ]
+    assert "result" in written[1]
+
+
 @pytest.mark.slow
 def test_a_line_over_16_mib_is_refused_unread_and_not_sent_again(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
