@@ -338,7 +338,7 @@ def _offline(field: str, service: str) -> FailedPrecondition:
 
 
 def _question(contents: Sequence[Any]) -> str:
-    """The prompt: the last turn that is not the model's (the spec refuses a request without)."""
+    """The prompt: the last turn that is not the model's (the spec refused requests without one)."""
     turn = next(content for content in reversed(contents) if content.role != "model")
     return " ".join(part.text for part in turn.parts)
 
