@@ -128,7 +128,8 @@ def row_item(answer: object, facts: object, row_id: object = None) -> dict[str, 
     """A row's answer and facts as a batch item; raises `InvalidArgument` for a poison row.
 
     `facts` is a sequence of texts (an `array<string>` column arrives as a numpy array) or
-    of fact mappings, or a JSON string of one. The answer must be non-empty text.
+    of fact mappings, or a JSON string of one. The answer must be text; an empty one is refused
+    when the batch plans its call, as in every surface (`groundwire.core.validation`).
 
     Example:
         >>> row_item("Paris is in France.", '["Paris is the capital of France."]', 7)
@@ -138,8 +139,8 @@ def row_item(answer: object, facts: object, row_id: object = None) -> dict[str, 
         ...
         groundwire.core.errors.InvalidArgument: INVALID_ARGUMENT: facts is not JSON: ...
     """
-    if not isinstance(answer, str) or not answer.strip():
-        kind = "empty text" if isinstance(answer, str) else _kind(answer)
+    if not isinstance(answer, str):
+        kind = _kind(answer)
         raise bad_request([("answer", f"expected text, got {kind}")], f"the answer is {kind}")
     if isinstance(facts, str):
         try:

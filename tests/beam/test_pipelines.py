@@ -258,6 +258,31 @@ def test_corroborate_gives_corroboration_records_and_its_own_metrics(
     assert run.metrics["corroboration_score_permille"].count == 6
 
 
+@pytest.mark.parametrize(
+    ("transform", "location", "key", "field"),
+    [
+        (CheckGrounding, "global", "answer", "answer_candidate"),
+        (Corroborate, "us-central1", "content", "content"),
+    ],
+    ids=["check", "corroborate"],
+)
+def test_an_empty_text_goes_to_failed_with_its_input_naming_its_field(
+    grounding_emulator: Emulator, transform: Any, location: str, key: str, field: str
+) -> None:
+    blank: dict[str, Any] = {"id": "blank", key: " \n", "facts": [FACT]}
+    empty: dict[str, Any] = {"id": "empty", key: "", "facts": [FACT]}
+    elements = [empty, blank, {"id": "full", key: "Paris is in France.", "facts": [FACT]}]
+    run = run_pipeline(
+        elements,
+        transform(EMULATOR_PROJECT, location, endpoint=grounding_emulator.grpc_address),
+    )
+    assert [record["id"] for record in run.results] == ["full"]
+    assert sorted(run.failed, key=lambda record: str(record["input"]["id"])) == [
+        {"input": element, "code": "INVALID_ARGUMENT", "message": f"{field}: is empty"}
+        for element in (blank, empty)
+    ]
+
+
 def test_a_handler_pickles_without_a_client_and_makes_one_per_worker(
     grounding_emulator: Emulator,
 ) -> None:

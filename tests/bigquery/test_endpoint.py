@@ -195,6 +195,24 @@ def test_an_empty_call_list_gets_no_replies(endpoint: Endpoint) -> None:
     assert response.json() == {"replies": []}
 
 
+@pytest.mark.parametrize(
+    ("context", "field"),
+    [({}, "answer_candidate"), ({"method": "corroborate"}, "content")],
+    ids=["check", "corroborate"],
+)
+def test_an_empty_answer_gets_the_one_rules_invalid_argument_and_the_other_rows_results(
+    endpoint: Endpoint, context: dict[str, str], field: str
+) -> None:
+    rows = [["", [FACT]], ["Paris is the capital of France.", [FACT]], [" \n", [FACT]]]
+    response = post(endpoint(), request(rows, context))
+
+    assert response.status_code == 200
+    empty, checked, blank = response.json()["replies"]
+    refused = {"error": {"code": "INVALID_ARGUMENT", "message": f"{field}: is empty"}}
+    assert empty == blank == refused
+    assert "error" not in checked
+
+
 def test_corroborate_is_chosen_by_user_defined_context(endpoint: Endpoint) -> None:
     answer = "Paris is the capital of France."
     response = post(endpoint(), request([[answer, [FACT]]], {"method": "corroborate"}))

@@ -56,6 +56,74 @@ def test_a_poison_line_fails_alone_and_the_others_run(
     assert out.read_bytes() == before  # the failure is final: nothing is done again
 
 
+@pytest.mark.parametrize(
+    "poison",
+    [
+        '{"id": "b", "answer": "bad \\ud800 text", "facts": ["y"]}',
+        '{"id": "b", "answer": "x", "facts": ["y"], "n": ' + "4" * 4_400 + "}",
+        '{"id": "b", "answer": "not UTF-8: \udcff", "facts": ["y"]}',  # the byte 0xff
+    ],
+    ids=["lone-surrogate", "4400-digit-number", "not-utf-8"],
+)
+def test_a_poison_line_keeps_its_id_when_the_id_can_be_read(
+    poison: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    source, out = tmp_path / "in.jsonl", tmp_path / "out.jsonl"
+    good = json.dumps({**GOOD, "id": "a"})
+    source.write_bytes(f"{good}\n{poison}\n".encode("utf-8", "surrogateescape"))
+    [line] = input_lines(str(source), RequestShape("check"), skip=lambda number: number == 1)
+    assert (line.id, line.item) == ("b", None)
+    assert run_batch(source, out, capsys) == 1
+    written = records(out)
+    assert written[2]["id"] == "b"
+    assert written[2]["key"] == line.key  # the key still hashes the line's bytes
+    assert written[2]["error"]["code"] == "INVALID_ARGUMENT"
+    assert written[1]["id"] == "a"
+
+
+@pytest.mark.parametrize(
+    "poison",
+    [
+        '{"id": "\\ud800", "answer": "x", "facts": ["y"]}',
+        '{"id": ' + "4" * 4_400 + ', "answer": "x", "facts": ["y"]}',
+        '{"id": ["b", ' + "4" * 4_400 + '], "answer": "x", "facts": ["y"]}',
+        '{"id": "b", "answer": "x", "facts": [',
+        '["b"]',
+    ],
+    ids=["surrogate-id", "4400-digit-id", "id-holding-a-long-number", "not-json", "no-object"],
+)
+def test_no_id_is_guessed_from_a_line_whose_id_cannot_be_read(poison: str, tmp_path: Path) -> None:
+    source = tmp_path / "in.jsonl"
+    source.write_text(poison + "\n", encoding="utf-8")
+    [line] = input_lines(str(source), RequestShape("check"))
+    assert line.problem is not None
+    assert line.id is None
+
+
+@pytest.mark.parametrize(("method", "key"), [("check", "answer"), ("corroborate", "content")])
+def test_an_empty_text_is_that_lines_own_invalid_argument_and_the_others_run(
+    method: str, key: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    source, out = tmp_path / "in.jsonl", tmp_path / "out.jsonl"
+    lines = [
+        {"id": "a", key: "Paris is in France.", "facts": ["Paris is in France."]},
+        {"id": "e", key: "", "facts": ["Paris is in France."]},
+        {"id": "b", key: " \t", "facts": ["Paris is in France."]},
+    ]
+    source.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
+    argv = ["batch", "--local", str(source), "-o", str(out), "--method", method, "--no-progress"]
+    assert main(argv) == 1
+    capsys.readouterr()
+    written = records(out)
+    field = "answer_candidate" if method == "check" else "content"
+    refused = {"code": "INVALID_ARGUMENT", "message": f"{field}: is empty"}
+    assert [(written[n]["id"], written[n].get("error")) for n in (2, 3)] == [
+        ("e", refused),
+        ("b", refused),
+    ]
+    assert "result" in written[1]
+
+
 @pytest.mark.slow
 def test_a_line_over_16_mib_is_refused_unread_and_not_sent_again(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]

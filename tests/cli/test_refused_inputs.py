@@ -1,4 +1,4 @@
-"""Inputs Google would refuse are refused on the command line too, and an empty answer says why."""
+"""Inputs Google would refuse are refused on the command line too, an empty text among them."""
 
 from __future__ import annotations
 
@@ -32,11 +32,23 @@ def test_a_project_or_location_google_would_refuse_exits_2(
     assert named in line
 
 
-def test_an_empty_answer_is_checked_and_says_why_it_has_no_score(
-    capsys: pytest.CaptureFixture[str],
+@pytest.mark.parametrize(
+    ("argv", "field"),
+    [
+        (["check", "--answer", "", *FACT], "answer_candidate"),
+        (["check", "--answer", " \n", *FACT], "answer_candidate"),
+        (["corroborate", "--content", "", *FACT], "content"),
+        (["generate", ""], "contents[0]"),
+        (["generate", "--stream", "  "], "contents[0]"),
+    ],
+    ids=["check", "check-blank", "corroborate", "generate", "generate-stream"],
+)
+def test_an_empty_text_exits_2_with_one_line_naming_its_field(
+    capsys: pytest.CaptureFixture[str], argv: list[str], field: str
 ) -> None:
-    status = main(["check", "--local", "--answer", "", *FACT])
-    out = capsys.readouterr().out
-    assert status == 0
-    [score_line] = [line for line in out.splitlines() if line.startswith("Support score")]
-    assert score_line == "Support score n/a (the answer is empty: there is nothing to check)"
+    status = main([*argv, "--local"])
+    captured = capsys.readouterr()
+    [line] = captured.err.splitlines()
+    assert status == 2
+    assert line == f"groundwire: error: INVALID_ARGUMENT: {field}: is empty"
+    assert captured.out == ""

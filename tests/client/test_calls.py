@@ -20,6 +20,9 @@ from tests.support.held import Held
 from tests.support.typed import typed
 
 FAST_RETRY = RetryPolicy(initial=0.01, maximum=0.05, timeout=10.0)
+LOCATION = "projects/p/locations/global"
+PROMPT = [{"role": "user", "parts": [{"text": "Who wrote Faust?"}]}]
+"""A stream request's turns: a request without a prompt is refused before it is sent."""
 
 
 def ok_check(method: apis.Method, request: Any) -> Any:
@@ -234,7 +237,7 @@ def test_an_interactive_stream_over_rest_is_a_clear_error(servers: CannedServers
     servers.behaviour = stream_pieces
     with GroundingClient("p", transport="rest", rest_endpoint=servers.http_url) as client:
         request = apis.method("discoveryengine", "v1", "StreamGenerateGroundedContent")
-        live = (request.request_class(location="projects/p/locations/global") for _ in range(2))
+        live = (request.request_class(location=LOCATION, contents=PROMPT) for _ in range(2))
         with pytest.raises(errors.InvalidArgument, match="gRPC"):
             list(client.stream_generate_grounded_content(live))
 
@@ -277,7 +280,7 @@ def test_a_live_stream_never_falls_back_to_rest(servers: CannedServers) -> None:
 
     servers.behaviour = stream_pieces
     method = apis.method("discoveryengine", "v1", "StreamGenerateGroundedContent")
-    live = (method.request_class(location="projects/p/locations/global") for _ in range(2))
+    live = (method.request_class(location=LOCATION, contents=PROMPT) for _ in range(2))
     with (
         GroundingClient(
             "p",

@@ -194,6 +194,45 @@ def test_bad_items_become_invalid_argument_outcomes_and_the_others_go_on(emu: Em
     assert outcomes[8].id == "q-9"
 
 
+def test_an_item_no_request_can_be_made_of_keeps_its_id(emu: Emulator) -> None:
+    items: list[Any] = [
+        {"answer": "bad \ud800 text", "facts": FACTS, "id": "b"},
+        {"answer": "Paris.", "facts": FACTS, "citation_threshold": 4 * 10**4_400, "id": "n"},
+        {**record(2), "id": "c"},
+    ]
+    with emu.client(transport="grpc") as client:
+        outcomes = list(client.check_grounding_many(items))
+    assert [(outcome.id, outcome.ok) for outcome in outcomes] == [
+        ("b", False),
+        ("n", False),
+        ("c", True),
+    ]
+    assert all(isinstance(outcome.error, InvalidArgument) for outcome in outcomes[:2])
+
+
+@pytest.mark.parametrize("blank", ["", " \n\t"])
+def test_an_empty_answer_is_that_items_own_invalid_argument_and_the_others_are_answered(
+    emu: Emulator, blank: str
+) -> None:
+    items = [record(0), {"answer": blank, "facts": FACTS, "id": "e"}, record(2)]
+    with emu.client(transport="grpc") as client:
+        outcomes = list(client.check_grounding_many(items))
+    assert [outcome.ok for outcome in outcomes] == [True, False, True]
+    empty = outcomes[1]
+    assert (empty.id, empty.attempts) == ("e", 0)  # refused before any call was sent
+    assert isinstance(empty.error, InvalidArgument)
+    assert "answer_candidate is empty" in empty.error.message
+
+
+def test_empty_content_is_that_items_own_invalid_argument(emu: Emulator) -> None:
+    items = [{"content": "", "facts": FACTS}, {"content": "Paris is in France.", "facts": FACTS}]
+    with emu.client(transport="grpc", location="us-central1") as client:
+        outcomes = list(client.corroborate_content_many(items))
+    assert [(outcome.ok, outcome.attempts) for outcome in outcomes] == [(False, 0), (True, 1)]
+    assert isinstance(outcomes[0].error, InvalidArgument)
+    assert "content is empty" in outcomes[0].error.message
+
+
 def test_rate_limits_the_requests_per_second(emu: Emulator) -> None:
     with emu.client(transport="grpc") as client:
         started = time.monotonic()

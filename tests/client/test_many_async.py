@@ -175,6 +175,24 @@ def test_bad_items_become_invalid_argument_outcomes(emu: Emulator) -> None:
     assert all(isinstance(outcome.error, InvalidArgument) for outcome in outcomes[1:3])
 
 
+def test_an_empty_answer_is_that_items_own_invalid_argument(emu: Emulator) -> None:
+    items: list[Any] = [record(0), {"answer": "", "facts": FACTS, "id": "e"}, record(2)]
+
+    async def run() -> list[Any]:
+        async with emu.async_client(transport="grpc") as client:
+            return [outcome async for outcome in client.check_grounding_many(items)]
+
+    outcomes = asyncio.run(asyncio.wait_for(run(), HANG_BOUND))
+    assert [(outcome.ok, outcome.attempts) for outcome in outcomes] == [
+        (True, 1),
+        (False, 0),
+        (True, 1),
+    ]
+    assert isinstance(outcomes[1].error, InvalidArgument)
+    assert "answer_candidate is empty" in outcomes[1].error.message
+    assert outcomes[1].id == "e"
+
+
 def test_corroborate_content_many_runs_as_tasks_too(emu: Emulator) -> None:
     items = [{"content": "Paris is the capital of France.", "facts": FACTS, "id": "c"}] * 3
 

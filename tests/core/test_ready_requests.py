@@ -88,7 +88,13 @@ def routing(metadata: tuple[tuple[str, str], ...]) -> str:
 
 @pytest.mark.parametrize("shape", ["one request", "a list", "a live iterator"])
 def test_a_stream_is_routed_by_the_location_its_requests_name(shape: str) -> None:
-    request = ready("discoveryengine", "v1", "StreamGenerateGroundedContent", location=ELSEWHERE)
+    request = ready(
+        "discoveryengine",
+        "v1",
+        "StreamGenerateGroundedContent",
+        location=ELSEWHERE,
+        contents=[{"role": "user", "parts": [{"text": "Who wrote Faust?"}]}],
+    )
     given: Any = {"one request": request, "a list": [request], "a live iterator": iter([request])}
     plan = calls.stream_generate_grounded_content(CONFIG, given[shape])
     assert routing(plan.metadata) == "location=projects%2Fother%2Flocations%2Feu"

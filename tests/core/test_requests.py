@@ -144,7 +144,10 @@ def test_corroboration_facts_fill_title_and_uri_from_attributes() -> None:
 def test_a_stream_of_a_list_is_fixed_and_of_a_generator_is_live() -> None:
     config = calls.ClientConfig("p")
     method = apis.method("discoveryengine", "v1", "StreamGenerateGroundedContent")
-    request = method.request_class(location="projects/p/locations/global")
+    request = method.request_class(
+        location="projects/p/locations/global",
+        contents=[{"role": "user", "parts": [{"text": "Who wrote Faust?"}]}],
+    )
     assert not calls.stream_generate_grounded_content(config, [request, request]).interactive
     assert calls.stream_generate_grounded_content(config, iter([request])).interactive
     assert not calls.stream_generate_grounded_content(config, "a prompt").interactive

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 from google.rpc import error_details_pb2
-from hypothesis import given
+from hypothesis import assume, given
 from hypothesis import strategies as st
 
 from groundwire.core import apis, validation
@@ -198,10 +198,40 @@ def test_each_inline_source_may_hold_200_facts() -> None:
 def test_a_source_that_names_nothing_is_refused() -> None:
     method = apis.method("discoveryengine", "v1", "GenerateGroundedContent")
     request: Any = method.request_class(location="projects/p/locations/global")
+    request.contents.add(role="user").parts.add(text="Who wrote Faust?")
     request.grounding_spec.grounding_sources.add()
     with pytest.raises(InvalidArgument) as raised:
         SPECS["GenerateGroundedContent"].check(method, request)
     assert fields_of(raised.value) == ["grounding_spec.grounding_sources[0]"]
+
+
+@pytest.mark.parametrize("text", ["", " ", "\n\t\u3000"], ids=["empty", "space", "blank"])
+def test_an_empty_answer_content_or_prompt_is_refused_naming_its_field(text: str) -> None:
+    assert check_fields(answer_candidate=text) == ["answer_candidate"]
+    with pytest.raises(InvalidArgument) as raised:
+        corroborate(text, ["Paris is in France."], None)
+    assert fields_of(raised.value) == ["content"]
+    method = apis.method("discoveryengine", "v1", "GenerateGroundedContent")
+    turns = [
+        {"role": "user", "parts": [{"text": "Hi."}]},
+        {"role": "user", "parts": [{"text": text}]},
+    ]
+    request: Any = method.request_class(location="projects/p/locations/global", contents=turns)
+    with pytest.raises(InvalidArgument) as raised:
+        SPECS["GenerateGroundedContent"].check(method, request)
+    assert violations_of(raised.value) == [("contents[1]", "is empty")]
+
+
+def test_a_prompt_needs_a_turn_that_is_not_the_models() -> None:
+    method = apis.method("discoveryengine", "v1", "StreamGenerateGroundedContent")
+    turns = [{"role": "model", "parts": [{"text": "Hello."}]}]
+    for contents in ([], turns):
+        request: Any = method.request_class(
+            location="projects/p/locations/global", contents=contents
+        )
+        with pytest.raises(InvalidArgument) as raised:
+            SPECS["StreamGenerateGroundedContent"].check(method, request)
+        assert fields_of(raised.value) == ["contents"]
 
 
 def test_a_malformed_resource_name_is_named() -> None:
@@ -325,6 +355,7 @@ def test_short_answers_with_valid_settings_never_raise(
     answer: str, threshold: float, api_version: str
 ) -> None:
     answer = answer[:1024]
+    assume(answer and not answer.isspace())  # an empty answer is refused: nothing to check
     check(api_version=api_version, answer_candidate=answer, citation_threshold=threshold)
 
 

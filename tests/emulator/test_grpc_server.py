@@ -22,6 +22,7 @@ from groundwire.emulator import Emulator, service
 from groundwire.emulator.grpc_server import service_names
 from tests.emulator.support import (
     CHECK,
+    CHECK_BODY,
     CHECK_PATH,
     GROUNDING_CONFIG,
     PROJECT_LOCATION,
@@ -113,7 +114,8 @@ def test_the_bidi_stream_answers_each_request_in_pieces(channel: grpc.Channel) -
 def test_a_bad_request_in_a_stream_ends_it_with_its_status(channel: grpc.Channel) -> None:
     good: Any = STREAM.request_class(location=PROJECT_LOCATION)
     good.contents.add(role="user", parts=[{"text": QUESTION}])
-    bad = STREAM.request_class(location="nowhere")
+    bad: Any = STREAM.request_class(location="nowhere")
+    bad.contents.add(role="user", parts=[{"text": QUESTION}])
     call = channel.stream_stream(
         STREAM.grpc_path,
         request_serializer=STREAM.request_class.SerializeToString,
@@ -156,7 +158,7 @@ def test_an_emulator_bug_is_internal_and_the_servers_keep_serving(
         assert response.status_code == 500
         assert response.json()["error"]["status"] == "INTERNAL"
     assert unary_call(channel, CHECK, check_request()).claims  # type: ignore[attr-defined]
-    assert httpx.post(emu.http_url + CHECK_PATH, json={}, timeout=5).status_code == 200
+    assert httpx.post(emu.http_url + CHECK_PATH, json=CHECK_BODY, timeout=5).status_code == 200
 
 
 def test_a_client_leaving_a_stream_is_no_emulator_bug(

@@ -155,7 +155,8 @@ def test_what_the_scans_find_the_spec_finds_too(
         answer_candidate=answer,
         facts=[{"fact_text": text} for text in texts],
     )
-    by_spec = SPECS["CheckGrounding"].violations(method, request)
+    limits = SPECS["CheckGrounding"].violations(method, request)
+    by_spec = [v for v in limits if v != ("answer_candidate", "is empty")]  # no count or length
     for found in both_scans(method, request):
         if len(texts) <= 200:
             assert found == by_spec

@@ -139,6 +139,7 @@ def test_corroborate_reports_supported_claims_in_utf8_bytes_with_fact_indexes() 
 
 def test_corroborate_names_a_bad_parent_and_an_out_of_range_threshold() -> None:
     request: Any = CORROBORATE.request_class(parent="projects/p")
+    request.content.parts.add(text="Paris is in France.")
     with pytest.raises(InvalidArgument) as raised:
         service.handle_unary(CORROBORATE, request)
     assert violated_fields(raised.value) == ["parent"]

@@ -304,6 +304,30 @@ def test_an_answer_that_is_not_text_is_an_invalid_argument(emu: Emulator) -> Non
         check.invoke(["Tokyo"], config=with_documents(TOKYO))
 
 
+def test_an_empty_answer_is_an_invalid_argument_not_a_score_of_zero(
+    emu: Emulator, recorder: Recorder
+) -> None:
+    # The wrapper answered "" with support_score 0.0, as if nothing in it were supported.
+    with runnable_for(emu, recorder) as check:
+        for answer in ("", " \n"):
+            with pytest.raises(InvalidArgument, match="answer_candidate is empty"):
+                check.invoke(answer, config=with_documents(TOKYO))
+        checked, empty = check.batch(
+            ["Tokyo is the capital of Japan.", ""],
+            config=with_documents(TOKYO),
+            return_exceptions=True,
+        )
+
+        async def refused() -> None:
+            await check.ainvoke("", config=with_documents(TOKYO))
+
+        with pytest.raises(InvalidArgument, match="answer_candidate is empty"):
+            asyncio.run(refused())
+    assert isinstance(checked, CheckGroundingResponse)
+    assert isinstance(empty, InvalidArgument)
+    assert len(recorder.calls) == 1  # only the answer with text was sent
+
+
 # -- native async and batch, on the library's batch API -------------------------------------
 
 

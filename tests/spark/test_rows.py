@@ -36,8 +36,6 @@ def test_facts_come_as_an_array_column_or_a_json_string_of_texts_or_facts() -> N
     ("answer", "facts", "problem"),
     [
         (None, [FACT], "answer is null"),
-        ("", [FACT], "answer is empty text"),
-        ("  ", [FACT], "answer is empty text"),
         (42, [FACT], "answer is int"),
         ("Paris.", None, "facts is null"),
         ("Paris.", "[not json", "facts is not JSON"),
@@ -51,6 +49,22 @@ def test_a_poison_row_is_refused_with_invalid_argument(
 ) -> None:
     with pytest.raises(InvalidArgument, match=problem):
         row_item(answer, facts)
+
+
+def test_an_empty_answer_gets_the_one_rules_invalid_argument_and_the_others_are_answered(
+    grounding_emulator: Emulator,
+) -> None:
+    from groundwire import spark
+
+    options = {"project": "p", "location": "global", "endpoint": grounding_emulator.grpc_address}
+    runner = spark._Runner("CheckGrounding", options, {})
+    rows = runner.run(["", "Paris is the capital of France.", " \n"], [[FACT]] * 3)
+    assert [(row["error_code"], row["attempts"]) for row in rows] == [
+        ("INVALID_ARGUMENT", 0),
+        (None, 1),
+        ("INVALID_ARGUMENT", 0),
+    ]
+    assert rows[0]["error_message"] == rows[2]["error_message"] == "answer_candidate: is empty"
 
 
 def test_an_error_outcome_fills_the_error_columns_and_leaves_the_result_null() -> None:

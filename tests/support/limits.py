@@ -54,7 +54,9 @@ def generate(sources: list[list[str]], user_labels: dict[str, str]) -> None:
     """Checks a GenerateGroundedContent request with these inline sources' fact texts."""
     method = apis.method("discoveryengine", "v1", "GenerateGroundedContent")
     request: Any = method.request_class(
-        location="projects/p/locations/global", user_labels=user_labels
+        location="projects/p/locations/global",
+        user_labels=user_labels,
+        contents=[{"role": "user", "parts": [{"text": "Who wrote Faust?"}]}],
     )
     for texts in sources:
         inline = request.grounding_spec.grounding_sources.add().inline_source

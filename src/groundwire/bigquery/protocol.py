@@ -214,15 +214,16 @@ def read_row(index: int, arguments: object) -> Row:
     """A call's `[answer, facts]` as a row; InvalidArgument for a row that is not one.
 
     `facts` is a JSON array (of texts, or of `{"text", "attributes"}` objects), a string
-    holding one (how BigQuery sends a STRING argument), or null for none.
+    holding one (how BigQuery sends a STRING argument), or null for none. An empty answer is
+    refused when the batch plans its call, as in every surface (`groundwire.core.validation`).
 
     Example:
         >>> read_row(0, ["Hi.", '["Hello.", {"text": "Hey.", "attributes": {"a": "b"}}]']).facts
         ['Hello.', {'text': 'Hey.', 'attributes': {'a': 'b'}}]
-        >>> read_row(1, ["", []])
+        >>> read_row(1, [None, []])
         Traceback (most recent call last):
         ...
-        groundwire.core.errors.InvalidArgument: INVALID_ARGUMENT: the answer is empty
+        groundwire.core.errors.InvalidArgument: INVALID_ARGUMENT: the answer is null
     """
     if not isinstance(arguments, list) or len(arguments) != 2:
         raise bad_request(
@@ -233,8 +234,6 @@ def read_row(index: int, arguments: object) -> Row:
     if not isinstance(text, str):
         kind = "null" if text is None else type(text).__name__
         raise bad_request([("answer", f"expected text, got {kind}")], f"the answer is {kind}")
-    if not text.strip():
-        raise bad_request([("answer", "is empty")], "the answer is empty")
     if isinstance(facts, str):
         try:
             facts = read_json(facts)

@@ -70,7 +70,7 @@ def read_line(number: int, raw: bytes, shape: RequestShape) -> InputLine:
     try:
         document = parse_json(decode(raw, source), source)
     except InputError as error:
-        return InputLine(number, _raw_key(raw, shape), None, None, error.message)
+        return InputLine(number, _raw_key(raw, shape), readable_id(raw), None, error.message)
     record_id = document.get("id") if isinstance(document, dict) else None
     try:
         grounding = grounding_input_from_json(document, shape.batch.text_keys, source)
@@ -79,6 +79,42 @@ def read_line(number: int, raw: bytes, shape: RequestShape) -> InputLine:
     item = _item(grounding, shape, record_id)
     key = request_key(item, document["facts"], shape)
     return InputLine(number, key, record_id, item, None, grounding.characters)
+
+
+class _Unreadable:
+    """Stands in for a value the lenient reading could not read: no id may hold one."""
+
+
+def _lenient_int(digits: str) -> object:
+    try:
+        return int(digits)
+    except ValueError:  # more digits than Python reads
+        return _Unreadable()
+
+
+def readable_id(raw: bytes) -> Any:
+    r"""The `"id"` of a line that is no request, when the id itself can be read; else None.
+
+    The line is read leniently: bytes that are not UTF-8 and integers too long to read stand
+    in as unreadable values. An id is readable when it can be written back out as UTF-8 JSON:
+    one holding an unreadable value or a lone surrogate is not, and no id is guessed from a
+    line that is not JSON.
+
+    >>> readable_id(b'{"id": "b", "answer": "bad \\ud800 text"}')
+    'b'
+    >>> readable_id(b'{"id": "\\ud800", "answer": "Hi."}') is None
+    True
+    """
+    try:
+        text = raw.decode("utf-8-sig", "surrogateescape")
+        document = json.loads(text, parse_int=_lenient_int)
+        if not isinstance(document, dict):
+            return None
+        record_id = document.get("id")
+        json.dumps(record_id, ensure_ascii=False).encode()
+    except (TypeError, ValueError, RecursionError):  # not JSON, or an id that cannot be read
+        return None
+    return record_id
 
 
 def _item(grounding: GroundingInput, shape: RequestShape, record_id: Any) -> dict[str, Any]:

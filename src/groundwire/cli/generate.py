@@ -68,9 +68,7 @@ def _prompt(args: argparse.Namespace, stdin: IO[Any] | None) -> str:
         if stdin is None:
             raise InputError("PROMPT is -, but there is no stdin to read it from")
         prompt = decode(read_bytes(stdin), "stdin").strip()
-    if not prompt.strip():
-        raise InputError("PROMPT is empty")
-    return prompt
+    return prompt  # an empty one is refused by the client, as every empty text is
 
 
 def run(args: argparse.Namespace, stdin: IO[Any] | None, stdout: IO[str]) -> int:

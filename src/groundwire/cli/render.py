@@ -150,8 +150,6 @@ def _citation_marker(indexes: Sequence[int | None], style: Style) -> str:
 
 def _why_no_score(result: CheckGroundingResult) -> str:
     """Why a check has no support score, when it can be told from the result."""
-    if not result.answer_candidate.strip():
-        return " (the answer is empty: there is nothing to check)"
     if result.claims and all(c.grounding_check_required is False for c in result.claims):
         return " (no claim needed a check)"
     return ""
@@ -161,14 +159,14 @@ def render_check(result: CheckGroundingResult, style: Style, width: int = DEFAUL
     """The answer with its claims marked, each claim's score and citations, the support score.
 
     >>> from groundwire.core.results import CheckGroundingResult
-    >>> print(render_check(CheckGroundingResult("", None, (), (), None), Style()))
+    >>> print(render_check(CheckGroundingResult("Hi.", None, (), (), None), Style()))
     Answer
-    <BLANKLINE>
+      Hi.
     <BLANKLINE>
     Claims
       (none)
     <BLANKLINE>
-    Support score n/a (the answer is empty: there is nothing to check)
+    Support score n/a
     """
     spans = [
         _Span(

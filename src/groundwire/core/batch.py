@@ -141,7 +141,7 @@ def plan_item(
         return Planned(calls.unary(config, rpc, text, facts=facts, **options), item_id)
     except GroundwireError:
         raise
-    except (TypeError, ValueError) as error:  # the request could not be built from the item
+    except (TypeError, ValueError, OverflowError) as error:  # no request could be built of it
         raise bad_request([("item", str(error))], f"invalid batch item: {error}") from None
 
 

@@ -148,6 +148,7 @@ def _check_grounding_violations(method: apis.Method, request: Any) -> list[Viola
     threshold = spec.citation_threshold if spec.HasField("citation_threshold") else None
     return [
         *_resource_violations(method, request),
+        *validation.validate_text_given(request.answer_candidate, "answer_candidate"),
         *validation.validate_answer_candidate(request.answer_candidate, method.version),
         *_fact_violations(request.facts, "facts"),
         *validation.validate_citation_threshold(threshold, "grounding_spec.citation_threshold"),
@@ -164,16 +165,28 @@ def _corroborate_violations(method: apis.Method, request: Any) -> list[Violation
         if fact.HasField("chunk") and fact.chunk.text:
             texts.append((f"facts[{index}].chunk.text", fact.chunk.text))
     threshold = request.parameters.citation_threshold if request.HasField("parameters") else None
+    content = "".join(part.text for part in request.content.parts)
     return [
         *_resource_violations(method, request),
+        *validation.validate_text_given(content, "content"),
         *validation.validate_fact_count(len(facts)),
         *validation.validate_fact_texts(texts),
         *validation.validate_citation_threshold(threshold, "parameters.citation_threshold"),
     ]
 
 
+def _prompt_violations(contents: Any) -> list[Violation]:
+    """The prompt, the last turn that is not the model's, must hold text."""
+    for index in range(len(contents) - 1, -1, -1):
+        turn = contents[index]
+        if turn.role != "model":
+            prompt = "".join(part.text for part in turn.parts)
+            return validation.validate_text_given(prompt, f"contents[{index}]")
+    return [("contents", "needs a user turn to answer")]
+
+
 def _generate_violations(method: apis.Method, request: Any) -> list[Violation]:
-    found = _resource_violations(method, request)
+    found = [*_resource_violations(method, request), *_prompt_violations(request.contents)]
     for index, source in enumerate(request.grounding_spec.grounding_sources):
         path = f"grounding_spec.grounding_sources[{index}]"
         kind = source.WhichOneof("source")

@@ -138,6 +138,23 @@ def validate_fact_texts(texts: Iterable[tuple[str, str]]) -> list[Violation]:
     ]
 
 
+def validate_text_given(text: str, field: str) -> list[Violation]:
+    """Violations of the rule that a call has text to work on: an empty or blank text is refused.
+
+    CheckGrounding's answer, CorroborateContent's content and GenerateGroundedContent's prompt
+    are held to it in every surface, as there is nothing to check or answer without one.
+
+    Example:
+        >>> validate_text_given("  ", "answer_candidate")
+        [('answer_candidate', 'is empty')]
+        >>> validate_text_given("Hi.", "answer_candidate")
+        []
+    """
+    if text and not text.isspace():
+        return []
+    return [(field, "is empty")]
+
+
 def validate_answer_candidate(
     answer_candidate: str, api_version: str, field: str = "answer_candidate"
 ) -> list[Violation]:

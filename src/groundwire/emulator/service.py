@@ -36,7 +36,7 @@ from typing import Any
 from google.protobuf.message import Message
 
 from groundwire.core.apis import Method
-from groundwire.core.errors import FailedPrecondition, NotFound, Unimplemented, bad_request
+from groundwire.core.errors import FailedPrecondition, NotFound, Unimplemented
 from groundwire.core.spec import spec_for
 from groundwire.emulator.engine import BatchJudge, Fact, WorkBudget, generate_answer
 from groundwire.emulator.engine import check_grounding as check_answer
@@ -338,10 +338,9 @@ def _offline(field: str, service: str) -> FailedPrecondition:
 
 
 def _question(contents: Sequence[Any]) -> str:
-    for content in reversed(contents):
-        if content.role != "model":
-            return " ".join(part.text for part in content.parts)
-    raise bad_request([("contents", "needs a user turn to answer")], "contents has no user turn")
+    """The prompt: the last turn that is not the model's (the spec refused requests without one)."""
+    turn = next(content for content in reversed(contents) if content.role != "model")
+    return " ".join(part.text for part in turn.parts)
 
 
 def _pieces(text: str) -> list[str]:
