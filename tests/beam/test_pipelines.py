@@ -202,6 +202,17 @@ def test_valid_and_invalid_elements_end_in_results_and_failed_under_either_type_
     assert {record["code"] for record in run.failed} == {"INVALID_ARGUMENT"}
 
 
+def test_all_required_strictness_still_holds_for_the_pipelines_own_steps() -> None:
+    pipeline = beam.Pipeline(
+        runner=FnApiRunner(), options=PipelineOptions(["--type_check_strictness=ALL_REQUIRED"])
+    )
+    elements = pipeline | beam.Create([_valid(1)]).with_output_types(Any)
+    results, _ = elements | CheckGrounding(EMULATOR_PROJECT)
+    with pytest.raises(beam.typehints.TypeCheckError, match="no output type-hint"):
+        _ = results | "Unhinted" >> beam.Map(len)
+    assert pipeline.options.view_as(TypeOptions).type_check_strictness == "ALL_REQUIRED"
+
+
 def test_a_batch_that_failed_as_a_whole_is_retried_by_beam_and_then_succeeds() -> None:
     grpc_port, http_port = _free_port(), _free_port()
     elements = [_valid(number) for number in range(20)]
