@@ -169,13 +169,12 @@ LATEST_BEAM_VENV := build/venv-latest-beam
 LATEST_SPARK_VENV := build/venv-latest-spark
 LATEST_BEAM_REQUIREMENTS := ".[emulator,test,beam]"
 
-# A venv at $(1) upgraded to the newest releases $(2) admits, groundwire itself from the tree
-# (rebuilt: the version does not change), then the table of extras $(3)'s direct dependencies.
+# A venv at $(1) upgraded to the newest releases $(2) admits (with --upgrade, pip rebuilds and
+# reinstalls groundwire from the tree too), then the table of extras $(3)'s direct dependencies.
 define latest_venv
 	test -x $(1)/bin/python || $(PYTHON) -m venv $(1)
 	$(1)/bin/python -m pip install --quiet --disable-pip-version-check "pip==$(PIP_VERSION)"
 	$(1)/bin/pip install --quiet --upgrade --upgrade-strategy eager $(2)
-	$(1)/$(REINSTALL)
 	$(1)/bin/python tools/latest_versions.py $(3)
 endef
 
