@@ -7,6 +7,8 @@
 #   build/venv-lowest     lowest.txt    the lowest supported versions: `make test-lowest`
 #   build/venv-beam       beam.txt      beside Apache Beam 2.77: `make test-beam`
 #   build/venv-spark      spark.txt     beside PySpark 4.3 (and a Java runtime): `make test-spark`
+# and, unpinned, the newest releases the ranges admit: build/venv-latest{,-beam,-spark} for
+# `make test-latest`.
 
 PYTHON ?= python3
 VENV := .venv
@@ -163,6 +165,39 @@ test-beam: $(BEAM_VENV)/.installed
 	$(BEAM_VENV)/bin/groundwire check --local --answer "Paris is in France." --fact "Paris is the capital of France."
 	GROUNDWIRE_TEST_BEAM=required $(BEAM_VENV)/bin/pytest -q -m "not official and not slow" -p no:cacheprovider
 
+## test-latest: the newest releases the ranges in pyproject.toml admit, re-resolved on every run
+## without pins (`pip install --upgrade --upgrade-strategy eager`), so that a new release is tried
+## the day it is out. One environment per heavy extra, whose resolutions differ (Beam caps
+## protobuf below 7): build/venv-latest (the dev extras), build/venv-latest-beam and
+## build/venv-latest-spark. First each one's direct dependencies, resolved beside the newest their
+## range admits and what holds one back (tools/latest_versions.py), then the dev suite (not `slow`:
+## those are heavy and `make test` runs them), the Beam tests and the Spark jobs, with the docs
+## examples of each environment.
+LATEST_VENV := build/venv-latest
+LATEST_BEAM_VENV := build/venv-latest-beam
+LATEST_SPARK_VENV := build/venv-latest-spark
+LATEST_BEAM_REQUIREMENTS := ".[emulator,test,beam]"
+
+# A venv at $(1) upgraded to the newest releases $(2) admits (with --upgrade, pip rebuilds and
+# reinstalls groundwire from the tree too), then the table of extras $(3)'s direct dependencies.
+define latest_venv
+	test -x $(1)/bin/python || $(PYTHON) -m venv $(1)
+	$(1)/bin/python -m pip install --quiet --disable-pip-version-check "pip==$(PIP_VERSION)"
+	$(1)/bin/pip install --quiet --upgrade --upgrade-strategy eager $(2)
+	$(1)/bin/python tools/latest_versions.py $(3)
+endef
+
+.PHONY: test-latest
+test-latest: java
+	$(call latest_venv,$(LATEST_VENV),".[dev]",dev)
+	$(call latest_venv,$(LATEST_BEAM_VENV),$(LATEST_BEAM_REQUIREMENTS),emulator test beam)
+	$(call latest_venv,$(LATEST_SPARK_VENV),$(SPARK_REQUIREMENTS),emulator test spark)
+	$(LATEST_VENV)/bin/pytest -q -m "not slow" -p no:cacheprovider
+	GROUNDWIRE_TEST_BEAM=required $(LATEST_BEAM_VENV)/bin/pytest -q -p no:cacheprovider \
+	  tests/beam tests/test_docs_examples.py -k "beam"
+	GROUNDWIRE_TEST_SPARK=required PYSPARK_PYTHON=$(CURDIR)/$(LATEST_SPARK_VENV)/bin/python SPARK_LOCAL_IP=127.0.0.1 \
+	  $(LATEST_SPARK_VENV)/bin/pytest -q -p no:cacheprovider tests/spark tests/test_docs_examples.py -k "spark"
+
 ## java: a Java runtime for Spark (17 or newer), Debian's headless JRE when `java` is missing
 java:
 	@command -v java >/dev/null || { \
@@ -194,7 +229,7 @@ bench: $(PY_STAMP) $(SPARK_VENV)/.installed $(BEAM_VENV)/.installed
 	$(BIN)/python -m bench.run $(if $(SECTIONS),--only $(SECTIONS))
 
 ## ci: everything .ci/run checks
-ci: check-generated breaking lint docs test-polyglot test-lowest test-beam test-spark test
+ci: check-generated breaking lint docs test-polyglot test-lowest test-beam test-spark test-latest test
 
 ## lock: re-resolve the dev, Beam and Spark environments from pyproject.toml and rewrite their pins
 lock:

@@ -30,6 +30,7 @@ else:
     beam = pytest.importorskip("apache_beam")
 
 from apache_beam.metrics.metric import MetricsFilter
+from apache_beam.options.pipeline_options import PipelineOptions, TypeOptions
 from apache_beam.runners.portability.fn_api_runner import FnApiRunner
 
 from groundwire.beam import (
@@ -62,15 +63,22 @@ class Run:
         return int(self.metrics.get(name, 0))
 
 
-def run_pipeline(elements: Sequence[object], transform: Any) -> Run:
-    """Runs `elements | transform` on the FnApiRunner; collects `(results, failed)` and metrics."""
+def run_pipeline(elements: Sequence[object], transform: Any, *options: str) -> Run:
+    """Runs `elements | transform` on the FnApiRunner; collects `(results, failed)` and metrics.
+
+    `options` are Beam's command-line options; under `--type_check_strictness=ALL_REQUIRED`
+    the pipeline's own steps declare their types, as that setting demands of every step.
+    """
     sinks = {kind: f"{kind}-{uuid.uuid4().hex}" for kind in ("results", "failed")}
     for sink in sinks.values():
         _SINKS[sink] = []
-    pipeline = beam.Pipeline(runner=FnApiRunner())
-    results, failed = pipeline | beam.Create(elements) | transform
-    _ = results | "KeepResults" >> beam.Map(_keep, sinks["results"])
-    _ = failed | "KeepFailed" >> beam.Map(_keep, sinks["failed"])
+    pipeline = beam.Pipeline(runner=FnApiRunner(), options=PipelineOptions(list(options)))
+    create = beam.Create(elements)
+    if pipeline.options.view_as(TypeOptions).type_check_strictness == "ALL_REQUIRED":
+        create = create.with_output_types(Any)
+    results, failed = pipeline | create | transform
+    _ = results | "KeepResults" >> beam.Map(_keep, sinks["results"]).with_output_types(None)
+    _ = failed | "KeepFailed" >> beam.Map(_keep, sinks["failed"]).with_output_types(None)
     outcome = pipeline.run()
     outcome.wait_until_finish()
     queried = outcome.metrics().query(MetricsFilter().with_namespace("groundwire"))
@@ -161,6 +169,48 @@ def test_invalid_elements_fail_alone_while_their_batch_mates_succeed(
     assert "colour" in failed["unknown-key"]["message"]
     assert failed["facts-as-text"]["input"] == INVALID[1]
     assert run.counter("failed_batches_counter") == 0  # request() never raised for them
+
+
+@pytest.mark.parametrize("strictness", ["DEFAULT_TO_ANY", "ALL_REQUIRED"])
+@pytest.mark.parametrize(
+    ("transform", "text", "echoed"),
+    [(CheckGrounding, "answer", "answer_candidate"), (Corroborate, "content", "content")],
+)
+def test_valid_and_invalid_elements_end_in_results_and_failed_under_either_type_strictness(
+    grounding_emulator: Emulator, transform: type[Any], text: str, echoed: str, strictness: str
+) -> None:
+    valid = [
+        {"id": number, text: f"Paris is the capital of France ({number}).", "facts": [FACT]}
+        for number in range(4)
+    ]
+    invalid = [
+        {"id": "no-text", "facts": [FACT]},
+        {"id": "facts-as-text", text: "Paris.", "facts": FACT},
+        {"id": "fact-number", text: "Paris.", "facts": [42]},
+    ]
+    run = run_pipeline(
+        [*valid, *invalid],
+        transform(EMULATOR_PROJECT, endpoint=grounding_emulator.grpc_address, transport="grpc"),
+        "--pipeline_type_check",
+        f"--type_check_strictness={strictness}",
+    )
+    results = {record["id"]: record["result"] for record in run.results}
+    assert {key: result[echoed] for key, result in results.items()} == {
+        element["id"]: element[text] for element in valid
+    }
+    assert sorted((record["input"] for record in run.failed), key=str) == sorted(invalid, key=str)
+    assert {record["code"] for record in run.failed} == {"INVALID_ARGUMENT"}
+
+
+def test_all_required_strictness_still_holds_for_the_pipelines_own_steps() -> None:
+    pipeline = beam.Pipeline(
+        runner=FnApiRunner(), options=PipelineOptions(["--type_check_strictness=ALL_REQUIRED"])
+    )
+    elements = pipeline | beam.Create([_valid(1)]).with_output_types(Any)
+    results, _ = elements | CheckGrounding(EMULATOR_PROJECT)
+    with pytest.raises(beam.typehints.TypeCheckError, match="no output type-hint"):
+        _ = results | "Unhinted" >> beam.Map(len)
+    assert pipeline.options.view_as(TypeOptions).type_check_strictness == "ALL_REQUIRED"
 
 
 def test_a_batch_that_failed_as_a_whole_is_retried_by_beam_and_then_succeeds() -> None:
