@@ -71,7 +71,7 @@ def _serialize(request: Message) -> bytes:
     return request.SerializeToString()
 
 
-def run_python(script: str, *args: str, timeout: float = 9.0) -> str:
+def run_python(script: str, *args: str, timeout: float = 60.0) -> str:
     """Runs `script` in a fresh interpreter (the official clients' own process); its stdout."""
     result = subprocess.run(
         [sys.executable, "-c", textwrap.dedent(script), *args],
