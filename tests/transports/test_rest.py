@@ -207,7 +207,7 @@ def test_the_timeout_bounds_the_whole_attempt_not_each_read(
         started = time.monotonic()
         with pytest.raises(DeadlineExceeded):
             kinds.unary(transport, canned.check_request(), timeout=0.5)
-    assert time.monotonic() - started < 1.5
+    assert time.monotonic() - started < 3.5  # far past 0.5 s, and before the trickle's 4 s end
 
 
 def test_a_refused_port_is_a_connection_failure(kinds: Transports, refused_port: int) -> None:
