@@ -25,7 +25,7 @@ BEAM_VENV := build/venv-beam
 SPARK_VENV := build/venv-spark
 
 .PHONY: install demo generate check-generated proto-deps polyglot-tools polyglot test-polyglot \
-	baseline breaking lint docs test test-lowest test-beam test-spark java bench ci lock clean
+	baseline breaking lint docs test test-loaded test-lowest test-beam test-spark java bench ci lock clean
 
 install: $(PY_STAMP) $(NODE_STAMP)
 
@@ -151,6 +151,11 @@ docs: $(PY_STAMP)
 ## test: the suite, every module's doctests, and a coverage report with a floor
 test: $(PY_STAMP)
 	$(BIN)/pytest -q --cov --cov-report=term:skip-covered
+
+## test-loaded: the whole suite, `slow` tests included, beside two CPU burners per core
+## (tools/loaded.sh), as on a busy laptop or CI runner; not a step of `ci`
+test-loaded: $(PY_STAMP)
+	tools/loaded.sh $(BIN)/pytest -q -p no:cacheprovider
 
 ## test-lowest: the suite at the lowest supported versions (no official clients there, and no
 ## heavy `slow` cases: the dev suite runs those)

@@ -23,7 +23,7 @@ def cli_command(*argv: str) -> list[str]:
 
 
 def run_cli(
-    argv: Sequence[str], stdin: str | None = None, timeout: float = 15
+    argv: Sequence[str], stdin: str | None = None, timeout: float = 60
 ) -> subprocess.CompletedProcess[str]:
     """Runs the CLI to completion in a subprocess, capturing its output."""
     return subprocess.run(

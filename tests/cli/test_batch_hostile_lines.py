@@ -11,8 +11,6 @@ import pytest
 from groundwire.cli import main
 from groundwire.cli.batch_input import RequestShape, input_lines
 
-pytestmark = pytest.mark.timeout(30)
-
 MAX_LINE_BYTES = 16 << 20  # the longest line a batch reads
 
 GOOD = {"answer": "Paris is in France.", "facts": ["Paris is in France."]}

@@ -17,8 +17,6 @@ from groundwire.core.errors import StatusCode
 from groundwire.emulator import emulator
 from groundwire.emulator.faults import FaultPolicy
 
-pytestmark = pytest.mark.timeout(30)
-
 TRANSIENT = ("UNAVAILABLE", "DEADLINE_EXCEEDED", "RESOURCE_EXHAUSTED")
 
 

@@ -11,8 +11,6 @@ import pytest
 from groundwire.cli import main
 from tests.cli.running import run_cli
 
-pytestmark = pytest.mark.timeout(20)
-
 ANSWER = "東京は日本の首都です。Paris is in Germany."
 FACTS = ["東京は日本の首都である。", "Paris is the capital of France."]
 FACT_FLAGS = [flag for fact in FACTS for flag in ("--fact", fact)]

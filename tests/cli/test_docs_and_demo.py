@@ -10,8 +10,6 @@ import pytest
 
 from groundwire.cli import main
 
-pytestmark = pytest.mark.timeout(30)
-
 ROOT = Path(__file__).resolve().parents[2]
 MAKEFILE = (ROOT / "Makefile").read_text(encoding="utf-8")
 README = (ROOT / "README.md").read_text(encoding="utf-8")

@@ -6,8 +6,6 @@ import pytest
 
 from groundwire.cli import main
 
-pytestmark = pytest.mark.timeout(20)
-
 FACT = ["--fact", "Paris is in France."]
 
 

@@ -19,8 +19,6 @@ from groundwire.cli import main
 from groundwire.emulator.serving import StopSignal
 from tests.cli.running import cli_command, cli_env, run_cli
 
-pytestmark = pytest.mark.timeout(20)
-
 ANNOUNCEMENT = re.compile(r"gRPC (?P<grpc>\S+), REST (?P<rest>\S+) ")
 
 
@@ -46,7 +44,7 @@ def server(
     finally:
         if process.poll() is None:
             process.kill()
-        process.communicate(timeout=10)
+        process.communicate(timeout=30)
 
 
 def test_serve_answers_checks_and_stops_on_sigterm(
@@ -73,7 +71,7 @@ def test_serve_answers_checks_and_stops_on_sigterm(
         assert status == 0, capsys.readouterr().err
         assert '"supported": true' in capsys.readouterr().out
     process.send_signal(signal.SIGTERM)
-    assert process.wait(timeout=10) == 0
+    assert process.wait(timeout=30) == 0
 
 
 @pytest.mark.parametrize(
@@ -126,7 +124,7 @@ def test_log_level_info_logs_one_line_per_request_without_the_body(
     body = {"answerCandidate": "secret-answer-text", "facts": [{"factText": "secret-fact"}]}
     for _ in range(3):
         assert httpx.post(rest_url + path, json=body, timeout=10).status_code == 200
-    deadline = time.monotonic() + 10
+    deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
         logged = (tmp_path / "stderr").read_text()
         if logged.count(path) >= 3:
@@ -144,7 +142,7 @@ def test_the_default_log_level_logs_no_requests(
     process, _, rest_url = server
     assert httpx.post(rest_url + "/v1/nowhere", json={}, timeout=10).status_code == 404
     process.send_signal(signal.SIGTERM)
-    assert process.wait(timeout=10) == 0
+    assert process.wait(timeout=30) == 0
     assert (tmp_path / "stderr").read_text() == ""
 
 
@@ -176,11 +174,11 @@ def test_a_worker_that_dies_is_named_with_its_cause() -> None:
         assert len(workers) == 2, children
         victim = int(workers[0])
         subprocess.run(["kill", "-KILL", str(victim)], check=True, timeout=5)
-        _, stderr = process.communicate(timeout=15)
+        _, stderr = process.communicate(timeout=60)
     finally:
         if process.poll() is None:
             process.kill()
-            process.communicate(timeout=10)
+            process.communicate(timeout=30)
     assert process.returncode == 1
     assert stderr.count("\n") == 1, stderr
     assert f"(pid {victim}) died: killed by SIGKILL" in stderr
@@ -245,11 +243,11 @@ def test_a_worker_stopped_by_sigterm_did_not_die(whom: str) -> None:
             subprocess.run(["kill", "-TERM", workers[0]], check=True, timeout=5)
         else:
             os.killpg(process.pid, signal.SIGTERM)
-        _, stderr = process.communicate(timeout=15)
+        _, stderr = process.communicate(timeout=60)
     finally:
         if process.poll() is None:
             process.kill()
-            process.communicate(timeout=10)
+            process.communicate(timeout=30)
     assert process.returncode == 0, stderr
     assert "died" not in stderr
     if whom == "one-worker":

@@ -117,6 +117,7 @@ def _peak_memory(client: GroundingClient, count: int) -> int:
     return peak
 
 
+@pytest.mark.timeout(600)  # 22k calls under tracemalloc: minutes on a loaded machine
 def test_peak_memory_is_the_same_after_2k_and_20k_inputs() -> None:
     with (
         EmulatorProcess() as server,

@@ -33,18 +33,26 @@ def ok_check(method: apis.Method, request: Any) -> Any:
 
 
 class Overlap:
-    """A behaviour that answers slowly and counts how many calls the server held at once."""
+    """A behaviour that counts how many calls the server held at once.
 
-    def __init__(self) -> None:
+    Each call is held until `until` calls are held at once (bounded by a generous guard, in
+    case a pool never lets them in), then 0.2 s more, time for a call past a pool's bound to
+    arrive: on a loaded machine, where threads start late, the overlap still happens.
+    """
+
+    def __init__(self, until: int = 1) -> None:
         self.now = self.most = 0
-        self.lock = threading.Lock()
+        self.until = until
+        self.changed = threading.Condition()
 
     def __call__(self, method: apis.Method, request: Any) -> Any:
-        with self.lock:
+        with self.changed:
             self.now += 1
             self.most = max(self.most, self.now)
+            self.changed.notify_all()
+            self.changed.wait_for(lambda: self.most >= self.until, timeout=10)
         time.sleep(0.2)
-        with self.lock:
+        with self.changed:
             self.now -= 1
         return ok_check(method, request)
 
@@ -139,7 +147,7 @@ def test_max_connections_bounds_the_sync_rest_pool(servers: CannedServers) -> No
     ) as client:
         calls_at_once(client, 4)
     assert overlap.most == 1
-    servers.behaviour = overlap = Overlap()
+    servers.behaviour = overlap = Overlap(until=2)
     with GroundingClient("p", transport="rest", rest_endpoint=servers.http_url) as client:
         calls_at_once(client, 4)
     assert overlap.most > 1
@@ -152,10 +160,10 @@ def test_max_connections_bounds_the_async_rest_pool(servers: CannedServers) -> N
         ) as client:
             await asyncio.gather(*(client.check_grounding("x", ["y"]) for _ in range(4)))
 
-    servers.behaviour = overlap = Overlap()
+    servers.behaviour = overlap = Overlap(until=2)
     asyncio.run(run(PoolLimits(max_connections=2)))
     assert overlap.most == 2
-    servers.behaviour = overlap = Overlap()
+    servers.behaviour = overlap = Overlap(until=3)
     asyncio.run(run(None))
     assert overlap.most > 2
 

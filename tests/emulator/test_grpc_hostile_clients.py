@@ -79,7 +79,10 @@ def test_streams_that_never_send_or_never_read_do_not_starve_unary_calls_or_heal
             channel = stack.enter_context(grpc.insecure_channel(emu.grpc_address))
             call = open_stream(channel, requests(stop))
             stack.callback(call.cancel)
-        threading.Event().wait(0.5)  # every stream has reached the server
+        assert emu.activity is not None
+        assert emu.activity.wait_until(  # every stream has reached the server
+            lambda now: now.streams_open == IDLE_STREAMS, timeout=HANG_BOUND
+        )
         unary_and_health_answer(emu)
 
 
@@ -90,7 +93,8 @@ def test_streams_beyond_capacity_are_refused_with_resource_exhausted_at_once() -
         channel = stack.enter_context(grpc.insecure_channel(emu.grpc_address))
         for _ in range(2):
             stack.callback(open_stream(channel, silent_requests(stop)).cancel)
-        threading.Event().wait(0.5)
+        assert emu.activity is not None
+        assert emu.activity.wait_until(lambda now: now.streams_open == 2, timeout=HANG_BOUND)
         extra = open_stream(channel, iter([stream_request()]))
         with pytest.raises(grpc.RpcError) as raised:
             list(extra)

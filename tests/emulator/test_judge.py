@@ -25,7 +25,7 @@ BANANAS = "Bananas are yellow in Paris."  # shares a word with the claim: a cand
 MOON = "The moon over Paris is cheese."
 """A claim the judge of these tests fails on; it shares "Paris" with the facts, so it is judged."""
 SHORT_TIMEOUT = 0.2
-HANG_BOUND = 5.0
+HANG_BOUND = 30.0
 """Seconds that only a hang would exceed: DEADLINE_EXCEEDED comes after SHORT_TIMEOUT."""
 
 

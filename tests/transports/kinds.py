@@ -62,13 +62,13 @@ class Pool(Loop):
         pool_class = http1.ConnectionPool if kind == "sync" else http1_aio.AsyncConnectionPool
         self.pool: Any = pool_class("http", "127.0.0.1", port, **options)
 
-    def post(self, path: str, timeout: float = 3.0) -> Any:
+    def post(self, path: str, timeout: float = 30.0) -> Any:
         """Sends a POST to `path` and returns the response, its body unread."""
         if self.kind == "sync":
             return self.pool.request("POST", path, b"{}", HEADERS, timeout)
         return self.run(self._post(path, timeout))
 
-    def read(self, path: str, timeout: float = 3.0) -> bytes:
+    def read(self, path: str, timeout: float = 30.0) -> bytes:
         """The body of a POST to `path`, read whole."""
         return self.run(self.post(path, timeout).read())
 
@@ -128,13 +128,13 @@ class Transports(Loop):
         request: Message,
         *,
         method: Method = canned.CHECK,
-        timeout: float = 3.0,
+        timeout: float = 30.0,
         metadata: Any = canned.METADATA,
     ) -> Any:
         """The response of one unary call."""
         return self.run(transport.unary(method, request, timeout=timeout, metadata=metadata))
 
-    def check(self, transport: Any, answer: str = canned.OK, timeout: float = 3.0) -> Any:
+    def check(self, transport: Any, answer: str = canned.OK, timeout: float = 30.0) -> Any:
         """The response of one CheckGrounding call that `answer` tells the test server to give."""
         return self.unary(transport, canned.check_request(answer), timeout=timeout)
 
@@ -144,7 +144,7 @@ class Transports(Loop):
         requests: Iterable[Message],
         *,
         each: Callable[[Message], None] | None = None,
-        timeout: float = 3.0,
+        timeout: float = 30.0,
         metadata: Any = (),
     ) -> list[Any]:
         """The responses of one stream, `each` called on every one as it arrives."""

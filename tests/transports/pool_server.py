@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import gzip
 import threading
-import time
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 BODY = "東京タワー 🗼 «ok»".encode() * 50
 LARGE = bytes(range(256)) * 32 * 1024  # 8 MiB: far more than a client holds unread
+STALL_SECONDS = 60.0
+"""How long /slow holds its answer, unless the test releases it first: only a hang waits it out."""
 
 
 class PoolServer(ThreadingHTTPServer):
@@ -24,6 +25,8 @@ class PoolServer(ThreadingHTTPServer):
         self.peers: list[object] = []
         self.slow_started = threading.Event()
         """Set once a /slow request is being answered."""
+        self.slow_released = threading.Event()
+        """Set to let /slow answer (the server sets it when it stops)."""
         self.hung_up = threading.Event()
         """Set once the server has closed a connection."""
 
@@ -54,7 +57,7 @@ class _Handler(BaseHTTPRequestHandler):
         path = self.path
         if path == "/slow":
             self.server.slow_started.set()
-            time.sleep(2.0)
+            self.server.slow_released.wait(STALL_SECONDS)
         if path == "/gzip-chunked":
             self._chunked(gzip.compress(BODY))
             return
@@ -94,5 +97,6 @@ def running_server() -> Iterator[PoolServer]:
         target=running.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
     ).start()
     yield running
+    running.slow_released.set()
     running.shutdown()
     running.server_close()

@@ -119,7 +119,7 @@ def test_rest_over_tls_sends_a_bearer_token(
     try:
         for _ in range(2):
             response = transport.unary(
-                canned.CHECK, canned.check_request(), timeout=3, metadata=canned.METADATA
+                canned.CHECK, canned.check_request(), timeout=30, metadata=canned.METADATA
             )
             assert response == canned.check_response()
     finally:
@@ -149,7 +149,7 @@ def test_grpc_over_tls_sends_a_bearer_token(
     )
     try:
         response = transport.unary(
-            canned.CHECK, canned.check_request(), timeout=3, metadata=canned.METADATA
+            canned.CHECK, canned.check_request(), timeout=30, metadata=canned.METADATA
         )
         assert response == canned.check_response()
     finally:
