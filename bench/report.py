@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
-from bench import contenders
+from bench import contenders, instructions
 from bench.throughput import cpu_ratio, ratio, summary
 
 COMPARISONS = (
@@ -444,4 +444,5 @@ def render(results: dict[str, Any]) -> str:
     lines += _section("BigQuery remote function", results, "bigquery", _bigquery)
     lines += _section("Spark and Beam", results, "spark", _spark)
     lines += _section("Engine quality (labelled sets)", results, "quality", _quality)
+    lines += instructions.committed_section()  # make bench-gate's counts, carried over
     return "\n".join(lines).rstrip() + "\n"
