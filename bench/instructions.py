@@ -7,13 +7,14 @@ per response shape (`bench.contenders.SHAPES`, outside valgrind), then runs each
 checks what each reads, warms up, freezes what it allocated so far out of the garbage
 collector's sight, and then, per workload, makes FEW calls and then MANY calls, calling
 `os.getppid()` between windows: callgrind dumps its counters before each such call
-(`--dump-before=getppid`), so each window is counted on its own, every thread included, with
-nothing of the start-up in it. (MANY - FEW calls) / (its instructions - FEW's) is what one
-more call costs the client; load does not move it.
+(`--dump-before=getppid`), so each window is counted on its own, with nothing of the start-up
+in it. (MANY window - FEW window) / (MANY - FEW) is what one more call costs the client; load
+does not move it. Only the main thread is counted: gRPC's own threads wake by the clock, so
+what they run follows the machine's speed and load, not the client's work.
 
-The counts are the same from any checkout folder and run to run (within about 0.3%): the
-measured process runs with a fixed PYTHONHASHSEED and the same interpreter flags, and does
-no path-dependent work in its windows.
+The measured process runs with a fixed PYTHONHASHSEED and the same interpreter flags from any
+checkout, and does no path-dependent work in its windows; two checkouts measured 200 calls
+apart agreed within 0.52% per cell (bench/results.md gives the spread at the default calls).
 
 `--gate` fails (exit 1) when a cell's groundwire / stub ratio passes its gate (GATES: 1.05×,
 or a figure the profile showed to be the floor there, never above 1.10×), or when a cell's
@@ -47,8 +48,20 @@ MODES = {
 """Per mode, (groundwire, the fair stub it is measured against)."""
 WORKLOADS = tuple(name for name in contenders.WORKLOADS if name != "long")
 GATE = 1.05
-GATES: dict[tuple[str, str], float] = {}
-"""Cells whose profile showed 1.05× out of reach: (mode, workload) -> the achieved ratio + 2%."""
+GATES: dict[tuple[str, str], float] = {
+    ("sync", "score-user"): 1.09,
+    ("sync", "score-one"): 1.09,
+    ("asyncio", "full"): 1.09,
+    ("sync", "full"): 1.10,
+    ("asyncio", "full-user"): 1.10,
+    ("sync", "full-user"): 1.10,
+    ("sync", "full-one"): 1.10,
+    ("asyncio", "full-one"): 1.10,
+}
+"""Cells whose profile showed 1.05× out of reach (issue 38's note): (mode, workload) -> the
+achieved ratio + 2%, never above 1.10×. The last three have not reached 1.08× yet: their gate
+fails until the result model's fixed cost per response (about 25 Python frames and 40 small
+objects on a one-claim read, where the stub runs 3 frames) is cut."""
 GROWTH = 1.01
 """A cell's groundwire count may grow by at most 1% over the committed one."""
 WARMUP_CALLS = 20
@@ -179,8 +192,7 @@ def per_call(name: str, few: int, many: int, endpoints: contenders.Endpoints) ->
         )
         if done.returncode != 0:
             raise RuntimeError(f"{name} failed: {done.stderr[-2000:]}")
-        totals, main_thread = _totals(Path(scratch))
-    print(name, "main thread per window:", main_thread, file=sys.stderr)
+        totals = _main_thread_totals(Path(scratch))
     # dump 1 is the start-up, closed by the marker after warm-up; then two windows a workload
     windows = totals[1:]
     if len(windows) != 2 * len(WORKLOADS):
@@ -191,17 +203,13 @@ def per_call(name: str, few: int, many: int, endpoints: contenders.Endpoints) ->
     }
 
 
-def _totals(scratch: Path) -> tuple[list[int], list[int]]:
-    """Per dump, in order: the instructions of every thread, and of the main thread alone."""
-    every: dict[int, int] = {}
-    main: dict[int, int] = {}
-    for path in scratch.glob("out.*-*"):
-        dump, thread = (int(part) for part in path.name[len("out.") :].split("-"))
-        count = int(_TOTAL.findall(path.read_text())[0])
-        every[dump] = every.get(dump, 0) + count
-        if thread == 1:
-            main[dump] = count
-    return [every[dump] for dump in sorted(every)], [main[dump] for dump in sorted(main)]
+def _main_thread_totals(scratch: Path) -> list[int]:
+    """The main thread's instructions per dump, in order (files `out.DUMP-THREAD`)."""
+    found: dict[int, int] = {}
+    for path in scratch.glob("out.*-01"):
+        dump = int(path.name[len("out.") :].split("-")[0])
+        found[dump] = int(_TOTAL.findall(path.read_text())[0])
+    return [found[dump] for dump in sorted(found)]
 
 
 def measure(few: int, many: int) -> Counts:
@@ -243,7 +251,7 @@ def section(found: Counts, few: int, many: int) -> str:
         START,
         "## Client instructions per call (`make bench-gate`)",
         "",
-        "Callgrind instructions per call (every thread of the client process), from one "
+        "Callgrind instructions per call (the client process's main thread), from one "
         f"process per contender: ({many} calls - {few} calls) / {many - few}, after "
         f"{WARMUP_CALLS} warm-up calls, against canned servers. The baseline of every ratio "
         "is the fair bare stub (`stub-grpc`, `stub-grpc-async`): it sends the same two "
@@ -312,7 +320,7 @@ def main(argv: list[str]) -> int:
         _child(argv[1], int(argv[2]), int(argv[3]), json.loads(argv[4]))
         return 0
     parser = argparse.ArgumentParser(prog="python -m bench.instructions", description=__doc__)
-    parser.add_argument("--calls", nargs=2, type=int, default=[20, 220], metavar=("FEW", "MANY"))
+    parser.add_argument("--calls", nargs=2, type=int, default=[20, 420], metavar=("FEW", "MANY"))
     action = parser.add_mutually_exclusive_group()
     action.add_argument("--gate", action="store_true", help="fail on a cell past its gate")
     action.add_argument("--record", action="store_true", help="write the counts to results.md")
