@@ -233,6 +233,17 @@ demo: $(PY_STAMP)
 bench: $(PY_STAMP) $(SPARK_VENV)/.installed $(BEAM_VENV)/.installed
 	$(BIN)/python -m bench.run $(if $(SECTIONS),--only $(SECTIONS))
 
+## bench-gate: callgrind instructions per call of groundwire and the fair bare stub (sync and
+##             asyncio, score and full on each response shape); fails when a cell passes its gate
+##             (bench/instructions.py) or grows over 1% past bench/results.md; installs valgrind
+.PHONY: bench-gate
+bench-gate: $(PY_STAMP)
+	@command -v valgrind >/dev/null 2>&1 || { \
+	  echo "apt-get install valgrind"; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends valgrind; \
+	}
+	$(BIN)/python -m bench.instructions --gate
+
 ## ci: everything .ci/run checks
 ci: check-generated breaking lint docs test-polyglot test-lowest test-beam test-spark test-latest test
 

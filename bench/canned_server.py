@@ -1,7 +1,8 @@
 """A gRPC + HTTP server answering every CheckGrounding with one canned response, for benchmarks.
 
-It runs in its own process (`python -m bench.canned_server ANSWER`, ANSWER `typical` or `long`,
-one process per canned answer), so the clients measured never share an interpreter with it.
+It runs in its own process (`python -m bench.canned_server ANSWER`, ANSWER a shape of
+`bench.contenders.SHAPES` or `long`, one process per canned answer), so the clients measured
+never share an interpreter with it.
 It does no engine work: request bytes are read and dropped, and the response bytes were
 encoded once at start-up, so what is measured is the client. Both servers share one event
 loop; it prints `grpc=HOST:PORT http=http://HOST:PORT` once ready and stops on SIGTERM,

@@ -8,8 +8,16 @@ and reads from it what its workload says:
 - `full`: every claim's text, its position as Python str indices, and the text of each chunk it
   cites. groundwire's results carry str offsets; the bare stub and the official client convert
   Google's UTF-8 byte offsets the plain way (encode the answer once per response, decode each
-  prefix);
+  prefix) and, as a careful user does, decode each cited chunk's text once per response;
+- each on three response shapes: today's 12 KB answer (`score`, `full`: 10 claims citing 5
+  chunks, with cited facts and claim scores), a user's 2.5 KB one (`score-user`, `full-user`:
+  10 claims, 2 citations each over 3 chunks, no cited facts, no claim scores) and a 1-claim
+  one (`score-one`, `full-one`: the user's request, one claim);
 - `long`: `full` on a 4,096-token answer with 50 claims.
+
+The bare stub (the floor every ratio uses) sends the two headers groundwire and the official
+client send; `stub-grpc-per-citation`, an extra contender, decodes a chunk once per citation
+(the reader the floor used before issue 38).
 
 Every groundwire contender but `groundwire-grpc-validate` runs with `validate=False`, since the
 stub and the official client validate nothing. Imports happen inside the factories, so a worker
@@ -42,21 +50,33 @@ class ClientWorkload:
     title: str
 
 
+SHAPES = {
+    "typical": "12 KB: 10 claims, 2 citations each over 5 chunks, cited facts, claim scores",
+    "user": "a user's 2.5 KB: 10 claims, 2 citations each over 3 chunks",
+    "one": "1 claim, 2 citations over 3 chunks",
+}
+"""The canned answers the score and full workloads run on, by name: what each response holds."""
+_SUFFIX = {"typical": "", "user": "-user", "one": "-one"}
 WORKLOADS = {
     found.name: found
     for found in (
-        ClientWorkload(
-            "score",
-            "typical",
-            "score",
-            "score: support score and number of claims (10 claims, 2 citations each)",
-        ),
-        ClientWorkload(
-            "full",
-            "typical",
-            "full",
-            "full: every claim's text, str offsets and cited chunks' text (10 claims, "
-            "2 citations each)",
+        *(
+            workload_of_shape
+            for shape, title in SHAPES.items()
+            for workload_of_shape in (
+                ClientWorkload(
+                    f"score{_SUFFIX[shape]}",
+                    shape,
+                    "score",
+                    f"score: support score and number of claims ({title})",
+                ),
+                ClientWorkload(
+                    f"full{_SUFFIX[shape]}",
+                    shape,
+                    "full",
+                    f"full: every claim's text, str offsets and cited chunks' text ({title})",
+                ),
+            )
         ),
         ClientWorkload(
             "long",
@@ -68,6 +88,7 @@ WORKLOADS = {
     )
 }
 GRPC_WORKLOADS = tuple(WORKLOADS)
+FULL_WORKLOADS = tuple(name for name, chosen in WORKLOADS.items() if chosen.reads == "full")
 REST_WORKLOADS = ("full",)
 
 
@@ -82,7 +103,7 @@ class Contender:
     workloads: tuple[str, ...]
     validate: bool = False
     observed: bool = False  # with one interceptor that counts attempts and outcomes
-    headers: bool = False  # a stub sending the two headers groundwire and the official send
+    per_citation: bool = False  # a stub decoding a chunk's text once per citation of it
 
 
 CONTENDERS = (
@@ -96,7 +117,7 @@ CONTENDERS = (
     Contender("official-grpc-async", "official", "grpc", True, GRPC_WORKLOADS),
     Contender("stub-grpc", "stub", "grpc", False, GRPC_WORKLOADS),
     Contender("stub-grpc-async", "stub", "grpc", True, GRPC_WORKLOADS),
-    Contender("stub-grpc-headers", "stub", "grpc", False, ("score", "full"), headers=True),
+    Contender("stub-grpc-per-citation", "stub", "grpc", False, FULL_WORKLOADS, per_citation=True),
     Contender("groundwire-rest", "groundwire", "rest", False, REST_WORKLOADS),
     Contender("groundwire-rest-async", "groundwire", "rest", True, REST_WORKLOADS),
     Contender("official-rest", "official", "rest", False, REST_WORKLOADS),
@@ -134,15 +155,21 @@ def _interceptors(contender: Contender) -> list[Any]:
 
 @functools.cache
 def answer_workload(answer: str) -> workload.Workload:
-    """The request a canned answer belongs to: `typical` or `long`."""
-    return {"typical": workload.typical, "long": workload.long_answer}[answer]()
+    """The request a canned answer belongs to: `typical`, `user`, `one` or `long`."""
+    chosen = {"user": workload.users, "one": workload.users, "long": workload.long_answer}
+    return chosen.get(answer, workload.typical)()
 
 
 @functools.cache
 def canned(answer: str) -> Any:
-    """The canned response the server sends for `answer` (`typical` or `long`)."""
+    """The canned response the server sends for `answer` (a shape of SHAPES, or `long`)."""
     found = answer_workload(answer)
-    return workload.canned_response(found, workload.LONG_CLAIMS if answer == "long" else None)
+    if answer == "long":
+        return workload.canned_response(found, workload.LONG_CLAIMS)
+    if answer == "typical":
+        return workload.canned_response(found)
+    claims = 1 if answer == "one" else None
+    return workload.canned_response(found, claims, cited_facts=False, claim_scores=False)
 
 
 def inputs(answer: str) -> Inputs:
@@ -170,7 +197,33 @@ def read_protobuf_score(response: Any, answer: str) -> tuple[float, int]:
 
 
 def read_protobuf_full(response: Any, answer: str) -> list[tuple[str, int, int, list[str]]]:
-    """The same as `read_groundwire_full`, from a raw response, converting offsets by hand."""
+    """The same as `read_groundwire_full`, from a raw response, as a careful user reads it.
+
+    Offsets are converted by hand (one encode per answer); each cited chunk's text is decoded
+    once, at its first citation.
+    """
+    encoded = answer.encode()
+    chunks = response.cited_chunks
+    texts: dict[int, str] = {}
+    read = []
+    for claim in response.claims:
+        cited = []
+        for index in claim.citation_indices:
+            text = texts.get(index)
+            if text is None:
+                text = texts[index] = chunks[index].chunk_text
+            cited.append(text)
+        start, end = claim.start_pos, claim.end_pos
+        read.append(
+            (claim.claim_text, len(encoded[:start].decode()), len(encoded[:end].decode()), cited)
+        )
+    return read
+
+
+def read_protobuf_full_per_citation(
+    response: Any, answer: str
+) -> list[tuple[str, int, int, list[str]]]:
+    """`read_protobuf_full`, decoding a chunk's text again at each citation of it."""
     encoded = answer.encode()
     return [
         (
@@ -193,10 +246,12 @@ def expected_reading(name: str) -> Any:
     return read_protobuf_full(response, answer)
 
 
-def _reader(library: str, reads: str, answer: str) -> Callable[[Any], Any]:
-    if library == "groundwire":
+def _reader(contender: Contender, reads: str, answer: str) -> Callable[[Any], Any]:
+    if contender.library == "groundwire":
         return read_groundwire_score if reads == "score" else read_groundwire_full
     read = read_protobuf_score if reads == "score" else read_protobuf_full
+    if contender.per_citation and reads == "full":
+        read = read_protobuf_full_per_citation
     return lambda response: read(response, answer)
 
 
@@ -331,10 +386,8 @@ def stub_sync(
     channel = grpc.insecure_channel(endpoint[0])
     stub = service.GroundedGenerationServiceStub(channel)
     build = _stub_request(inputs)
-    if contender.headers:
-        headers = _groundwire_headers()
-        return (lambda: stub.CheckGrounding(build(), timeout=60.0, metadata=headers)), channel.close
-    return (lambda: stub.CheckGrounding(build(), timeout=60.0)), channel.close
+    headers = _groundwire_headers()
+    return (lambda: stub.CheckGrounding(build(), timeout=60.0, metadata=headers)), channel.close
 
 
 def _groundwire_headers() -> tuple[tuple[str, str], ...]:
@@ -362,7 +415,10 @@ async def stub_async(
     channel = grpc.aio.insecure_channel(endpoint[0])
     stub = service.GroundedGenerationServiceStub(channel)
     build = _stub_request(inputs)
-    return (lambda: stub.CheckGrounding(build(), timeout=60.0)), lambda: channel.close(None)
+    headers = _groundwire_headers()
+    return (
+        lambda: stub.CheckGrounding(build(), timeout=60.0, metadata=headers)
+    ), lambda: channel.close(None)
 
 
 SYNC_FACTORIES = {"groundwire": groundwire_sync, "official": official_sync, "stub": stub_sync}
@@ -387,7 +443,7 @@ def build_sync(
     found: dict[str, SyncCall] = {}
     for name in contender.workloads:
         chosen = WORKLOADS[name]
-        read = _reader(contender.library, chosen.reads, inputs(chosen.answer)[0])
+        read = _reader(contender, chosen.reads, inputs(chosen.answer)[0])
         found[name] = _read_after_sync(raw_calls[chosen.answer], read)
 
     def close_all() -> None:
@@ -412,7 +468,7 @@ async def build_async(
         chosen = WORKLOADS[name]
         found[name] = _read_after(
             raw_calls[chosen.answer],
-            _reader(contender.library, chosen.reads, inputs(chosen.answer)[0]),
+            _reader(contender, chosen.reads, inputs(chosen.answer)[0]),
         )
 
     async def close_all() -> None:

@@ -101,6 +101,11 @@ def typical() -> Workload:
     return make_workload(SENTENCES, fact_count=5, fact_bytes=1024)
 
 
+def users() -> Workload:
+    """A user's request: the 10-sentence answer and 3 facts of about 512 bytes."""
+    return make_workload(SENTENCES, fact_count=3, fact_bytes=512)
+
+
 def small() -> Workload:
     """The engine's small request: a 5-sentence answer and 5 facts of about 1 KB."""
     return make_workload(SENTENCES[:5], fact_count=5, fact_bytes=1024)
@@ -152,20 +157,25 @@ def spread(spans: tuple[tuple[int, int, str], ...], count: int) -> list[tuple[in
 
 
 def canned_response(
-    workload: Workload, claims: int | None = None
+    workload: Workload,
+    claims: int | None = None,
+    *,
+    cited_facts: bool = True,
+    claim_scores: bool = True,
 ) -> check_grounding_pb2.CheckGroundingResponse:
     """What the canned server answers: `claims` sentences (default all) as cited claims.
 
     Each claim carries its UTF-8 byte offsets and cites CITATIONS_PER_CLAIM chunks (one per
-    fact), as a typical response does.
+    fact); `cited_facts` and `claim_scores` add what a response may also carry.
     """
     response = check_grounding_pb2.CheckGroundingResponse(support_score=0.87)
     for index, fact in enumerate(workload.facts):
         response.cited_chunks.add(chunk_text=fact.text, source=str(index))
-        response.cited_facts.add(chunk_text=fact.text)
+        if cited_facts:
+            response.cited_facts.add(chunk_text=fact.text)
     spans = workload.sentence_bytes if claims is None else spread(workload.sentence_bytes, claims)
     for index, (start, end, text) in enumerate(spans):
-        response.claims.add(
+        claim = response.claims.add(
             start_pos=start,
             end_pos=end,
             claim_text=text,
@@ -173,8 +183,9 @@ def canned_response(
                 (index + cited) % len(workload.facts) for cited in range(CITATIONS_PER_CLAIM)
             ],
             grounding_check_required=True,
-            score=0.9 - index / 100,
         )
+        if claim_scores:
+            claim.score = 0.9 - index / 100
     return response
 
 

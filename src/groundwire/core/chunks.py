@@ -1,7 +1,8 @@
 """The chunks of evidence that claims and generated answers cite, as views of the raw chunks.
 
-A chunk holds its raw ``FactChunk``: ``text`` is read at once (callers read it most), the
-rest when read.
+A chunk holds its raw ``FactChunk`` and reads from it only what is read: a response's chunks
+that its claims cite are decoded when the claims are built (readers read them most), others at
+the first read of their ``text``; the rest of a chunk when read.
 
 >>> chunk = Chunk("Tokyo is Japan's capital.", "0", source_metadata={"author": "atlas"})
 >>> chunk.fact_index, chunk.source_metadata["author"], chunk.uri
@@ -10,9 +11,9 @@ rest when read.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Container, Iterable, Mapping
 from types import MappingProxyType
-from typing import Any, final
+from typing import TYPE_CHECKING, Any, final
 
 from groundwire.core.lazy import Given, Record, draft_class, filled
 
@@ -83,6 +84,16 @@ class Chunk(Record):
         """The domain of that page, when the API names one."""
         return getattr(self._raw, "domain", "")
 
+    if not TYPE_CHECKING:  # typed, `text` stays a str: no other name reaches here
+
+        def __getattr__(self, name: str) -> str:
+            # Only called for a slot never filled: a raw chunk's text not decoded yet.
+            if name != "text":
+                raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+            text = self._raw.chunk_text
+            object.__setattr__(self, "text", text)  # decoded once; two threads store equal text
+            return text
+
     def __reduce__(self) -> tuple[type[Chunk], tuple[Any, ...]]:
         # the metadata as a dict: a mapping proxy does not pickle
         fields = (self.text, self.source, self.index, dict(self.source_metadata))
@@ -98,12 +109,19 @@ class Chunk(Record):
 _ChunkDraft = draft_class(Chunk)
 
 
-def chunks_of(raw_chunks: Iterable[Any]) -> tuple[Chunk, ...]:
-    """Views of raw ``FactChunk`` messages, each reading its text now and the rest when read."""
+def chunks_of(
+    raw_chunks: Iterable[Any], decoded: Container[int] | None = None
+) -> tuple[Chunk, ...]:
+    """Views of raw ``FactChunk`` messages; the texts at ``decoded`` (default all) read now.
+
+    Any other chunk's text is decoded at its first read, and the rest of each chunk when read.
+    """
     chunks = []
-    for raw in raw_chunks:
+    for index, raw in enumerate(raw_chunks):
         chunk: Any = _new(_ChunkDraft)
-        chunk.text, chunk._raw, chunk._metadata = raw.chunk_text, raw, None
+        if decoded is None or index in decoded:
+            chunk.text = raw.chunk_text
+        chunk._raw, chunk._metadata = raw, None
         chunk.__class__ = Chunk  # read-only from here; a draft, not `filled`: once per chunk
         chunks.append(chunk)
     return tuple(chunks)

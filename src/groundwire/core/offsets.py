@@ -108,6 +108,9 @@ def shifted(where: Offsets, base: Offsets) -> Offsets:
     )
 
 
+_new_tuple = tuple.__new__
+
+
 class Placement(NamedTuple):
     """Claims' str indices ``[start0, end0, start1, ...]``; ``flags`` their (adjusted, located).
 
@@ -170,7 +173,7 @@ def place_claims(
     """
     bounds = _exact_bounds(text, starts, ends, unit)
     if bounds is not None:
-        return Placement(bounds, None)
+        return _new_tuple(Placement, (bounds, None))  # NamedTuple's __new__ is Python: skipped
     return _place_by_rules(text, starts, ends, claim_texts, unit)
 
 

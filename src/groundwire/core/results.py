@@ -38,6 +38,7 @@ from groundwire.core.lazy import (
     draft_class,
     filled,
     optional,
+    optional_column,
     pick_each,
 )
 from groundwire.core.offsets import Utf16Offsets, place_claims
@@ -255,7 +256,7 @@ _CheckDraft = draft_class(CheckGroundingResult)
 
 
 def _chunks_of(raw: Any) -> tuple[Chunk, ...]:
-    return chunks_of(raw.cited_chunks)
+    return chunks_of(raw.cited_chunks, ())  # each text decoded at its first read
 
 
 def _count_chunks(raw: Any) -> int:
@@ -272,12 +273,14 @@ def _check_claims(source: tuple[str, Any, LazySequence[Chunk]]) -> tuple[Claim, 
     raw_claims = list(raw.claims)  # each pass over a repeated field makes new wrappers: one
     if not raw_claims:
         return ()
-    starts = [optional(raw_claim, "start_pos") for raw_claim in raw_claims]
-    ends = [optional(raw_claim, "end_pos") for raw_claim in raw_claims]
+    starts = optional_column(raw_claims, "start_pos")
+    ends = optional_column(raw_claims, "end_pos")
     texts = list(map(attrgetter("claim_text"), raw_claims))
     bounds, flags = place_claims(answer, starts, ends, texts, "utf8")
     adjusted, located = zip(*flags, strict=True) if flags else (repeat(False), repeat(False))
     indices = [tuple(raw_claim.citation_indices[:]) for raw_claim in raw_claims]  # [:]: 2× faster
+    cited = set().union(*indices)  # the chunks to decode now: those the claims cite
+    chunks = cited_chunks.built_by(chunks_of, raw.cited_chunks, cited)
     # The columns zipped by map, in C: one call of _claim per claim and no other Python loop.
     return tuple(
         map(
@@ -287,7 +290,7 @@ def _check_claims(source: tuple[str, Any, LazySequence[Chunk]]) -> tuple[Claim, 
             bounds[1::2],
             starts,
             ends,
-            pick_each(cited_chunks[:], indices),
+            pick_each(chunks, indices),
             indices,
             adjusted,
             located,
