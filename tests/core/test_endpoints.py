@@ -293,9 +293,9 @@ def test_a_refused_endpoint_is_a_groundwire_error_and_a_value_error() -> None:
     ],
 )
 def test_no_host_is_built_from_a_location_not_shaped_like_one(location: str) -> None:
-    with pytest.raises(EndpointError, match=r"location=.* is not a location"):
+    with pytest.raises(EndpointError, match=r"location .* is not a location"):
         resolve_endpoints("aiplatform", location, endpoint=None, rest_endpoint=None, environ={})
-    with pytest.raises(EndpointError, match=r"location=.* is not a location"):
+    with pytest.raises(EndpointError, match=r"location .* is not a location"):
         resolve_endpoints(
             "aiplatform",
             location,

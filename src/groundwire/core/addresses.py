@@ -201,11 +201,11 @@ def check_location(location: str, source: str, error: type[InvalidArgument] = En
     'europe-west4'
     >>> check_location("dns:127.0.0.1:1?", "location")
     Traceback (most recent call last):
-    groundwire.core.addresses.EndpointError: INVALID_ARGUMENT: location='dns:127.0.0.1:1?' ...
+    groundwire.core.addresses.EndpointError: INVALID_ARGUMENT: location 'dns:127.0.0.1:1?' ...
     """
     if not isinstance(location, str) or not _LOCATION.fullmatch(location):
         raise error(
-            f"{source}={location!r} is not a location: a location is lower-case letters, "
+            f"{source} {location!r} is not a location: a location is lower-case letters, "
             "digits and hyphens, e.g. global, us, eu or us-central1"
         )
     return location

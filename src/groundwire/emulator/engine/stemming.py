@@ -47,7 +47,7 @@ def stem(word: str) -> str:
 
     Example:
         >>> stem("pollinators"), stem("stopped"), stem("making"), stem("make"), stem("столицей")
-        ('polli', 'stop', 'mak', 'mak', 'столиц')
+        ('pollinator', 'stop', 'mak', 'mak', 'столиц')
     """
     word = IRREGULAR_FORMS.get(word, word)
     folded = fold_accents(word)

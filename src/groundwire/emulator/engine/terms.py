@@ -77,7 +77,7 @@ def read_sentence(sentence: str) -> Reading:
 
     Example:
         >>> read("Paris isn't home to 2,100 museums.")
-        Reading(terms=(('paris', 0), ('hom', 0), ('2100', 1), ('museu', 0)), negated=True)
+        Reading(terms=(('paris', 0), ('hom', 0), ('2100', 1), ('museum', 0)), negated=True)
     """
     sentence = _SOURCE_NOTE.sub(" ", unicodedata.normalize("NFC", sentence))
     opening = _LIST_MARK.match(sentence)
