@@ -46,7 +46,7 @@ CHECKS = [
 ]
 EXAMPLES = 10
 """Examples per operation and mode in the default suite (each surface well under 30 s)."""
-SLOW_EXAMPLES = 300
+SLOW_EXAMPLES = 100
 FACT = "Paris is the capital of France."
 
 
