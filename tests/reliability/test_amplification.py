@@ -123,7 +123,7 @@ def warm_up(server: EmulatorProcess) -> None:
     """One small call of each kind, so that first-use costs are not counted."""
     assert http_post(server, CHECK_PATH, json.dumps({"answerCandidate": "Hi."}).encode())[0] == 200
     assert http_post(server, STREAM_PATH, json.dumps(QUESTION).encode())[0] == 200
-    assert grpc_check(server, text_field(1, CONFIG.encode())) == grpc.StatusCode.OK
+    assert grpc_check(server, grpc_word(3)) == grpc.StatusCode.OK
 
 
 def cost(server: EmulatorProcess, send: Callable[[], object]) -> tuple[object, float, float]:
