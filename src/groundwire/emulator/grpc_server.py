@@ -57,6 +57,8 @@ REQUEST_GRACE_SECONDS = 0.25
 """How long a unary call past `Limits.max_waiting_requests` may wait for its request."""
 
 DEFAULT_THREADS = 16
+_PENDING_CALLS = 3_000
+"""Calls whose headers came that grpc holds before the server takes them up (grpc's hard limit)."""
 _HEALTH_CHECK = "/grpc.health.v1.Health/Check"
 _log = logging.getLogger(__name__)
 _access = logging.getLogger("groundwire.emulator.access")
@@ -108,6 +110,11 @@ async def create_server(
             ("grpc.max_receive_message_length", MAX_REQUEST_BYTES),
             ("grpc.max_send_message_length", MAX_MESSAGE_BYTES),
             ("grpc.so_reuseport", 1 if reuse_port else 0),
+            # grpc refuses calls the server has not taken up yet past 1,000 when the oldest has
+            # waited a while, which a loaded machine's burst of calls reaches; up to grpc's own
+            # hard limit (3,000 calls' headers) the caps below decide instead.
+            ("grpc.server.max_pending_requests", _PENDING_CALLS),
+            ("grpc.server.max_pending_requests_hard_limit", _PENDING_CALLS),
         ],
         # A backstop only: _CallCaps refuses first, leaving room beyond its caps for health
         # checks and calls in their grace.
