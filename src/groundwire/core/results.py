@@ -324,9 +324,7 @@ def _check_claims(source: tuple[str, Any, LazySequence[Chunk]]) -> tuple[Claim, 
     return tuple(drafts)
 
 
-def _claims_by_rules(
-    answer: str, raw: Any, cited_chunks: LazySequence[Chunk]
-) -> tuple[Claim, ...]:
+def _claims_by_rules(answer: str, raw: Any, cited_chunks: LazySequence[Chunk]) -> tuple[Claim, ...]:
     """`_check_claims` for any response: positions placed by every rule, one column at a time."""
     raw_claims = list(raw.claims)  # each pass over a repeated field makes new wrappers: one
     if not raw_claims:
