@@ -49,19 +49,26 @@ MODES = {
 WORKLOADS = tuple(name for name in contenders.WORKLOADS if name != "long")
 GATE = 1.05
 GATES: dict[tuple[str, str], float] = {
-    ("sync", "score-user"): 1.09,
-    ("sync", "score-one"): 1.09,
-    ("asyncio", "full"): 1.09,
-    ("sync", "full"): 1.10,
-    ("asyncio", "full-user"): 1.10,
-    ("sync", "full-user"): 1.10,
+    ("sync", "score-user"): 1.082,
+    ("sync", "score-one"): 1.077,
     ("sync", "full-one"): 1.10,
-    ("asyncio", "full-one"): 1.10,
+    ("asyncio", "full-one"): 1.090,
 }
 """Cells whose profile showed 1.05× out of reach (issue 38's note): (mode, workload) -> the
-achieved ratio + 2%, never above 1.10×. The last three have not reached 1.08× yet: their gate
-fails until the result model's fixed cost per response (about 25 Python frames and 40 small
-objects on a one-claim read, where the stub runs 3 frames) is cut."""
+achieved ratio + 2%, never above 1.10×. What remains there, per call (callgrind, main thread):
+
+- sync score-user, score-one (1.062×, 1.057×): groundwire runs 17-19k instructions more than the
+  stub, 15.5k of them in the bytecode loop. A score read builds the result and its two lazy
+  sequences (8k with `len(claims)`); the rest is the call's plan around the one stub call
+  (prepare, Attempts, the interceptor chain, the transport's fork token, finish): 915
+  bytecodes of groundwire's own Python on a score call against the stub user's 206.
+- full-one (sync 1.124×, asyncio 1.070×): the read of one claim builds the result, two lazy
+  sequences, the shared UTF-16 converter, the claim and three chunk views, one Python object
+  each (about 20k); the stub user runs one loop. The C work (one answer encode, two chunk
+  decodes, the claim's text) is the same. Sync adds the plan's 10k: it stays over its 1.10×
+  gate until the sync call's plan sheds about 10k instructions (the asyncio plan already
+  costs 4k less than grpc.aio's stub call).
+"""
 GROWTH = 1.01
 """A cell's groundwire count may grow by at most 1% over the committed one."""
 WARMUP_CALLS = 20
@@ -266,7 +273,7 @@ def section(found: Counts, few: int, many: int) -> str:
     for mode, workload, ours, stub in rows(found):
         lines.append(
             f"| {mode} | {workload} | {ours:,.0f} | {stub:,.0f} | {ours / stub:.3f}× "
-            f"| {gate(mode, workload):.2f}× |"
+            f"| {gate(mode, workload):.3f}× |"
         )
     return "\n".join([*lines, END])
 
