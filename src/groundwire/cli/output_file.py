@@ -20,8 +20,8 @@ from groundwire.cli.resume import (
     ResumePlan,
     parse_record,
     read_state,
-    record_line,
 )
+from groundwire.core.records import record_line
 
 
 def read_output(path: str, *, retry_failed: bool, score_name: str) -> OutputState:

@@ -5,6 +5,7 @@ The command line's `--json`, `groundwire batch`'s lines and the Beam transforms'
 
 from __future__ import annotations
 
+import json
 from typing import TYPE_CHECKING, Any
 
 _SHOWN_VIOLATIONS = 3
@@ -174,3 +175,12 @@ def outcome_record(
     if result is None:
         raise ValueError(f"the record of element {record_id!r} needs a result or an error")
     return {"id": record_id, "result": result}
+
+
+def record_line(record: dict[str, Any]) -> bytes:
+    r"""One output line: compact JSON (UTF-8, not escaped) and a newline.
+
+    >>> record_line({"line": 3, "key": "ab", "id": "q-3", "result": {"support_score": 0.9}})
+    b'{"line":3,"key":"ab","id":"q-3","result":{"support_score":0.9}}\n'
+    """
+    return (json.dumps(record, ensure_ascii=False, separators=(",", ":")) + "\n").encode()
