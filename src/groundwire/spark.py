@@ -28,7 +28,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, cast
 
 from groundwire._extras import missing_extra
-from groundwire.core.batch import DEFAULT_CONCURRENCY, BatchOutcome, Rpc
+from groundwire.core.batch import DEFAULT_CONCURRENCY, BatchOutcome, Rpc, batch_failure
 from groundwire.core.batch_spec import BATCHABLE
 from groundwire.core.errors import GroundwireError, bad_request
 from groundwire.core.facts import fact_parts
@@ -336,8 +336,6 @@ class _Runner:
         return [row for row in rows if row is not None]
 
     def _send(self, items: list[dict[str, Any]], rows: list[dict[str, Any] | None]) -> None:
-        from groundwire.beam.records import batch_failure
-
         client = _client_for(self.client_arguments)
         with getattr(client, self.many)(items, **self.batch_options) as many:
             outcomes: list[BatchOutcome[Any]] = list(many)

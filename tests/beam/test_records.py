@@ -11,7 +11,6 @@ from typing import Any
 import pytest
 
 from groundwire.beam.records import (
-    batch_failure,
     billed_characters,
     dead_letter_records,
     failure_record,
@@ -20,7 +19,7 @@ from groundwire.beam.records import (
     result_record,
 )
 from groundwire.core import calls
-from groundwire.core.batch import BatchOutcome, Rpc
+from groundwire.core.batch import BatchOutcome, Rpc, batch_failure
 from groundwire.core.errors import (
     DeadlineExceeded,
     InvalidArgument,

@@ -18,9 +18,9 @@ from apache_beam.io.components.adaptive_throttler import ThrottlingSignaler
 from apache_beam.metrics.metric import Metrics
 from apache_beam.ml.inference.base import PredictionResult, RemoteModelHandler
 
-from groundwire.beam.records import batch_failure, billed_characters, is_retryable, score_of
+from groundwire.beam.records import billed_characters, is_retryable, score_of
 from groundwire.core import calls
-from groundwire.core.batch import DEFAULT_CONCURRENCY, BatchOutcome, Rpc
+from groundwire.core.batch import DEFAULT_CONCURRENCY, BatchOutcome, Rpc, batch_failure
 from groundwire.core.spec import SPECS
 
 if TYPE_CHECKING:
@@ -112,7 +112,7 @@ class _GroundingHandler(RemoteModelHandler):  # type: ignore[misc]  # Beam is un
         Each result's `inference` is the element's `groundwire.batch.BatchOutcome` (`result`
         or `error`, `attempts`, `id`). An element's own failure, permanent or not, is its
         outcome; this raises only when the batch failed as a whole and may succeed later
-        (`groundwire.beam.records.batch_failure`, or a dead endpoint), for Beam to retry.
+        (`groundwire.core.batch.batch_failure`, or a dead endpoint), for Beam to retry.
         """
         many = getattr(model, SPECS[self._rpc].batch.many)(batch, **self._batch_options)
         try:

@@ -17,12 +17,11 @@ from google.protobuf import json_format, message
 
 from groundwire.core import calls
 from groundwire.core.batch import BatchOutcome, Rpc, plan_item
-from groundwire.core.errors import GroundwireError, StatusCode, error_type_for
+from groundwire.core.errors import GroundwireError, StatusCode
 from groundwire.core.records import error_record, outcome_record
 from groundwire.core.spec import SPECS
 
 __all__ = [
-    "batch_failure",
     "billed_characters",
     "dead_letter_records",
     "failure_record",
@@ -50,36 +49,6 @@ def is_retryable(error: BaseException) -> bool:
         False
     """
     return isinstance(error, GroundwireError) and error.retryable
-
-
-def batch_failure(outcomes: Sequence[BatchOutcome[Any]]) -> GroundwireError | None:
-    """The error to raise for a whole batch, when it failed as a whole and may succeed later.
-
-    That is when no element got a result and every element that was sent (`attempts > 0`)
-    ended in a retryable error (UNAVAILABLE, DEADLINE_EXCEEDED, RESOURCE_EXHAUSTED) once the
-    library's own retries ran out: the service is down or overloaded, so Beam retries the
-    batch with back-off. Otherwise None: each element keeps its own outcome, and a permanent
-    error (an invalid element) never fails its batch-mates.
-
-    Example:
-        >>> from groundwire.core.errors import InvalidArgument, Unavailable
-        >>> down = [BatchOutcome(0, None, Unavailable("down"), 3),
-        ...         BatchOutcome(1, None, InvalidArgument("bad"), 0)]
-        >>> str(batch_failure(down))
-        'UNAVAILABLE: all 1 sent elements of a batch of 2 failed; the last: down'
-        >>> batch_failure(down + [BatchOutcome(2, "a result", None, 1)]) is None
-        True
-    """
-    sent = [outcome for outcome in outcomes if outcome.attempts > 0]
-    errors = [outcome.error for outcome in sent if outcome.error is not None]
-    if not sent or len(errors) < len(sent) or not all(error.retryable for error in errors):
-        return None
-    last = errors[-1]
-    return error_type_for(last.code)(
-        f"all {len(sent)} sent elements of a batch of {len(outcomes)} failed; "
-        f"the last: {last.message}",
-        retry_delay=last.retry_delay,
-    )
 
 
 def input_record(element: object) -> Any:
