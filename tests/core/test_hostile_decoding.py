@@ -13,9 +13,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from groundwire.core import apis
+from groundwire.core.bodies import decode_response
 from groundwire.core.error_codecs import error_from_http, error_from_status
 from groundwire.core.errors import GroundwireError, Internal
-from groundwire.transports.rest import decode_response
 
 CHECK = apis.method("discoveryengine", "v1", "CheckGrounding")
 FUZZ = settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])

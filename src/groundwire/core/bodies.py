@@ -1,4 +1,4 @@
-"""A response body as it arrives, decompressed and capped, with no I/O (both REST clients).
+"""A response body as it arrives, decompressed, capped and decoded, with no I/O (both REST clients).
 
 Inflating in bounded pieces keeps a gzip bomb's memory within the cap, and lets a reader look
 at its deadline between two pieces.
@@ -6,10 +6,19 @@ at its deadline between two pieces.
 
 from __future__ import annotations
 
+import json
 import zlib
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
+from typing import TYPE_CHECKING
 
-from groundwire.core.errors import Internal, MessageTooLarge
+from groundwire.core.error_codecs import error_from_http
+from groundwire.core.errors import GroundwireError, Internal, MessageTooLarge
+from groundwire.core.transcoding import decode_message
+
+if TYPE_CHECKING:
+    from google.protobuf.message import Message
+
+    from groundwire.core.apis import Method
 
 MAX_MESSAGE_BYTES = 64 * 1024 * 1024
 """The largest gRPC message sent or taken, by the client and the emulator: room for the largest
@@ -22,6 +31,7 @@ PIECE_BYTES = 1024 * 1024
 """The most decoded bytes `BodyDecoder.feed` gives out at once."""
 
 _GZIP = 16 + zlib.MAX_WBITS
+_EXCERPT = 120
 
 
 def is_gzip(content_encoding: str | None) -> bool:
@@ -102,3 +112,42 @@ class BodyDecoder:
         return MessageTooLarge(
             f"the response is larger than the limit of {self.limit} bytes (max_response_bytes)"
         )
+
+
+def decode_response(
+    method: Method, body: bytes, stream_headers: Mapping[str, str] | None = None
+) -> Message:
+    """Decodes a 2xx body; anything but the response message raises `Internal`.
+
+    With `stream_headers`, `body` is a streamed element, and an `{"error": ...}` one raises it.
+    """
+    what = "answered with a body" if stream_headers is None else "streamed an element"
+    try:
+        parsed = json.loads(body)
+    except (ValueError, RecursionError) as error:
+        raise Internal(
+            f"{method.name} {what} that is not valid JSON ({error}){excerpt(body)}"
+        ) from None
+    name = method.response_class.DESCRIPTOR.name
+    if not isinstance(parsed, dict):
+        raise Internal(
+            f"{method.name} answered with a JSON {type(parsed).__name__} instead of "
+            f"a {name} object{excerpt(body)}"
+        )
+    if stream_headers is not None and isinstance(parsed.get("error"), dict) and len(parsed) == 1:
+        status = parsed["error"].get("code")
+        raise error_from_http(status if isinstance(status, int) else 500, body, stream_headers)
+    try:
+        return decode_message(parsed, method.response_class)
+    except GroundwireError as error:
+        raise Internal(
+            f"{method.name} answered with a {name} that does not fit its schema: {error.message}"
+        ) from None
+
+
+def excerpt(body: bytes) -> str:
+    """A short single-line excerpt of a body, for error messages."""
+    text = " ".join(body[: _EXCERPT * 4].decode("utf-8", "replace").split())
+    if not text:
+        return " (empty body)"
+    return f": {text[:_EXCERPT]}…" if len(text) > _EXCERPT else f": {text}"

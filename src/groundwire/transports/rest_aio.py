@@ -9,11 +9,12 @@ from collections.abc import AsyncIterator
 from google.protobuf.message import Message
 
 from groundwire.core.apis import Method
+from groundwire.core.bodies import decode_response
 from groundwire.core.error_codecs import error_from_http
 from groundwire.core.transcoding import HttpRequest, encode_request, encode_stream_request
 from groundwire.transports import http1, http1_aio
 from groundwire.transports.base import AsyncRequests, Metadata, fixed_requests
-from groundwire.transports.rest import MessageStream, RestCalls, decode_response
+from groundwire.transports.rest import MessageStream, RestCalls
 
 
 class AsyncRestTransport(RestCalls[http1_aio.AsyncConnectionPool]):
