@@ -18,10 +18,10 @@ _HOMES = {  # where each export lives; the others are errors of groundwire.core.
     "GroundingClient": "groundwire.client",
     "AsyncGroundingClient": "groundwire.aio",
     "RetryPolicy": "groundwire.core.retry",
-    "EndpointError": "groundwire.core.addresses",
-    "ConfigurationError": "groundwire.core.client_options",
+    "EndpointError": "groundwire.core.errors",
+    "ConfigurationError": "groundwire.core.errors",
     "ConnectionFailure": "groundwire.transports.base",
-    "PoolLimits": "groundwire.core.limits",
+    "PoolLimits": "groundwire.core.client_options",
     "CheckGroundingResult": "groundwire.core.results",
     "Claim": "groundwire.core.results",
     "Chunk": "groundwire.core.results",
@@ -72,16 +72,17 @@ __all__ = [
 if TYPE_CHECKING:
     from groundwire.aio import AsyncGroundingClient
     from groundwire.client import GroundingClient
-    from groundwire.core.addresses import EndpointError
-    from groundwire.core.client_options import ConfigurationError
+    from groundwire.core.client_options import PoolLimits
     from groundwire.core.errors import (
         Aborted,
         AlreadyExists,
         Cancelled,
         ClientClosed,
         ClientForked,
+        ConfigurationError,
         DataLoss,
         DeadlineExceeded,
+        EndpointError,
         FailedPrecondition,
         GroundwireError,
         Internal,
@@ -98,7 +99,6 @@ if TYPE_CHECKING:
         Unknown,
         WrongEventLoop,
     )
-    from groundwire.core.limits import PoolLimits
     from groundwire.core.results import (
         CheckGroundingResult,
         Chunk,

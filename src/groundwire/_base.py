@@ -23,21 +23,19 @@ from groundwire.core.attempts import NO_ONE, Attempts, Events
 from groundwire.core.batch import BatchSettings, Planned, Rpc, plan_item
 from groundwire.core.bodies import MAX_RESPONSE_BYTES
 from groundwire.core.client_options import (
-    ConfigurationError,
     GoogleClientOptions,
+    PoolLimits,
     checked_text,
     one_of,
     place_api_endpoint,
     read_client_options,
 )
 from groundwire.core.endpoint_hints import explain_wrong_endpoint
-from groundwire.core.endpoints import DEFAULT_UNIVERSE, UNIVERSE_DOMAIN_ENV
-from groundwire.core.errors import GroundwireError
-from groundwire.core.limits import PoolLimits
+from groundwire.core.endpoints import DEFAULT_UNIVERSE, UNIVERSE_DOMAIN_ENV, endpoint_of
+from groundwire.core.errors import ConfigurationError, GroundwireError
 from groundwire.core.metadata import MetadataLike
 from groundwire.core.offsets import OffsetUnit
 from groundwire.core.retry import RetryPolicy
-from groundwire.core.unreachable import endpoint_of
 from groundwire.interceptors import Chain, Interceptor
 from groundwire.logs import call_logging, log_retry
 

@@ -12,19 +12,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from groundwire.core.addresses import EndpointError
-from groundwire.core.client_options import (
-    CertificateSource,
-    ConfigurationError,
-    GoogleClientOptions,
-)
+from groundwire.core.client_options import CertificateSource, GoogleClientOptions
 from groundwire.core.endpoints import (
     CLOUD_PLATFORM_SCOPE,
     Endpoints,
     mtls_endpoint_mode,
     resolve_endpoints,
 )
-from groundwire.core.errors import Unauthenticated
+from groundwire.core.errors import ConfigurationError, EndpointError, Unauthenticated
 
 if TYPE_CHECKING:
     from google.auth.credentials import Credentials

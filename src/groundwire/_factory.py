@@ -7,9 +7,8 @@ import logging
 from typing import TYPE_CHECKING, Any
 
 from groundwire._connection import connection
-from groundwire.core.addresses import EndpointError
-from groundwire.core.endpoints import USER_AGENT
-from groundwire.core.errors import ClientForked
+from groundwire.core.errors import ClientForked, EndpointError
+from groundwire.core.metadata import USER_AGENT
 from groundwire.core.scrubber import scrub_tokens_of
 from groundwire.transports.lifetime import grpc_refusal
 from groundwire.transports.tls import client_ssl_context

@@ -25,7 +25,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
-from groundwire.core.client_options import check_concurrency
+from groundwire.core.pacing import check_concurrency
 from groundwire.core.requests import FactLike
 from groundwire.core.results import CheckGroundingResult
 from groundwire.core.sentence_stream import (

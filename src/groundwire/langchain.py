@@ -51,10 +51,10 @@ from groundwire._base import ClientBase
 from groundwire.aio import AsyncGroundingClient
 from groundwire.client import GroundingClient
 from groundwire.core.batch import DEFAULT_CONCURRENCY
-from groundwire.core.client_options import ConfigurationError, one_of
+from groundwire.core.client_options import one_of
 from groundwire.core.documents import DocumentFacts, document_facts, wrapper_fields
 from groundwire.core.endpoints import CLOUD_PLATFORM_SCOPE
-from groundwire.core.errors import GroundwireError, bad_request
+from groundwire.core.errors import ConfigurationError, GroundwireError, bad_request
 from groundwire.core.results import CheckGroundingResult
 
 __all__ = ["CheckGroundingResponse", "CheckGroundingRunnable"]

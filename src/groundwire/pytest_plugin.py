@@ -107,8 +107,7 @@ def fault_policy(
         >>> fault_policy(rate=0.5, codes=["RESOURCE_EXHAUSTED", 14]).codes
         (<StatusCode.RESOURCE_EXHAUSTED: 8>, <StatusCode.UNAVAILABLE: 14>)
     """
-    from groundwire.core.client_options import ConfigurationError
-    from groundwire.core.errors import StatusCode
+    from groundwire.core.errors import ConfigurationError, StatusCode
     from groundwire.emulator.faults import FaultPolicy
 
     status_codes = []
@@ -281,7 +280,7 @@ def _judge_options(*args: Any, **kwargs: Any) -> dict[str, Any]:
     try:
         return grounding_judge(*args, **kwargs)
     except TypeError as error:
-        from groundwire.core.client_options import ConfigurationError
+        from groundwire.core.errors import ConfigurationError
 
         raise ConfigurationError(
             f"{error}; it takes (judge=..., timeout=30.0, concurrency=4)"
@@ -292,7 +291,7 @@ def _marker_policy(marker: pytest.Mark) -> FaultPolicy:
     """The fault policy a ``grounding_faults`` marker asks for; ConfigurationError if malformed."""
     import inspect
 
-    from groundwire.core.client_options import ConfigurationError
+    from groundwire.core.errors import ConfigurationError
 
     if marker.args:
         raise ConfigurationError(f"{FAULTS_MARKER} takes keyword arguments only")
@@ -363,7 +362,7 @@ def official_grounding_client_for(
     try:
         module = importlib.import_module(f"google.cloud.discoveryengine_{api_version}")
     except ImportError:
-        from groundwire.core.client_options import ConfigurationError
+        from groundwire.core.errors import ConfigurationError
 
         raise ConfigurationError(
             "the official client needs google-cloud-discoveryengine: "

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from groundwire.bigquery import create_app
-from groundwire.core.client_options import ConfigurationError
+from groundwire.core.errors import ConfigurationError
 from groundwire.emulator import Emulator
 from groundwire.pytest_plugin import GroundingStubs
 from tests.bigquery.conftest import Endpoint, post, request, serving

@@ -7,13 +7,9 @@ from typing import Any
 
 import pytest
 
-from groundwire.core.addresses import (
-    EndpointError,
-    is_loopback_target,
-    is_universe_host,
-    parse_grpc_address,
-)
+from groundwire.core.addresses import is_loopback_target, is_universe_host, parse_grpc_address
 from groundwire.core.endpoints import Endpoints, describes_emulator, resolve_endpoints
+from groundwire.core.errors import EndpointError
 
 GRPC_ENV = "GROUNDWIRE_EMULATOR_HOST"
 REST_ENV = "GROUNDWIRE_EMULATOR_REST"

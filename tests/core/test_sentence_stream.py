@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from groundwire.core.client_options import ConfigurationError
-from groundwire.core.errors import InvalidArgument
+from groundwire.core.errors import ConfigurationError, InvalidArgument
 from groundwire.core.offsets import offsets_in
 from groundwire.core.results import CheckGroundingResult, Claim
 from groundwire.core.sentence_stream import (

@@ -28,8 +28,7 @@ from groundwire.bigquery.protocol import (
     still_transient,
 )
 from groundwire.core.batch import DEFAULT_CONCURRENCY, BatchOutcome
-from groundwire.core.client_options import ConfigurationError
-from groundwire.core.errors import GroundwireError
+from groundwire.core.errors import ConfigurationError, GroundwireError
 from groundwire.core.spec import SPECS
 
 if TYPE_CHECKING:

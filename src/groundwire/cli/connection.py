@@ -169,7 +169,8 @@ def _unreachable_explained(args: argparse.Namespace) -> Iterator[None]:
     try:
         yield
     except ConnectionFailure as failure:
-        from groundwire.core.unreachable import cannot_reach, endpoint_of
+        from groundwire.core.endpoints import endpoint_of
+        from groundwire.core.pacing import cannot_reach
 
         where = endpoint_of(args.endpoint, args.rest_endpoint, cast(str, args.transport))
         raise cannot_reach(where, failure.message) from None

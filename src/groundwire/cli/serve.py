@@ -299,7 +299,7 @@ def run(args: argparse.Namespace, stdin: IO[Any] | None, stdout: IO[str]) -> int
         faults = FaultPolicy(
             rate=args.fault_rate, codes=codes, latency_ms=args.latency, seed=args.fault_seed
         )
-    from groundwire.core.client_options import ConfigurationError
+    from groundwire.core.errors import ConfigurationError
     from groundwire.emulator.judges import Judge
     from groundwire.emulator.limits import Limits
     from groundwire.emulator.server import ServeError, serve

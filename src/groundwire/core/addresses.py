@@ -10,7 +10,7 @@ import re
 import urllib.parse
 from dataclasses import dataclass
 
-from groundwire.core.errors import InvalidArgument
+from groundwire.core.errors import EndpointError, InvalidArgument
 
 _HOST_NAME = re.compile(
     r"[A-Za-z0-9_](?:[A-Za-z0-9_-]{0,62})(?:\.[A-Za-z0-9_][A-Za-z0-9_-]{0,62})*\.?"
@@ -23,14 +23,6 @@ GRPC_EXAMPLES = (
     "127.0.0.1:50051, localhost:50051, [::1]:50051, dns:///localhost:50051, "
     "ipv4:127.0.0.1:50051, ipv6:[::1]:50051 or unix:/tmp/emulator.sock"
 )
-
-
-class EndpointError(InvalidArgument, ValueError):
-    """An endpoint, emulator variable or switch that is malformed or unsafe.
-
-    INVALID_ARGUMENT (never retried), and a `ValueError`; the message names the argument or
-    variable and gives a correct example.
-    """
 
 
 @dataclass(frozen=True)
@@ -201,7 +193,7 @@ def check_location(location: str, source: str, error: type[InvalidArgument] = En
     'europe-west4'
     >>> check_location("dns:127.0.0.1:1?", "location")
     Traceback (most recent call last):
-    groundwire.core.addresses.EndpointError: INVALID_ARGUMENT: location 'dns:127.0.0.1:1?' ...
+    groundwire.core.errors.EndpointError: INVALID_ARGUMENT: location 'dns:127.0.0.1:1?' ...
     """
     if not isinstance(location, str) or not _LOCATION.fullmatch(location):
         raise error(

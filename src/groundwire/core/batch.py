@@ -18,13 +18,23 @@ from google.protobuf import message
 
 from groundwire.core import calls
 from groundwire.core.attempts import NO_ONE, Attempts, unlogged
-from groundwire.core.client_options import ConfigurationError, check_concurrency
-from groundwire.core.errors import GroundwireError, StatusCode, bad_request, error_type_for
+from groundwire.core.errors import (
+    ConfigurationError,
+    GroundwireError,
+    StatusCode,
+    bad_request,
+    error_type_for,
+)
 from groundwire.core.metadata import MetadataLike
-from groundwire.core.pacing import ReachabilityWatch, Throttle, TokenBucket
+from groundwire.core.pacing import (
+    ReachabilityWatch,
+    Throttle,
+    TokenBucket,
+    cannot_reach,
+    check_concurrency,
+)
 from groundwire.core.retry import Jitter, RetryPolicy
 from groundwire.core.spec import SPECS
-from groundwire.core.unreachable import cannot_reach
 
 ResultT = TypeVar("ResultT")
 Rpc = str

@@ -13,7 +13,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
-from groundwire.core.errors import InvalidArgument
+from groundwire.core.errors import ConfigurationError
 
 CertificateSource = Callable[[], tuple[bytes, bytes]]  # returns a (chain, key) PEM pair
 
@@ -36,13 +36,6 @@ CREDENTIALS_FILE_WARNING = (
 
 _T = TypeVar("_T")
 _CONTROL_CHARACTERS = re.compile(r"[\x00-\x1f\x7f]")
-
-
-class ConfigurationError(InvalidArgument, ValueError):
-    """A constructor argument or client option that is malformed or conflicts with another.
-
-    INVALID_ARGUMENT (never retried), and a `ValueError` as the official clients raise.
-    """
 
 
 @dataclass(frozen=True)
@@ -74,7 +67,7 @@ def read_client_options(options: object) -> GoogleClientOptions:
         >>> read_client_options({"endpoint": "x"})  # doctest: +ELLIPSIS
         Traceback (most recent call last):
         ...
-        groundwire.core.client_options.ConfigurationError: ... no field 'endpoint'; ...
+        groundwire.core.errors.ConfigurationError: ... no field 'endpoint'; ...
     """
     if options is None:
         return GoogleClientOptions()
@@ -145,12 +138,6 @@ def place_api_endpoint(
     return (endpoint, api_endpoint) if as_rest else (api_endpoint, rest_endpoint)
 
 
-def check_concurrency(concurrency: object) -> None:
-    """A ConfigurationError unless `concurrency` is a whole number >= 1."""
-    if not isinstance(concurrency, int) or concurrency < 1:
-        raise ConfigurationError(f"concurrency must be a whole number >= 1, not {concurrency!r}")
-
-
 def checked_text(name: str, value: object) -> str | None:
     """`value` stripped, when None or a non-empty string with no control character inside.
 
@@ -162,7 +149,7 @@ def checked_text(name: str, value: object) -> str | None:
         >>> checked_text("quota_project", "billing" + chr(10) + "X-Evil: 1")  # doctest: +ELLIPSIS
         Traceback (most recent call last):
         ...
-        groundwire.core.client_options.ConfigurationError: ... quota_project must not hold ...
+        groundwire.core.errors.ConfigurationError: ... quota_project must not hold ...
     """
     if value is None:
         return None
@@ -196,3 +183,33 @@ def _callable(value: object) -> CertificateSource | None:
         )
     source: CertificateSource = value
     return source
+
+
+@dataclass(frozen=True)
+class PoolLimits:
+    """The connection-pool limits of the REST transports, per origin.
+
+    `max_connections` bounds the connections open at once: further calls wait for one to be
+    free, within their own timeout (then `DeadlineExceeded`). `max_idle` bounds those kept
+    open between calls for reuse. gRPC multiplexes calls over one HTTP/2 connection and has
+    no pool.
+
+    Example:
+        >>> PoolLimits(max_connections=8).max_idle
+        100
+        >>> PoolLimits(max_connections=0)
+        Traceback (most recent call last):
+        ...
+        ValueError: PoolLimits.max_connections must be at least 1, got 0
+    """
+
+    max_connections: int = 100
+    max_idle: int = 100
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.max_connections, int) or self.max_connections < 1:
+            raise ValueError(
+                f"PoolLimits.max_connections must be at least 1, got {self.max_connections!r}"
+            )
+        if not isinstance(self.max_idle, int) or self.max_idle < 0:
+            raise ValueError(f"PoolLimits.max_idle must be 0 or more, got {self.max_idle!r}")

@@ -1,4 +1,4 @@
-"""Where each API lives, which connection is safe, and the routing headers: pure decisions.
+"""Where each API lives and which connection is safe: pure decisions (the emulator variables too).
 
 The credential rules live in `resolve_endpoints`: with an emulator nothing goes to Google or
 carries credentials; credentials travel only over TLS, to the universe's hosts or to an
@@ -7,23 +7,21 @@ endpoint the user gave together with credentials.
 
 from __future__ import annotations
 
-import functools
-import platform
+import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from urllib.parse import quote
 
-# `X as X`: re-exported, as docs/security.md and the transports name them from here.
-from groundwire.core.addresses import EndpointError as EndpointError
 from groundwire.core.addresses import (
     check_location,
     check_universe_domain,
+    is_loopback,
     is_universe_host,
     parse_grpc_address,
     parse_rest_address,
 )
-from groundwire.core.addresses import is_loopback as is_loopback
-from groundwire.core.version import VERSION
+
+# `X as X`: re-exported, as docs/security.md names it from here.
+from groundwire.core.errors import EndpointError as EndpointError
 
 EMULATOR_GRPC_ENV = "GROUNDWIRE_EMULATOR_HOST"
 EMULATOR_REST_ENV = "GROUNDWIRE_EMULATOR_REST"
@@ -176,7 +174,7 @@ def describes_emulator(
 
     >>> describes_emulator(None, None, {"GROUNDWIRE_EMULATOR_HOST": "https://127.0.0.1:1"})
     Traceback (most recent call last):
-    groundwire.core.addresses.EndpointError: INVALID_ARGUMENT: GROUNDWIRE_EMULATOR_HOST=...
+    groundwire.core.errors.EndpointError: INVALID_ARGUMENT: GROUNDWIRE_EMULATOR_HOST=...
     """
     return resolve_endpoints(
         "discoveryengine",
@@ -306,26 +304,14 @@ def _carries(route: _Route, universe: str, explicit_credentials: bool) -> bool:
     return bool(route.hosts) and all(is_universe_host(host, universe) for host in route.hosts)
 
 
-_API_CLIENT = f"gl-python/{platform.python_version()} groundwire/{VERSION}"
+def endpoint_of(endpoint: str | None, rest_endpoint: str | None, transport: str = "auto") -> str:
+    """The endpoint named when it cannot be reached: the one in use, else the service.
 
-
-USER_AGENT = f"groundwire/{VERSION}"
-"""gRPC's primary user agent and REST's user-agent header."""
-
-
-@functools.lru_cache(maxsize=256)
-def call_headers(field: str, value: str, quota_project: str | None) -> tuple[tuple[str, str], ...]:
-    """A call's routing, API client and quota project headers, made once per resource.
-
-    Most clients route to one or two resources: the cache saves 3.5 µs a call (2%).
-
-    >>> call_headers("parent", "projects/p/locations/l", None)[0]
-    ('x-goog-request-params', 'parent=projects%2Fp%2Flocations%2Fl')
+    Example:
+        >>> endpoint_of("127.0.0.1:50051", "http://127.0.0.1:8080", "rest")
+        'http://127.0.0.1:8080'
     """
-    metadata = [
-        ("x-goog-request-params", f"{field}={quote(value, safe='')}"),
-        ("x-goog-api-client", _API_CLIENT),
-    ]
-    if quota_project:
-        metadata.append(("x-goog-user-project", quota_project))
-    return tuple(metadata)
+    grpc_target = endpoint or os.environ.get(EMULATOR_GRPC_ENV)
+    rest_url = rest_endpoint or os.environ.get(EMULATOR_REST_ENV)
+    first, second = (rest_url, grpc_target) if transport == "rest" else (grpc_target, rest_url)
+    return first or second or "the service"

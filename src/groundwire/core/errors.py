@@ -268,6 +268,21 @@ class WrongEventLoop(FailedPrecondition, RuntimeError):
     permanent = True
 
 
+class ConfigurationError(InvalidArgument, ValueError):
+    """A constructor argument or client option that is malformed or conflicts with another.
+
+    INVALID_ARGUMENT (never retried), and a `ValueError` as the official clients raise.
+    """
+
+
+class EndpointError(InvalidArgument, ValueError):
+    """An endpoint, emulator variable or switch that is malformed or unsafe.
+
+    INVALID_ARGUMENT (never retried), and a `ValueError`; the message names the argument or
+    variable and gives a correct example.
+    """
+
+
 def error_type_for(code: int) -> type[GroundwireError]:
     """The error class for a status code; codes outside 1..16 (and OK) give Unknown.
 

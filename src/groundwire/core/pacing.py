@@ -1,11 +1,16 @@
 """How fast a batch may go: a token bucket, an AIMD concurrency window, a dead-endpoint watch.
 
-Pure bookkeeping with the time passed in; `groundwire.core.batch.BatchState` holds them.
+Pure bookkeeping with the time passed in; `groundwire.core.batch.BatchState` holds them. Also
+the checked concurrency, and why an endpoint took no connection (for the batches and the CLI).
 """
 
 from __future__ import annotations
 
 import math
+import urllib.parse
+
+from groundwire.core.addresses import is_loopback, is_loopback_target
+from groundwire.core.errors import ConfigurationError, Unavailable
 
 
 class TokenBucket:
@@ -98,3 +103,34 @@ class ReachabilityWatch:
             return False
         self.consecutive_failures += 1
         return self.limit is not None and self.consecutive_failures >= self.limit
+
+
+def check_concurrency(concurrency: object) -> None:
+    """A ConfigurationError unless `concurrency` is a whole number >= 1."""
+    if not isinstance(concurrency, int) or concurrency < 1:
+        raise ConfigurationError(f"concurrency must be a whole number >= 1, not {concurrency!r}")
+
+
+def cannot_reach(where: str, detail: str) -> Unavailable:
+    """The error for an endpoint that takes no connection: it names it and what to check.
+
+    Example:
+        >>> str(cannot_reach("http://127.0.0.1:8080", "refused"))
+        'UNAVAILABLE: cannot reach http://127.0.0.1:8080; is `groundwire serve` running? (refused)'
+        >>> str(cannot_reach("https://127.0.0.1:8080", "wrong version number")).split("; ")[1]
+        '`groundwire serve` speaks plain HTTP: for the emulator use http://127.0.0.1:8080 (...)'
+    """
+    if _on_loopback(where) and where.lower().startswith("https://"):
+        plain = "http://" + where[len("https://") :]
+        hint = f"`groundwire serve` speaks plain HTTP: for the emulator use {plain}"
+    elif _on_loopback(where):
+        hint = "is `groundwire serve` running?"
+    else:
+        hint = "check the endpoint and the network"
+    return Unavailable(f"cannot reach {where}; {hint} ({detail})")
+
+
+def _on_loopback(where: str) -> bool:
+    if "://" in where:
+        return is_loopback(urllib.parse.urlsplit(where).hostname or "")
+    return is_loopback_target(where)

@@ -22,8 +22,7 @@ from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 from groundwire.core.chunks import Chunk
-from groundwire.core.client_options import ConfigurationError
-from groundwire.core.errors import bad_request
+from groundwire.core.errors import ConfigurationError, bad_request
 from groundwire.core.facts import any_fact_parts
 from groundwire.core.offsets import Offsets, offsets_in, shifted
 from groundwire.core.results import CheckGroundingResult, Claim

@@ -13,7 +13,7 @@ from typing import Any
 
 from google.protobuf import message
 
-from groundwire.core import apis, endpoints, requests, results, validation
+from groundwire.core import apis, metadata, requests, results, validation
 from groundwire.core.batch_spec import BATCHABLE, BatchSpec
 from groundwire.core.offsets import OffsetUnit
 from groundwire.core.transcoding import resource_violations
@@ -112,7 +112,7 @@ def route(
     ('x-goog-request-params', 'parent=projects%2Fp%2Flocations%2Feu')
     """
     field = method.routing_field
-    return endpoints.call_headers(field, getattr(request, field), quota_project)
+    return metadata.call_headers(field, getattr(request, field), quota_project)
 
 
 def _resource_violations(method: apis.Method, request: Any) -> list[Violation]:

@@ -32,8 +32,7 @@ from typing import Any
 from google.protobuf import json_format
 
 from groundwire.core.apis import Method, all_methods
-from groundwire.core.client_options import ConfigurationError
-from groundwire.core.errors import GroundwireError
+from groundwire.core.errors import ConfigurationError, GroundwireError
 from groundwire.core.records import record_line
 from groundwire.emulator.outcomes import Outcome, outcome_from_json, outcome_to_json
 

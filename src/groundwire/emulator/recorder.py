@@ -26,9 +26,8 @@ from typing import TYPE_CHECKING, Any
 
 from groundwire.core.addresses import check_location, is_loopback
 from groundwire.core.apis import Method
-from groundwire.core.client_options import ConfigurationError
 from groundwire.core.endpoints import EMULATOR_GRPC_ENV, EMULATOR_REST_ENV
-from groundwire.core.errors import GroundwireError
+from groundwire.core.errors import ConfigurationError, GroundwireError
 from groundwire.core.spec import route, spec_for
 from groundwire.emulator.answering import Call
 from groundwire.emulator.cassette import CassetteWriter, Exchange

@@ -12,8 +12,8 @@ from typing import Protocol
 
 from google.protobuf.message import Message
 
+from groundwire.core.addresses import is_loopback
 from groundwire.core.apis import Method
-from groundwire.core.endpoints import is_loopback
 from groundwire.core.errors import ClientClosed, Unavailable, bad_request
 
 Metadata = Sequence[tuple[str, str]]

@@ -16,9 +16,9 @@ from google.auth.credentials import Credentials
 from google.auth.transport.grpc import AuthMetadataPlugin
 from google.protobuf.message import Message
 
+from groundwire.core.addresses import is_loopback
 from groundwire.core.apis import Method
 from groundwire.core.bodies import MAX_MESSAGE_BYTES
-from groundwire.core.endpoints import is_loopback
 from groundwire.core.error_codecs import error_from_status
 from groundwire.core.errors import GroundwireError, MessageTooLarge
 from groundwire.transports import lifetime

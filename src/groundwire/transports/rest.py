@@ -18,7 +18,6 @@ from google.protobuf.message import Message
 from groundwire.core.addresses import parse_rest_address
 from groundwire.core.apis import Method
 from groundwire.core.bodies import MAX_RESPONSE_BYTES, decode_response
-from groundwire.core.endpoints import USER_AGENT
 from groundwire.core.error_codecs import error_from_http
 from groundwire.core.errors import (
     DeadlineExceeded,
@@ -29,6 +28,7 @@ from groundwire.core.errors import (
 )
 from groundwire.core.http_codec import ProtocolError
 from groundwire.core.jsonstream import JsonArrayStream
+from groundwire.core.metadata import USER_AGENT
 from groundwire.core.transcoding import (
     HttpRequest,
     encode_request,
