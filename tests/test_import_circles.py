@@ -1,9 +1,10 @@
 """No import circle in `src/groundwire`: shared pieces live below the modules that use them.
 
 The graph is read from the source, not from what an import happens to load: an import inside
-a function counts as much as one at the top (a lazy import only hides a circle), an import
-under `if TYPE_CHECKING:` does not (it never runs). An edge goes to the module an import
-names; a package's `__init__` run on the way is not an edge of its own.
+a function counts as much as one at the top (a lazy import only hides a circle), and so does
+an import under `if TYPE_CHECKING:` (it never runs, but the module cannot be read or checked
+without the one it names). An edge goes to the module an import names; a package's `__init__`
+run on the way is not an edge of its own.
 """
 
 from __future__ import annotations
@@ -30,19 +31,11 @@ def module_names(root: Path, package: str) -> dict[str, Path]:
     return names
 
 
-def _is_type_checking(test: ast.expr) -> bool:
-    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
-        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING"
-    )
-
-
 def _imports(nodes: Iterable[ast.AST]) -> Iterator[ast.Import | ast.ImportFrom]:
-    """Every import statement that can run: anywhere but in the body of `if TYPE_CHECKING:`."""
+    """Every import statement: at the top, inside functions and under `if TYPE_CHECKING:`."""
     for node in nodes:
         if isinstance(node, ast.Import | ast.ImportFrom):
             yield node
-        elif isinstance(node, ast.If) and _is_type_checking(node.test):
-            yield from _imports(node.orelse)
         else:
             yield from _imports(ast.iter_child_nodes(node))
 
@@ -156,7 +149,7 @@ def test_the_check_finds_a_circle_closed_by_an_import_inside_a_function(tmp_path
     )
 
 
-def test_the_check_ignores_imports_made_only_for_type_checking(tmp_path: Path) -> None:
+def test_the_check_counts_imports_made_only_for_type_checking(tmp_path: Path) -> None:
     root = _package(
         tmp_path,
         {
@@ -171,7 +164,7 @@ def test_the_check_ignores_imports_made_only_for_type_checking(tmp_path: Path) -
             "toy/codec.py": "from toy import model\n",
         },
     )
-    assert circles(import_graph(root, "toy")) == []
+    assert circles(import_graph(root, "toy")) == [["toy.codec", "toy.model"]]
 
 
 def test_the_check_reads_relative_imports_and_names_given_by_a_package(tmp_path: Path) -> None:

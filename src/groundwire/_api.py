@@ -30,7 +30,8 @@ from typing import (
 
 from google.protobuf import message
 
-from groundwire._base import CLIENT_RETRY, ClientBase, RetryArgument
+from groundwire._base import ClientBase
+from groundwire._settings import CLIENT_RETRY, RetryArgument
 from groundwire.core import calls
 from groundwire.core.attempts import Attempts
 from groundwire.core.batch import (
@@ -55,7 +56,6 @@ from groundwire.core.split import (
 from groundwire.interceptors import first_request
 
 if TYPE_CHECKING:
-    from groundwire.aio import AsyncGroundingClient
     from groundwire.aio_batch import AsyncBatch
     from groundwire.batch import Batch
 
@@ -384,7 +384,7 @@ class Method(Generic[P, SyncT, AsyncT]):
     @overload
     def __get__(self, client: None, owner: type) -> Method[P, SyncT, AsyncT]: ...
     @overload
-    def __get__(self, client: AsyncGroundingClient, owner: type) -> Callable[P, AsyncT]: ...
+    def __get__(self, client: AsyncApi, owner: type) -> Callable[P, AsyncT]: ...
     @overload
     def __get__(self, client: Api, owner: type) -> Callable[P, SyncT]: ...
     def __get__(self, client: Api | None, owner: type) -> Any:
@@ -467,10 +467,21 @@ class Api(ClientBase):
     def __init_subclass__(cls, **kwargs: Any) -> None:
         """Puts each method's function on the client class, so that a call finds it at once."""
         super().__init_subclass__(**kwargs)
+        if cls.__module__ == __name__:  # `AsyncApi` is no client: each client gets its own
+            return
         for name, method in vars(Api).items():
             if isinstance(method, Method) and getattr(cls, name) is method:
                 binder = _BINDERS[method.kind, cls._asynchronous]
                 setattr(cls, name, _method_of(cls, name, binder(method.build), method))
+
+
+class AsyncApi(Api):
+    """The asyncio client's side of `Api`: `AsyncGroundingClient` extends it.
+
+    Its own class so that the methods' types can name the asyncio client without importing it.
+    """
+
+    _asynchronous = True
 
 
 def _method_of(cls: type[Api], name: str, function: Any, method: Method[Any, Any, Any]) -> Any:

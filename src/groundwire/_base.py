@@ -1,29 +1,29 @@
-"""What both clients are made of: their settings, and what a call and a batch start from.
+"""What both clients are made of: their constructor, and what a call and a batch start from.
 
 The two clients differ only in how they wait; what they decide is decided here.
 """
 
 from __future__ import annotations
 
-import dataclasses
-import enum
 import functools
-import math
 import os
-import random
 import ssl
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any
 
 from groundwire import _factory
+from groundwire._settings import (
+    CLIENT_RETRY,
+    DEFAULT_RETRY,
+    DEFAULT_TIMEOUT,
+    RetryArgument,
+    Settings,
+)
 from groundwire.core import calls
 from groundwire.core.addresses import check_location, check_universe_domain
-from groundwire.core.attempts import NO_ONE, Attempts, Events
 from groundwire.core.batch import BatchSettings, Planned, Rpc, plan_item
 from groundwire.core.bodies import MAX_RESPONSE_BYTES
 from groundwire.core.client_options import (
-    GoogleClientOptions,
     PoolLimits,
     checked_text,
     one_of,
@@ -37,115 +37,10 @@ from groundwire.core.metadata import MetadataLike
 from groundwire.core.offsets import OffsetUnit
 from groundwire.core.retry import RetryPolicy
 from groundwire.interceptors import Chain, Interceptor
-from groundwire.logs import call_logging, log_retry
+from groundwire.logs import call_logging
 
 if TYPE_CHECKING:
     from google.auth.credentials import Credentials
-
-DEFAULT_TIMEOUT = 60.0
-DEFAULT_RETRY = RetryPolicy()
-
-
-class RetryDefault(enum.Enum):
-    """The type of `CLIENT_RETRY`, a call's `retry=` default: the client's policy."""
-
-    CLIENT = "the client's retry policy"
-
-
-CLIENT_RETRY = RetryDefault.CLIENT
-
-RetryArgument = RetryPolicy | None | Literal[RetryDefault.CLIENT]
-
-
-def checked_timeout(timeout: object, name: str) -> float:
-    """`timeout` when a positive, finite number of seconds; else a ConfigurationError.
-
-    A timeout of 0 would fail every call unsent, which `auto` would take for gRPC being down.
-    """
-    if (
-        isinstance(timeout, int | float)
-        and not isinstance(timeout, bool)
-        and 0 < timeout < math.inf
-    ):
-        return timeout
-    raise ConfigurationError(f"{name} must be positive (a number of seconds), got {timeout!r}")
-
-
-@dataclass(frozen=True, kw_only=True)
-class _Settings:
-    """How both clients connect and retry (the request-shaping config is apart)."""
-
-    transport: calls.TransportName
-    endpoint: str | None
-    rest_endpoint: str | None
-    credentials: Credentials | None
-    timeout: float
-    retry: RetryPolicy | None
-    fallback_cooldown: float
-    allow_remote_emulator: bool = False
-    root_certificates: bytes | None = None
-    client_certificate: tuple[bytes, bytes] | None = None
-    max_response_bytes: int = MAX_RESPONSE_BYTES
-    universe_domain: str | None = None
-    options: GoogleClientOptions = dataclasses.field(default_factory=GoogleClientOptions)
-    grpc_options: tuple[tuple[str, Any], ...] = ()
-    ssl_context: ssl.SSLContext | None = None
-    pool_limits: PoolLimits = dataclasses.field(default_factory=PoolLimits)
-    random: random.Random = dataclasses.field(default_factory=random.Random, compare=False)
-
-    def __post_init__(self) -> None:
-        if self.transport not in ("auto", "grpc", "rest"):
-            raise ValueError(f"transport must be 'auto', 'grpc' or 'rest', got {self.transport!r}")
-        checked_timeout(self.timeout, "the client's timeout")
-        if self.max_response_bytes < 1:
-            raise ValueError("max_response_bytes must be at least 1")
-        for option in self.grpc_options:
-            if not (
-                isinstance(option, tuple)
-                and len(option) == 2
-                and isinstance(option[0], str)
-                and isinstance(option[1], int | str)
-            ):
-                raise ConfigurationError(
-                    "grpc_options must be (name, int or str) pairs, e.g. "
-                    f"[('grpc.keepalive_time_ms', 60000)]; got {option!r}"
-                )
-        if self.ssl_context is not None and not isinstance(self.ssl_context, ssl.SSLContext):
-            raise ConfigurationError(
-                f"ssl_context must be an ssl.SSLContext, got {self.ssl_context!r}"
-            )
-        if not isinstance(self.pool_limits, PoolLimits):
-            raise ConfigurationError(
-                "pool_limits must be a groundwire.PoolLimits, e.g. "
-                f"PoolLimits(max_connections=10); got {self.pool_limits!r}"
-            )
-
-    def retrying(
-        self,
-        timeout: float | None,
-        retry: RetryArgument = CLIENT_RETRY,
-        events: Events = NO_ONE,
-        *,
-        method: Any = None,
-        interactive: bool = False,
-    ) -> Attempts:
-        """The plan of one call, whose deadline is its own `timeout`, else the client's.
-
-        `events` hear of each attempt; `interactive` marks a stream of live requests.
-        """
-        policy = self.retry if retry is CLIENT_RETRY else retry
-        budget = self.timeout if timeout is None else checked_timeout(timeout, "timeout")
-        return Attempts(
-            policy,
-            budget,
-            self.random,
-            events,
-            log_retry,
-            method=method,
-            interactive=interactive,
-        )
-
-    make_transport = _factory.make_transport
 
 
 class ClientBase:
@@ -207,7 +102,7 @@ class ClientBase:
         self._config = calls.ClientConfig(
             project, location, api_version, validate, quota_project, corroborate_offset_unit
         )
-        self._settings = _Settings(
+        self._settings = Settings(
             transport=transport,
             endpoint=endpoint,
             rest_endpoint=rest_endpoint,
@@ -259,6 +154,13 @@ class ClientBase:
         )
         where = endpoint_of(settings.endpoint, settings.rest_endpoint, settings.transport)
         return functools.partial(plan_item, config, rpc, defaults=defaults), batch_settings, where
+
+    def _make_transport(self, api: str, *, asynchronous: bool) -> Any:
+        """A new transport to `api` with this client's settings, location and quota project."""
+        config = self._config
+        return _factory.make_transport(
+            self._settings, api, config.location, config.quota_project, asynchronous=asynchronous
+        )
 
     def _explained(self, error: GroundwireError, request: Any) -> GroundwireError:
         """`error`, naming the right host if the server said the wrong one was used."""

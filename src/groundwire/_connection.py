@@ -24,7 +24,7 @@ from groundwire.core.errors import ConfigurationError, EndpointError, Unauthenti
 if TYPE_CHECKING:
     from google.auth.credentials import Credentials
 
-    from groundwire._base import _Settings
+    from groundwire._settings import Settings
 
 
 @dataclass(frozen=True)
@@ -37,7 +37,7 @@ class Connection:
 
 
 def connection(
-    settings: _Settings, api: str, location: str, quota_project: str | None
+    settings: Settings, api: str, location: str, quota_project: str | None
 ) -> Connection:
     """The endpoints of `api` (as `resolve_endpoints` decides), credentials, certificate."""
     credentials = settings.credentials

@@ -14,7 +14,7 @@ from groundwire.transports.lifetime import grpc_refusal
 from groundwire.transports.tls import client_ssl_context
 
 if TYPE_CHECKING:
-    from groundwire._base import _Settings
+    from groundwire._settings import Settings
 
 logger = logging.getLogger("groundwire")
 
@@ -25,7 +25,7 @@ _CLASSES = {  # the gRPC, REST and auto transports: sync (False) and asyncio (Tr
 
 
 def make_transport(
-    settings: _Settings, api: str, location: str, quota_project: str | None, *, asynchronous: bool
+    settings: Settings, api: str, location: str, quota_project: str | None, *, asynchronous: bool
 ) -> Any:
     """The (sync or asyncio) transport for `api`: gRPC, REST, or auto over both."""
     found = connection(settings, api, location, quota_project)

@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from groundwire.transports.base import AsyncTransport
 
 
-class AsyncGroundingClient(_api.Api):
+class AsyncGroundingClient(_api.AsyncApi):
     """The asyncio twin of `GroundingClient`: same arguments, same results, awaitable.
 
     >>> async with AsyncGroundingClient("my-project") as client:    # doctest: +SKIP
@@ -37,8 +37,6 @@ class AsyncGroundingClient(_api.Api):
     @staticmethod
     def _new_lock() -> asyncio.Lock:
         return asyncio.Lock()
-
-    _asynchronous = True
 
     def _bound_transport(self, api: str) -> AsyncTransport | None:
         """The transport for `api` made in this loop and process, when there is one (no wait)."""
@@ -65,11 +63,7 @@ class AsyncGroundingClient(_api.Api):
             if found is None:
                 # Finding credentials may read files or ask a metadata server: off the loop.
                 found = self._transports[api] = await asyncio.to_thread(
-                    self._settings.make_transport,
-                    api,
-                    self._config.location,
-                    self._config.quota_project,
-                    asynchronous=True,
+                    self._make_transport, api, asynchronous=True
                 )
             return found
 

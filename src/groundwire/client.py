@@ -93,9 +93,7 @@ class GroundingClient(_api.Api):
                 raise ClientClosed("this client is closed; create a new one")
             found = self._transports.get(api)
             if found is None:
-                found = self._transports[api] = self._settings.make_transport(
-                    api, self._config.location, self._config.quota_project, asynchronous=False
-                )
+                found = self._transports[api] = self._make_transport(api, asynchronous=False)
             return found
 
     def _leave_parent(self) -> None:

@@ -42,10 +42,10 @@ def test_a_rest_emulator_alone_serves_the_default_auto_client(
 
 
 def test_the_client_timeout_is_the_deadline_unless_the_retry_policy_sets_a_smaller_one() -> None:
-    from groundwire._base import _Settings
+    from groundwire._settings import Settings
 
-    def settings(timeout: float, retry: RetryPolicy | None) -> _Settings:
-        return _Settings(
+    def settings(timeout: float, retry: RetryPolicy | None) -> Settings:
+        return Settings(
             transport="grpc",
             endpoint=None,
             rest_endpoint=None,

@@ -79,8 +79,8 @@ class Upstream:
         credentials over clear text), and `Unauthenticated` when Google is the upstream and
         no Application Default Credentials are found.
         """
-        from groundwire._base import _Settings
         from groundwire._factory import make_transport
+        from groundwire._settings import Settings
 
         if self.endpoint is None:
             set_here = [
@@ -91,7 +91,7 @@ class Upstream:
                     f"{set_here[0]} is set, so the upstream 'google' would be that emulator; "
                     "unset it to record from Google, or name the server as the upstream"
                 )
-        settings = _Settings(
+        settings = Settings(
             transport="grpc",
             endpoint=self.endpoint,
             rest_endpoint=None,
