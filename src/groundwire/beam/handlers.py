@@ -21,7 +21,7 @@ from apache_beam.ml.inference.base import PredictionResult, RemoteModelHandler
 from groundwire.beam.records import billed_characters, is_retryable, score_of
 from groundwire.core import calls
 from groundwire.core.batch import DEFAULT_CONCURRENCY, BatchOutcome, Rpc, batch_failure
-from groundwire.core.spec import SPECS
+from groundwire.core.batch_spec import BATCHABLE
 
 if TYPE_CHECKING:
     from groundwire.client import GroundingClient
@@ -114,7 +114,7 @@ class _GroundingHandler(RemoteModelHandler):  # type: ignore[misc]  # Beam is un
         outcome; this raises only when the batch failed as a whole and may succeed later
         (`groundwire.core.batch.batch_failure`, or a dead endpoint), for Beam to retry.
         """
-        many = getattr(model, SPECS[self._rpc].batch.many)(batch, **self._batch_options)
+        many = getattr(model, BATCHABLE[self._rpc].many)(batch, **self._batch_options)
         try:
             outcomes: list[BatchOutcome[Any]] = list(many)
         finally:
@@ -168,7 +168,7 @@ class _GroundingHandler(RemoteModelHandler):  # type: ignore[misc]  # Beam is un
             Metrics.counter(namespace, "billed_characters").inc(characters)
         score = score_of(self._rpc, outcome)
         if score is not None:
-            distribution = f"{SPECS[self._rpc].batch.score}_permille"
+            distribution = f"{BATCHABLE[self._rpc].score}_permille"
             Metrics.distribution(namespace, distribution).update(round(score * 1000))
 
 

@@ -17,6 +17,7 @@ from google.protobuf import json_format, message
 
 from groundwire.core import calls
 from groundwire.core.batch import BatchOutcome, Rpc, plan_item
+from groundwire.core.batch_spec import BATCHABLE
 from groundwire.core.errors import GroundwireError, StatusCode
 from groundwire.core.records import error_record, outcome_record
 from groundwire.core.spec import SPECS
@@ -72,7 +73,7 @@ def result_record(rpc: Rpc, outcome: BatchOutcome[Any]) -> dict[str, Any]:
     read on its own (in BigQuery, say) says what it is about; `id` is the element's, or None.
     `rpc` is the method the element went through; its batch spec writes the result.
     """
-    return outcome_record(outcome.id, SPECS[rpc].batch.record(_result_of(outcome)))
+    return outcome_record(outcome.id, BATCHABLE[rpc].record(_result_of(outcome)))
 
 
 def failure_record(element: object, error: GroundwireError) -> dict[str, Any]:
@@ -141,7 +142,7 @@ def billed_characters(rpc: Rpc, config: calls.ClientConfig, element: object) -> 
 
 def score_of(rpc: Rpc, outcome: BatchOutcome[Any]) -> float | None:
     """The score a successful element got: the one its RPC's batch spec names."""
-    return SPECS[rpc].batch.score_of(_result_of(outcome))
+    return BATCHABLE[rpc].score_of(_result_of(outcome))
 
 
 def _result_of(outcome: BatchOutcome[Any]) -> Any:

@@ -18,6 +18,7 @@ from google.protobuf import message
 
 from groundwire.core import calls
 from groundwire.core.attempts import NO_ONE, Attempts, unlogged
+from groundwire.core.batch_spec import BATCHABLE
 from groundwire.core.errors import (
     ConfigurationError,
     GroundwireError,
@@ -38,7 +39,7 @@ from groundwire.core.spec import SPECS
 
 ResultT = TypeVar("ResultT")
 Rpc = str
-"""The name of a batchable RPC: one whose spec has a batch part (`Spec.batch`)."""
+"""The name of a batchable RPC: one with a batch spec (`groundwire.core.batch_spec.BATCHABLE`)."""
 
 DEFAULT_CONCURRENCY = 16
 DEFAULT_MAX_CONNECTION_FAILURES = 8
@@ -190,7 +191,7 @@ def _arguments(
 ) -> tuple[object, Iterable[Any], dict[str, Any], object]:
     """The text, facts, options and id of a mapping item; InvalidArgument naming a bad key."""
     spec = SPECS[rpc]
-    text_keys = spec.batch.text_keys
+    text_keys = BATCHABLE[rpc].text_keys
     option_keys = spec.option_defaults.keys() - {"facts"}  # the builder's options
     allowed = {*text_keys, "facts", "id", *option_keys}
     unknown = sorted(str(key) for key in item if key not in allowed)

@@ -1,7 +1,7 @@
 """The batch part of each batchable RPC's spec: its item's text keys, its score and its record.
 
-Apart from `groundwire.core.spec` (`Spec.batch`) because it loads no protobuf:
-`groundwire batch --help` is built from it at once.
+Apart from `groundwire.core.spec`, which knows nothing of batches, and light: it loads no
+protobuf, so `groundwire batch --help` is built from it at once.
 """
 
 from __future__ import annotations

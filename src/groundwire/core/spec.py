@@ -14,7 +14,6 @@ from typing import Any
 from google.protobuf import message
 
 from groundwire.core import apis, metadata, requests, results, validation
-from groundwire.core.batch_spec import BATCHABLE, BatchSpec
 from groundwire.core.offsets import OffsetUnit
 from groundwire.core.transcoding import resource_violations
 from groundwire.core.validation import Violation
@@ -84,18 +83,6 @@ class Spec:
             and not (isinstance(value, Sized) and not isinstance(value, str) and not len(value))
             and value != self.option_defaults.get(name, inspect.Parameter.empty)
         ]
-
-    @property
-    def batch(self) -> BatchSpec:
-        """How the RPC runs in a batch; ValueError for an RPC that does not.
-
-        >>> SPECS["CorroborateContent"].batch.score
-        'corroboration_score'
-        """
-        found = BATCHABLE.get(self.rpc)
-        if found is None:
-            raise ValueError(f"{self.rpc} does not run in batches")
-        return found
 
     def check(self, method: apis.Method, request: Any) -> None:
         """Raises one `InvalidArgument` naming every field of `request` that breaks a limit."""
