@@ -11,13 +11,13 @@ from google.rpc import error_details_pb2
 from hypothesis import given
 from hypothesis import strategies as st
 
-from groundwire.aio import AsyncGroundingClient
-from groundwire.client import GroundingClient
-from groundwire.core import apis, calls, requests, validation
-from groundwire.core.batch_spec import BATCHABLE, BY_COMMAND
-from groundwire.core.errors import InvalidArgument
-from groundwire.core.spec import SPECS, spec_for
+from groundwire.client.aio import AsyncGroundingClient
+from groundwire.client.sync import GroundingClient
+from groundwire.contract import apis, calls, requests, validation
+from groundwire.contract.errors import InvalidArgument
+from groundwire.contract.spec import SPECS, spec_for
 from groundwire.emulator import Emulator, emulator
+from groundwire.features.batch_spec import BATCHABLE, BY_COMMAND
 
 TRANSPORTS = ("grpc", "rest")
 

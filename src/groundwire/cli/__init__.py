@@ -15,7 +15,7 @@ from types import ModuleType
 from typing import IO, TYPE_CHECKING, Any, NoReturn
 
 from groundwire.cli.errors import EXIT_FAILURE, EXIT_INTERRUPTED, EXIT_USAGE, describe
-from groundwire.core.version import VERSION
+from groundwire.contract.version import VERSION
 
 if TYPE_CHECKING:
     from groundwire.cli.connection import ConnectsTo

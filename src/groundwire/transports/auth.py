@@ -17,7 +17,7 @@ from google.auth import exceptions as auth_exceptions
 from google.auth import transport as auth_transport
 from google.auth.credentials import Credentials
 
-from groundwire.core.errors import (
+from groundwire.contract.errors import (
     DeadlineExceeded,
     EndpointError,
     GroundwireError,

@@ -15,25 +15,17 @@ from typing import Any, Generic, TypeVar
 from google.auth.credentials import Credentials
 from google.protobuf.message import Message
 
-from groundwire.core.addresses import parse_rest_address
-from groundwire.core.apis import Method
-from groundwire.core.bodies import MAX_RESPONSE_BYTES, decode_response
-from groundwire.core.error_codecs import error_from_http
-from groundwire.core.errors import (
+from groundwire.contract.addresses import parse_rest_address
+from groundwire.contract.apis import Method
+from groundwire.contract.errors import (
     DeadlineExceeded,
     FailedPrecondition,
     GroundwireError,
     Unavailable,
     Unknown,
 )
-from groundwire.core.http_codec import ProtocolError
-from groundwire.core.jsonstream import JsonArrayStream
-from groundwire.core.metadata import USER_AGENT
-from groundwire.core.transcoding import (
-    HttpRequest,
-    encode_request,
-    encode_stream_request,
-)
+from groundwire.contract.metadata import USER_AGENT
+from groundwire.contract.transcoding import HttpRequest, encode_request, encode_stream_request
 from groundwire.transports import http1, routes
 from groundwire.transports.auth import AccessTokens
 from groundwire.transports.base import (
@@ -44,6 +36,10 @@ from groundwire.transports.base import (
     fixed_requests,
     refuse_plaintext,
 )
+from groundwire.wire.bodies import MAX_RESPONSE_BYTES, decode_response
+from groundwire.wire.error_codecs import error_from_http
+from groundwire.wire.http_codec import ProtocolError
+from groundwire.wire.jsonstream import JsonArrayStream
 
 # Enums as numbers, like Google's own REST clients: values newer than our stubs survive.
 SYSTEM_QUERY = "?%24alt=json%3Benum-encoding%3Dint"
@@ -102,7 +98,7 @@ class MessageStream:
     """The messages of a streamed response body, fed chunk by chunk, within its deadline.
 
     Example:
-        >>> from groundwire.core import apis
+        >>> from groundwire.contract import apis
         >>> method = apis.method("discoveryengine", "v1", "CheckGrounding")
         >>> messages = MessageStream(method, {}, None, time.monotonic, None)
         >>> [type(message).__name__ for message in messages.feed(b'[{"support_score": 0.5}]')]
@@ -111,7 +107,7 @@ class MessageStream:
         >>> list(MessageStream(method, {}, 0.0, time.monotonic, 1.0).feed(b"[{}"))
         Traceback (most recent call last):
         ...
-        groundwire.core.errors.DeadlineExceeded: DEADLINE_EXCEEDED: the stream ran past ...
+        groundwire.contract.errors.DeadlineExceeded: DEADLINE_EXCEEDED: the stream ran past ...
     """
 
     def __init__(
