@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import ast
 import json
 import traceback
 from pathlib import Path
@@ -33,20 +32,6 @@ from groundwire.integrations.beam.records import (
 )
 
 CONFIG = calls.ClientConfig("my-project")
-
-
-def test_beam_imports_nothing_of_the_command_line() -> None:
-    beam = Path(__file__).resolve().parents[2] / "src" / "groundwire" / "integrations" / "beam"
-    imported = set()
-    for path in beam.glob("*.py"):
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            if isinstance(node, ast.ImportFrom) and node.module:
-                imported.add(node.module)
-            elif isinstance(node, ast.Import):
-                imported.update(alias.name for alias in node.names)
-    assert "groundwire.features.records" in imported  # the walk sees the imports
-    cli = [name for name in imported if name.split(".")[:2] == ["groundwire", "cli"]]
-    assert not cli
 
 
 def test_only_retryable_groundwire_errors_make_beam_retry_a_batch() -> None:
