@@ -1,4 +1,4 @@
-"""The rules of core/retry.py: back-off never runs into the deadline; permanent errors end."""
+"""The rules of contract/retry.py: back-off never runs into the deadline; permanent errors end."""
 
 from __future__ import annotations
 

@@ -7,7 +7,7 @@ import functools
 from collections.abc import AsyncIterable, AsyncIterator, Iterable
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from groundwire.client import methods as _api
+from groundwire.client import methods
 from groundwire.contract.errors import ClientClosed, GroundwireError, WrongEventLoop
 from groundwire.contract.requests import FactLike
 from groundwire.contract.results import GenerateResult
@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from groundwire.transports.base import AsyncTransport
 
 
-class AsyncGroundingClient(_api.AsyncApi):
+class AsyncGroundingClient(methods.AsyncApi):
     """The asyncio twin of `GroundingClient`: same arguments, same results, awaitable.
 
     >>> async with AsyncGroundingClient("my-project") as client:    # doctest: +SKIP
@@ -95,7 +95,7 @@ class AsyncGroundingClient(_api.AsyncApi):
 
     async def _run(self, call: Any, timeout: Any, metadata: Any, retry: Any) -> Any:
         """One unary call: its attempts, then the result read from its answer."""
-        with _api.prepare(self, call, timeout, metadata, retry) as plan:
+        with methods.prepare(self, call, timeout, metadata, retry) as plan:
             api = call.method.api
             transport = self._bound_transport(api) or await self._transport(api)
             while True:
@@ -114,7 +114,7 @@ class AsyncGroundingClient(_api.AsyncApi):
         self, call: Any, timeout: Any, metadata: Any, retry: Any
     ) -> AsyncIterator[GenerateResult]:
         """One streaming call: its pieces as they arrive."""
-        with _api.prepare(self, call, timeout, metadata, retry) as plan:
+        with methods.prepare(self, call, timeout, metadata, retry) as plan:
             transport = await self._transport(call.method.api)
             while True:
                 try:

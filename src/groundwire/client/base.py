@@ -11,7 +11,7 @@ import ssl
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from groundwire.client import factory as _factory
+from groundwire.client import factory
 from groundwire.client.endpoint_hints import explain_wrong_endpoint
 from groundwire.client.endpoints import DEFAULT_UNIVERSE, UNIVERSE_DOMAIN_ENV, endpoint_of
 from groundwire.client.interceptors import Chain, Interceptor
@@ -158,7 +158,7 @@ class ClientBase:
     def _make_transport(self, api: str, *, asynchronous: bool) -> Any:
         """A new transport to `api` with this client's settings, location and quota project."""
         config = self._config
-        return _factory.make_transport(
+        return factory.make_transport(
             self._settings, api, config.location, config.quota_project, asynchronous=asynchronous
         )
 

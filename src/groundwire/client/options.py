@@ -1,6 +1,6 @@
 """Google's `client_options`, read without importing google-api-core: an object or a dict.
 
-This module reads, checks and merges the fields with the constructor's arguments; `_base`
+This module reads, checks and merges the fields with the constructor's arguments; `base`
 decides what they do.
 """
 

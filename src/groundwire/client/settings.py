@@ -1,6 +1,6 @@
 """How both clients connect and retry: their settings, checked once, and each call's retry plan.
 
-Apart from `_base` so that the transport factory and the connection rules can read the settings
+Apart from `base` so that the transport factory and the connection rules can read the settings
 without importing the clients that hold them.
 """
 

@@ -8,7 +8,7 @@ import time
 from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from groundwire.client import methods as _api
+from groundwire.client import methods
 from groundwire.contract.errors import ClientClosed, GroundwireError
 from groundwire.contract.requests import FactLike
 from groundwire.contract.results import GenerateResult
@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     from groundwire.transports.base import Transport
 
 
-class GroundingClient(_api.Api):
+class GroundingClient(methods.Api):
     """A client for Google's grounding APIs, fast on raw protobuf, with a REST fallback.
 
     Use it as a context manager (or call `close()`); docs/client.md tells the rest.
@@ -114,7 +114,7 @@ class GroundingClient(_api.Api):
 
     def _run(self, call: Any, timeout: Any, metadata: Any, retry: Any) -> Any:
         """One unary call: its attempts, then the result read from its answer."""
-        with _api.prepare(self, call, timeout, metadata, retry) as plan:
+        with methods.prepare(self, call, timeout, metadata, retry) as plan:
             transport = self._transport(call.method.api)
             while True:
                 try:
@@ -132,7 +132,7 @@ class GroundingClient(_api.Api):
         self, call: Any, timeout: Any, metadata: Any, retry: Any
     ) -> Iterator[GenerateResult]:
         """One streaming call: its pieces as they arrive."""
-        with _api.prepare(self, call, timeout, metadata, retry) as plan:
+        with methods.prepare(self, call, timeout, metadata, retry) as plan:
             transport = self._transport(call.method.api)
             while True:
                 try:
