@@ -142,6 +142,7 @@ lint: generate $(NODE_STAMP) $(PY_STAMP)
 	$(BIN)/ruff format --check src tests tools bench
 	$(BIN)/ruff check src tests tools bench
 	$(BIN)/mypy
+	$(BIN)/lint-imports --no-cache
 
 ## docs: the docs site, docs/ into build/site, failing on any warning (a broken link, a
 ## docstring mkdocstrings cannot read); offline: no web fonts, no plugin that downloads

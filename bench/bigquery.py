@@ -164,7 +164,7 @@ def measure(row_count: int = 3000, repeats: int = 2) -> dict[str, Any]:
 
 async def _direct(client: Any, size: int, count: int) -> int:
     """`count` rows as `size`-row batches through `check_grounding_many`, PARALLEL at once."""
-    from groundwire.core.records import check_record
+    from groundwire.features.records import check_record
 
     all_rows = rows(count)
     batches = [all_rows[start : start + size] for start in range(0, count, size)]
@@ -188,7 +188,7 @@ async def _direct(client: Any, size: int, count: int) -> int:
 
 def _serve_direct(grpc_address: str, http_url: str) -> None:
     """The direct contender's process: one client, one batch run per command line."""
-    from groundwire.aio import AsyncGroundingClient
+    from groundwire.client.aio import AsyncGroundingClient
 
     async def main() -> None:
         client = AsyncGroundingClient(

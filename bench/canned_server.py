@@ -19,7 +19,7 @@ import grpc
 from aiohttp import web
 
 from bench import contenders
-from groundwire.core import apis
+from groundwire.contract import apis
 from groundwire.emulator.rest_transcoding import response_to_json
 
 HOST = "127.0.0.1"

@@ -129,7 +129,7 @@ def _interceptors(contender: Contender) -> list[Any]:
     """One interceptor observing every attempt and outcome, for the `observed` contender."""
     if not contender.observed:
         return []
-    from groundwire.interceptors import Attempt, CallInfo, Outcome
+    from groundwire.client.interceptors import Attempt, CallInfo, Outcome
 
     class Counting:
         """Counts attempts and outcomes: the least an interceptor that observes does."""
@@ -396,7 +396,7 @@ def _groundwire_headers() -> tuple[tuple[str, str], ...]:
     The routing header `x-goog-request-params` (Google's front end routes by it) and
     `x-goog-api-client`: what a stub user calling the real service would send too.
     """
-    from groundwire.core.spec import SPECS, route
+    from groundwire.contract.spec import SPECS, route
 
     method = SPECS["CheckGrounding"].method("v1")
     request = method.request_class(grounding_config=workload.GROUNDING_CONFIG)

@@ -18,7 +18,7 @@ from collections.abc import Callable
 import h11
 from h11._version import __version__ as h11_version
 
-from groundwire.core.http_codec import END, ProtocolError, ResponseParser, encode_request
+from groundwire.wire.http_codec import END, ProtocolError, ResponseParser, encode_request
 
 READ_BYTES = 65536
 HEADERS = [("host", "127.0.0.1:8080"), ("content-type", "application/json")]

@@ -19,7 +19,7 @@ STATEMENTS = {
     "from groundwire import GroundingClient": "from groundwire import GroundingClient",
     "groundwire, all a gRPC call loads": (
         "from groundwire import GroundingClient\n"
-        "from groundwire.core import apis, calls, results\n"
+        "from groundwire.contract import apis, calls, results\n"
         "from groundwire.transports import grpc\n"
         "apis.method('discoveryengine', 'v1', 'CheckGrounding')"
     ),

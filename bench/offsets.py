@@ -13,8 +13,8 @@ from collections.abc import Callable
 from typing import Any
 
 from bench import workload
-from groundwire.core.offsets import resolve_byte_spans
-from groundwire.core.validation import MAX_ANSWER_TOKENS
+from groundwire.contract.offsets import resolve_byte_spans
+from groundwire.contract.validation import MAX_ANSWER_TOKENS
 
 CLAIMS = workload.LONG_CLAIMS
 Positions = list[tuple[int | None, int | None, str]]
@@ -34,7 +34,7 @@ def naive(text: str, positions: Positions) -> list[tuple[int, int, int, int]]:
 
 
 def groundwire(text: str, positions: Positions) -> list[tuple[int, int, int, int]]:
-    """groundwire.core.offsets.resolve_byte_spans, reduced to the same tuples."""
+    """groundwire.contract.offsets.resolve_byte_spans, reduced to the same tuples."""
     return [
         (s.start, s.end, s.start_utf16, s.end_utf16) for s in resolve_byte_spans(text, positions)
     ]

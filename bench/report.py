@@ -262,7 +262,7 @@ def _spark(found: dict[str, Any]) -> list[str]:
     return [
         f"{found['rows']:,} rows checked against one `groundwire serve` process on loopback, "
         "each job in a process of its own: a Spark job (`mapInPandas` with "
-        "`groundwire.spark.check_grounding_batches`, local[2], two partitions) in "
+        "`groundwire.integrations.spark.check_grounding_batches`, local[2], two partitions) in "
         "build/venv-spark; Beam's `CheckGrounding` on the DirectRunner (FnApiRunner, two "
         "worker processes) in build/venv-beam; `check_grounding_many` called directly. Every "
         "row got a result in each. The Spark session's start "

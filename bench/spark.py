@@ -1,9 +1,10 @@
 """Spark: 10,000 rows checked on 2 local cores, beside Beam's Python runner and the batch API.
 
 One `groundwire serve` process on loopback answers all three; each job runs in a process of
-its own, in its own environment: the Spark job (`groundwire.spark.check_grounding_batches`
-through `mapInPandas`, local[2]) in build/venv-spark, the Beam pipeline
-(`groundwire.beam.CheckGrounding` on the FnApiRunner, two worker processes) in
+its own, in its own environment: the Spark job
+(`groundwire.integrations.spark.check_grounding_batches` through `mapInPandas`, local[2]) in
+build/venv-spark, the Beam pipeline
+(`groundwire.integrations.beam.CheckGrounding` on the FnApiRunner, two worker processes) in
 build/venv-beam, and `check_grounding_many` in this interpreter's environment. Each child
 imports groundwire from this tree (`src/` first on its path), and prints one JSON line: its
 wall time (session start and job apart, for Spark) and how many rows got results.
@@ -39,7 +40,7 @@ def _spark(endpoints: dict[str, str], rows: int) -> dict[str, Any]:
     os.environ["SPARK_LOCAL_IP"] = "127.0.0.1"
     from pyspark.sql import SparkSession
 
-    from groundwire.spark import RESULT_SCHEMA, check_grounding_batches
+    from groundwire.integrations.spark import RESULT_SCHEMA, check_grounding_batches
 
     started = time.perf_counter()
     session = (
@@ -76,7 +77,7 @@ def _beam(endpoints: dict[str, str], rows: int) -> dict[str, Any]:
     from apache_beam.metrics.metric import MetricsFilter
     from apache_beam.options.pipeline_options import PipelineOptions
 
-    from groundwire.beam import CheckGrounding
+    from groundwire.integrations.beam import CheckGrounding
 
     elements = [
         {"id": number, "answer": _answer(number), "facts": [FACT]} for number in range(rows)
@@ -98,7 +99,7 @@ def _beam(endpoints: dict[str, str], rows: int) -> dict[str, Any]:
 
 
 def _many(endpoints: dict[str, str], rows: int) -> dict[str, Any]:
-    from groundwire.client import GroundingClient
+    from groundwire.client.sync import GroundingClient
 
     items = [{"id": number, "answer": _answer(number), "facts": [FACT]} for number in range(rows)]
     started = time.perf_counter()

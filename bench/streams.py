@@ -13,10 +13,10 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from groundwire.core.sentence_stream import SentenceGroups
-from groundwire.core.split import SplitCheckResult, fact_arguments, merge_checks, plan_split
-from groundwire.core.stream_merge import merge_pieces
 from groundwire.emulator import emulator
+from groundwire.features.sentence_stream import SentenceGroups
+from groundwire.features.split import SplitCheckResult, fact_arguments, merge_checks, plan_split
+from groundwire.features.stream_merge import merge_pieces
 
 FACTS = [
     "東京は日本の首都であり、最大の都市です。",

@@ -113,7 +113,7 @@ def small() -> Workload:
 
 def long_answer_sentences(max_tokens: int) -> tuple[str, ...]:
     """Sentences cycling through SENTENCES whose join has at most `max_tokens` tokens."""
-    from groundwire.core.validation import count_tokens
+    from groundwire.contract.validation import count_tokens
 
     sentences: list[str] = []
     tokens = 0
@@ -128,7 +128,7 @@ def long_answer_sentences(max_tokens: int) -> tuple[str, ...]:
 
 def largest() -> Workload:
     """The largest legal request: 200 facts of 10,000 characters and a 4,096-token answer."""
-    from groundwire.core.validation import MAX_ANSWER_TOKENS, MAX_FACT_CHARACTERS, MAX_FACTS
+    from groundwire.contract.validation import MAX_ANSWER_TOKENS, MAX_FACT_CHARACTERS, MAX_FACTS
 
     workload = make_workload(
         long_answer_sentences(MAX_ANSWER_TOKENS), MAX_FACTS, fact_bytes=MAX_FACT_CHARACTERS * 2
@@ -139,7 +139,7 @@ def largest() -> Workload:
 
 def long_answer() -> Workload:
     """The long client request: a 4,096-token answer and the typical 5 facts of about 1 KB."""
-    from groundwire.core.validation import MAX_ANSWER_TOKENS
+    from groundwire.contract.validation import MAX_ANSWER_TOKENS
 
     return make_workload(long_answer_sentences(MAX_ANSWER_TOKENS), fact_count=5, fact_bytes=1024)
 

@@ -27,8 +27,10 @@ MODULES = _all_modules()
 OPTIONAL = {
     "groundwire.otel": "opentelemetry.trace",
     "groundwire.langchain": "langchain_core",
-    "groundwire.beam.handlers": "apache_beam",
-    "groundwire.beam.transforms": "apache_beam",
+    "groundwire.client.otel": "opentelemetry.trace",
+    "groundwire.integrations.langchain.runnable": "langchain_core",
+    "groundwire.integrations.beam.handlers": "apache_beam",
+    "groundwire.integrations.beam.transforms": "apache_beam",
 }
 """Modules of an extra, and what they need: skipped where the extra is not installed."""
 
@@ -41,7 +43,16 @@ def _import(name: str) -> types.ModuleType:
 
 def test_the_walk_finds_every_layer_of_the_package() -> None:
     layers = {name.split(".")[1] for name in MODULES if name.count(".") >= 1}
-    assert {"core", "transports", "emulator", "cli", "client", "aio"} <= layers
+    assert {
+        "contract",
+        "wire",
+        "transports",
+        "features",
+        "client",
+        "emulator",
+        "integrations",
+        "cli",
+    } <= layers
 
 
 @pytest.mark.parametrize("name", MODULES)
@@ -60,7 +71,8 @@ def test_each_module_opens_with_a_one_line_reason(name: str) -> None:
 def test_importing_groundwire_and_its_clients_loads_no_extra() -> None:
     code = (
         "import sys\n"
-        "import groundwire, groundwire.client, groundwire.aio, groundwire.core.documents\n"
+        "import groundwire, groundwire.client.sync, groundwire.client.aio\n"
+        "import groundwire.integrations.langchain.documents\n"
         "from groundwire import GroundingClient, CheckGroundingResult\n"
         "extras = ('langchain_core', 'langsmith', 'pydantic', 'opentelemetry')\n"
         "print(sorted(m for m in sys.modules if m.startswith(extras)))\n"

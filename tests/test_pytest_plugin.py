@@ -14,14 +14,20 @@ from tests.support.inner_pytest import marked_test, run_tests
 
 pytest_plugins = ["pytester"]
 
-HEAVY: tuple[str, ...] = ("grpc", "google.protobuf", "h11", "groundwire.client", "groundwire.aio")
+HEAVY: tuple[str, ...] = (
+    "grpc",
+    "google.protobuf",
+    "h11",
+    "groundwire.client",
+    "groundwire.features",
+)
 HEAVY += ("groundwire.emulator.server", "groundwire.emulator.in_process", "groundwire.transports")
 
 
 def test_importing_the_plugin_loads_no_grpc_emulator_or_client() -> None:
     code = (
         "import sys\n"
-        "import groundwire.pytest_plugin\n"
+        "import groundwire.integrations.pytest_plugin\n"
         f"print(sorted(m for m in sys.modules if m.startswith({HEAVY!r})))\n"
     )
     result = subprocess.run(
@@ -154,7 +160,7 @@ def test_official_grounding_client_talks_to_the_emulator(pytester: pytest.Pytest
         """
         from google.cloud import discoveryengine_v1 as de
 
-        from groundwire.pytest_plugin import official_grounding_client_for
+        from groundwire.integrations.pytest_plugin import official_grounding_client_for
 
         CONFIG = "projects/p/locations/global/groundingConfigs/default_grounding_config"
 

@@ -7,7 +7,7 @@ import textwrap
 
 import pytest
 
-from groundwire.core.apis import method
+from groundwire.contract.apis import method
 from tests.support.inner_pytest import run_inner
 
 pytest_plugins = ["pytester"]
@@ -22,7 +22,7 @@ def test_recorded(grounding_client):
     assert answer.support_score == 0.0625
 
 def test_unrecorded(grounding_client):
-    from groundwire.core.errors import FailedPrecondition
+    from groundwire.contract.errors import FailedPrecondition
     import pytest
     with pytest.raises(FailedPrecondition, match="closest recorded request is line 2"):
         grounding_client.check_grounding("Rome is in France.", facts=FACTS)

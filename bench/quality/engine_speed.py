@@ -26,7 +26,7 @@ import time
 from collections.abc import Callable
 from functools import partial
 
-from groundwire.core.validation import MAX_ANSWER_TOKENS, MAX_FACT_CHARACTERS, MAX_FACTS
+from groundwire.contract.validation import MAX_ANSWER_TOKENS, MAX_FACT_CHARACTERS, MAX_FACTS
 from groundwire.emulator.engine import Fact, check_grounding, split_claims
 from groundwire.emulator.engine.index import clear_caches
 from groundwire.emulator.engine.sentences import split_sentences
@@ -198,7 +198,7 @@ def make_request(
         >>> len(facts), all(len(fact.text) == 1000 for fact in facts)
         (5, True)
     """
-    from groundwire.core.validation import count_tokens
+    from groundwire.contract.validation import count_tokens
 
     rng = random.Random(seed)
     words = _Words(rng, generator)

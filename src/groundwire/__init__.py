@@ -12,22 +12,22 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from groundwire.core.version import VERSION as __version__
+from groundwire.contract.version import VERSION as __version__
 
-_HOMES = {  # where each export lives; the others are errors of groundwire.core.errors
-    "GroundingClient": "groundwire.client",
-    "AsyncGroundingClient": "groundwire.aio",
-    "RetryPolicy": "groundwire.core.retry",
-    "EndpointError": "groundwire.core.addresses",
-    "ConfigurationError": "groundwire.core.client_options",
+_HOMES = {  # where each export lives; the others are errors of groundwire.contract.errors
+    "GroundingClient": "groundwire.client.sync",
+    "AsyncGroundingClient": "groundwire.client.aio",
+    "RetryPolicy": "groundwire.contract.retry",
+    "EndpointError": "groundwire.contract.errors",
+    "ConfigurationError": "groundwire.contract.errors",
     "ConnectionFailure": "groundwire.transports.base",
-    "PoolLimits": "groundwire.core.limits",
-    "CheckGroundingResult": "groundwire.core.results",
-    "Claim": "groundwire.core.results",
-    "Chunk": "groundwire.core.results",
-    "CorroborationResult": "groundwire.core.results",
-    "CorroboratedClaim": "groundwire.core.results",
-    "GenerateResult": "groundwire.core.results",
+    "PoolLimits": "groundwire.client.options",
+    "CheckGroundingResult": "groundwire.contract.results",
+    "Claim": "groundwire.contract.results",
+    "Chunk": "groundwire.contract.results",
+    "CorroborationResult": "groundwire.contract.results",
+    "CorroboratedClaim": "groundwire.contract.results",
+    "GenerateResult": "groundwire.contract.results",
 }
 
 __all__ = [
@@ -70,18 +70,19 @@ __all__ = [
 ]
 
 if TYPE_CHECKING:
-    from groundwire.aio import AsyncGroundingClient
-    from groundwire.client import GroundingClient
-    from groundwire.core.addresses import EndpointError
-    from groundwire.core.client_options import ConfigurationError
-    from groundwire.core.errors import (
+    from groundwire.client.aio import AsyncGroundingClient
+    from groundwire.client.options import PoolLimits
+    from groundwire.client.sync import GroundingClient
+    from groundwire.contract.errors import (
         Aborted,
         AlreadyExists,
         Cancelled,
         ClientClosed,
         ClientForked,
+        ConfigurationError,
         DataLoss,
         DeadlineExceeded,
+        EndpointError,
         FailedPrecondition,
         GroundwireError,
         Internal,
@@ -98,8 +99,7 @@ if TYPE_CHECKING:
         Unknown,
         WrongEventLoop,
     )
-    from groundwire.core.limits import PoolLimits
-    from groundwire.core.results import (
+    from groundwire.contract.results import (
         CheckGroundingResult,
         Chunk,
         Claim,
@@ -107,7 +107,7 @@ if TYPE_CHECKING:
         CorroborationResult,
         GenerateResult,
     )
-    from groundwire.core.retry import RetryPolicy
+    from groundwire.contract.retry import RetryPolicy
     from groundwire.transports.base import ConnectionFailure
 
 
@@ -116,7 +116,7 @@ def __getattr__(name: str) -> Any:
         raise AttributeError(f"module 'groundwire' has no attribute {name!r}")
     import importlib
 
-    module = importlib.import_module(_HOMES.get(name, "groundwire.core.errors"))
+    module = importlib.import_module(_HOMES.get(name, "groundwire.contract.errors"))
     value = getattr(module, name)
     globals()[name] = value
     return value

@@ -17,12 +17,12 @@ from typing import Any
 
 import pytest
 
-from groundwire.core import calls
-from groundwire.core.errors import StatusCode
-from groundwire.core.records import check_record
-from groundwire.core.retry import RetryPolicy
+from groundwire.contract import calls
+from groundwire.contract.errors import StatusCode
+from groundwire.contract.retry import RetryPolicy
 from groundwire.emulator import EMULATOR_PROJECT, Emulator, emulator
 from groundwire.emulator.faults import FaultPolicy
+from groundwire.features.records import check_record
 
 if os.environ.get("GROUNDWIRE_TEST_BEAM") == "required":
     import apache_beam as beam
@@ -33,7 +33,7 @@ from apache_beam.metrics.metric import MetricsFilter
 from apache_beam.options.pipeline_options import PipelineOptions, TypeOptions
 from apache_beam.runners.portability.fn_api_runner import FnApiRunner
 
-from groundwire.beam import (
+from groundwire.integrations.beam import (
     CheckGrounding,
     Corroborate,
     CorroborateHandler,

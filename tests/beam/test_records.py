@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import ast
 import json
 import traceback
 from pathlib import Path
@@ -10,18 +9,8 @@ from typing import Any
 
 import pytest
 
-from groundwire.beam.records import (
-    batch_failure,
-    billed_characters,
-    dead_letter_records,
-    failure_record,
-    input_record,
-    is_retryable,
-    result_record,
-)
-from groundwire.core import calls
-from groundwire.core.batch import BatchOutcome, Rpc
-from groundwire.core.errors import (
+from groundwire.contract import calls
+from groundwire.contract.errors import (
     DeadlineExceeded,
     InvalidArgument,
     MessageTooLarge,
@@ -30,24 +19,19 @@ from groundwire.core.errors import (
     Unavailable,
     bad_request,
 )
-from groundwire.core.records import check_record
 from groundwire.emulator import Emulator
+from groundwire.features.batch import BatchOutcome, Rpc, batch_failure
+from groundwire.features.records import check_record
+from groundwire.integrations.beam.records import (
+    billed_characters,
+    dead_letter_records,
+    failure_record,
+    input_record,
+    is_retryable,
+    result_record,
+)
 
 CONFIG = calls.ClientConfig("my-project")
-
-
-def test_beam_imports_nothing_of_the_command_line() -> None:
-    beam = Path(__file__).resolve().parents[2] / "src" / "groundwire" / "beam"
-    imported = set()
-    for path in beam.glob("*.py"):
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            if isinstance(node, ast.ImportFrom) and node.module:
-                imported.add(node.module)
-            elif isinstance(node, ast.Import):
-                imported.update(alias.name for alias in node.names)
-    assert "groundwire.core.records" in imported  # the walk sees the imports
-    cli = [name for name in imported if name.split(".")[:2] == ["groundwire", "cli"]]
-    assert not cli
 
 
 def test_only_retryable_groundwire_errors_make_beam_retry_a_batch() -> None:

@@ -9,8 +9,8 @@ from typing import Any
 import httpx
 import pytest
 
-from groundwire.bigquery import RemoteFunctionApp, create_app
 from groundwire.emulator import Emulator
+from groundwire.integrations.bigquery import RemoteFunctionApp, create_app
 from tests.support.asgi import served
 
 uvicorn = pytest.importorskip("uvicorn")

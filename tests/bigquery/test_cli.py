@@ -116,7 +116,7 @@ def test_without_uvicorn_the_command_says_which_extra_to_install(
 
 
 def test_the_app_module_does_not_import_uvicorn() -> None:
-    code = "import sys, groundwire.bigquery; print('uvicorn' in sys.modules)"
+    code = "import sys, groundwire.integrations.bigquery; print('uvicorn' in sys.modules)"
     done = subprocess.run(
         [sys.executable, "-c", code], env=cli_env(), capture_output=True, text=True, timeout=60
     )

@@ -9,10 +9,10 @@ from typing import Any
 
 import pytest
 
-from groundwire.bigquery import create_app
-from groundwire.core.client_options import ConfigurationError
+from groundwire.contract.errors import ConfigurationError
 from groundwire.emulator import Emulator
-from groundwire.pytest_plugin import GroundingStubs
+from groundwire.integrations.bigquery import create_app
+from groundwire.integrations.pytest_plugin import GroundingStubs
 from tests.bigquery.conftest import Endpoint, post, request, serving
 
 pytestmark = pytest.mark.timeout(120)

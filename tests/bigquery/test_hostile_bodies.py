@@ -14,7 +14,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from groundwire.bigquery.protocol import MAX_JSON_DEPTH
+from groundwire.integrations.bigquery.protocol import MAX_JSON_DEPTH
 from tests.bigquery.conftest import Endpoint, post, request
 from tests.bigquery.test_cli import endpoint_process
 

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from groundwire.cli import main
-from groundwire.core.errors import StatusCode
+from groundwire.contract.errors import StatusCode
 from groundwire.emulator import emulator
 from groundwire.emulator.faults import FaultPolicy
 

@@ -9,8 +9,8 @@ import pytest
 from google.auth.exceptions import DefaultCredentialsError
 
 from groundwire.cli.errors import InputError, describe
-from groundwire.core.error_codecs import error_from_status
-from groundwire.core.errors import bad_request
+from groundwire.contract.errors import bad_request
+from groundwire.wire.error_codecs import error_from_status
 
 
 def test_bad_request_violations_name_their_fields() -> None:
@@ -64,7 +64,7 @@ def test_unforeseen_errors_are_left_to_the_caller() -> None:
 
 def test_a_failure_record_holds_what_went_wrong_without_advice_for_a_terminal() -> None:
     """Batch output lines and Beam's failed elements carry no `gcloud` or `--local` hint."""
-    from groundwire.core.records import error_record
+    from groundwire.features.records import error_record
 
     record = error_record(error_from_status(16, "token expired"))
     assert record == {"code": "UNAUTHENTICATED", "message": "token expired"}

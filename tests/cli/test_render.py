@@ -13,15 +13,15 @@ from groundwire_protos.google.cloud.discoveryengine.v1.grounded_generation_pb2 i
 )
 
 from groundwire.cli.render import Style, render_check, render_grounding, shorten, style_for
-from groundwire.core.records import check_record, generate_record
-from groundwire.core.results import (
+from groundwire.contract.results import (
     CheckGroundingResult,
     Chunk,
     Claim,
     GenerateResult,
     GroundingSupport,
 )
-from groundwire.core.stream_merge import merge_pieces
+from groundwire.features.records import check_record, generate_record
+from groundwire.features.stream_merge import merge_pieces
 
 ANSWER = "東京は日本の首都です。Paris is in Germany. Thanks!"
 TOKYO = Chunk(text="東京は日本の首都である。" * 10, source="0")

@@ -198,7 +198,7 @@ def _command_line(pid: str) -> str:
 def test_a_wildcard_bind_exports_loopback_which_its_own_client_accepts(
     bound: str, loopback: str
 ) -> None:
-    from groundwire.core.endpoints import resolve_endpoints
+    from groundwire.client.endpoints import resolve_endpoints
     from groundwire.emulator.serving import export_line
 
     line = export_line(f"{bound}:50051", f"http://{bound}:8080")

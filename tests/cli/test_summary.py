@@ -7,13 +7,7 @@ import io
 import pytest
 
 from groundwire.cli.progress import Progress, progress_text
-from groundwire.cli.summary import (
-    BatchStats,
-    histogram,
-    percentile,
-    render_summary,
-    summary_record,
-)
+from groundwire.cli.summary import BatchStats, histogram, percentile, render_summary, summary_record
 
 
 def test_percentiles_use_the_nearest_rank() -> None:

@@ -8,7 +8,7 @@ from typing import NoReturn
 import pytest
 from google.protobuf.message import Message
 
-from groundwire.core import apis
+from groundwire.contract import apis
 from tests.support.canned import CannedServers
 
 

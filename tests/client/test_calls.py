@@ -13,8 +13,9 @@ import pytest
 from google.rpc.error_details_pb2 import BadRequest
 
 from groundwire import AsyncGroundingClient, GroundingClient, RetryPolicy
-from groundwire.core import apis, error_codecs, errors
-from groundwire.core.calls import TransportName
+from groundwire.contract import apis, errors
+from groundwire.contract.calls import TransportName
+from groundwire.wire import error_codecs
 from tests.support.canned import CannedServers, refused_port
 from tests.support.held import Held
 from tests.support.typed import typed

@@ -20,8 +20,8 @@ import pytest
 from google.oauth2.credentials import Credentials
 
 from groundwire import ConfigurationError, EndpointError, GroundingClient
-from groundwire import _factory as base_module
-from groundwire.core import apis
+from groundwire.client import factory as base_module
+from groundwire.contract import apis
 from tests.support.canned import CannedServers
 
 _CLEARED = (

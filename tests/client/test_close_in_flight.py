@@ -11,9 +11,9 @@ from typing import Any
 import pytest
 
 from groundwire import AsyncGroundingClient, GroundingClient, RetryPolicy
-from groundwire.core import apis
-from groundwire.core.calls import TransportName
-from groundwire.core.errors import ClientClosed
+from groundwire.contract import apis
+from groundwire.contract.calls import TransportName
+from groundwire.contract.errors import ClientClosed
 from tests.reliability.raw_servers import RawServer, silent
 from tests.support.canned import CannedServers
 from tests.support.held import HOLD_BOUND, Held

@@ -21,8 +21,8 @@ import pytest
 from google.oauth2.credentials import Credentials
 
 from groundwire import AsyncGroundingClient, GroundingClient
-from groundwire import _factory as base_module
-from groundwire.core import apis
+from groundwire.client import factory as base_module
+from groundwire.contract import apis
 from tests.support.canned import CannedServers
 from tests.transports import servers as transport_servers
 from tests.transports.tls import Certificate, make_certificate, start_tls_rest_server
@@ -279,9 +279,7 @@ def test_the_async_client_follows_the_same_rules(
     assert "authorization" not in running.recorder.metadata[0]
     monkeypatch.setenv("GROUNDWIRE_EMULATOR_HOST", "10.1.2.3:50051")
     with pytest.raises(ValueError, match="GROUNDWIRE_EMULATOR_HOST"):
-        AsyncGroundingClient("p")._settings.make_transport(
-            "discoveryengine", "global", None, asynchronous=True
-        )
+        AsyncGroundingClient("p")._make_transport("discoveryengine", asynchronous=True)
 
 
 # ---- where credentials go ---------------------------------------------------------------

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from groundwire import AsyncGroundingClient, GroundingClient
-from groundwire.core.errors import InvalidArgument
+from groundwire.contract.errors import InvalidArgument
 from groundwire.emulator import Emulator, emulator
 
 pytestmark = pytest.mark.timeout(60)
@@ -79,7 +79,7 @@ def test_a_stream_with_an_empty_prompt_is_refused_before_any_call(emu: Emulator)
 
 
 def test_a_prompt_after_a_model_turn_is_the_last_user_turn() -> None:
-    from groundwire.core import calls
+    from groundwire.contract import calls
 
     config = calls.ClientConfig("p")
     turns = [("user", "Who wrote Faust?"), ("model", "")]

@@ -8,8 +8,8 @@ from typing import Any
 import pytest
 
 from groundwire import AsyncGroundingClient, EndpointError, GroundingClient, InvalidArgument
-from groundwire.core import apis, errors
-from groundwire.core.calls import TransportName
+from groundwire.contract import apis, errors
+from groundwire.contract.calls import TransportName
 from tests.support.canned import CannedServers
 
 # What Discovery Engine answers when a regional data store is reached through the global host.

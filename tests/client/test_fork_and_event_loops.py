@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from groundwire import AsyncGroundingClient
-from groundwire.core.errors import ClientForked, FailedPrecondition, WrongEventLoop
+from groundwire.contract.errors import ClientForked, FailedPrecondition, WrongEventLoop
 from groundwire.emulator import Emulator, emulator
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -9,10 +9,10 @@ from typing import Any
 
 import pytest
 
-from groundwire.core.errors import GroundwireError, InvalidArgument
-from groundwire.core.results import CheckGroundingResult
+from groundwire.contract.errors import GroundwireError, InvalidArgument
+from groundwire.contract.results import CheckGroundingResult
 from groundwire.emulator import Emulator
-from groundwire.grounding_stream import AsyncGroundingStream, GroundingStream
+from groundwire.features.grounding_stream import AsyncGroundingStream, GroundingStream
 
 FACTS = ["東京は日本の首都です。", "Paris is the capital of France."]
 ANSWER = "東京は日本の首都です。Paris is the capital of France 🇫🇷. The moon is made of cheese! 👋"

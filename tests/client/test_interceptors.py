@@ -10,9 +10,7 @@ from typing import Any
 import pytest
 
 from groundwire import AsyncGroundingClient, GroundingClient
-from groundwire.core import error_codecs, errors
-from groundwire.core.calls import TransportName
-from groundwire.interceptors import (
+from groundwire.client.interceptors import (
     Attempt,
     CallInfo,
     CallObserver,
@@ -20,6 +18,9 @@ from groundwire.interceptors import (
     Metadata,
     Outcome,
 )
+from groundwire.contract import errors
+from groundwire.contract.calls import TransportName
+from groundwire.wire import error_codecs
 from tests.client.test_calls import FAST_RETRY, failing, ok_check, stream_pieces
 from tests.support.canned import CannedServers, refused_port
 

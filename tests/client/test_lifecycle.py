@@ -9,7 +9,7 @@ import pytest
 from google.rpc.error_details_pb2 import BadRequest
 
 from groundwire import AsyncGroundingClient, GroundingClient, RetryPolicy
-from groundwire.core import apis, errors
+from groundwire.contract import apis, errors
 from tests.support.canned import CannedServers
 from tests.support.typed import typed
 
@@ -42,10 +42,10 @@ def test_a_rest_emulator_alone_serves_the_default_auto_client(
 
 
 def test_the_client_timeout_is_the_deadline_unless_the_retry_policy_sets_a_smaller_one() -> None:
-    from groundwire._base import _Settings
+    from groundwire.client.settings import Settings
 
-    def settings(timeout: float, retry: RetryPolicy | None) -> _Settings:
-        return _Settings(
+    def settings(timeout: float, retry: RetryPolicy | None) -> Settings:
+        return Settings(
             transport="grpc",
             endpoint=None,
             rest_endpoint=None,

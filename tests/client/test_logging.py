@@ -8,9 +8,9 @@ import logging
 import pytest
 
 from groundwire import AsyncGroundingClient, GroundingClient
-from groundwire.core import error_codecs
-from groundwire.core.calls import TransportName
-from groundwire.logs import SCOPE_VARIABLE
+from groundwire.client.logs import SCOPE_VARIABLE
+from groundwire.contract.calls import TransportName
+from groundwire.wire import error_codecs
 from tests.client.test_calls import FAST_RETRY, failing, ok_check
 from tests.support.canned import CannedServers, refused_port
 

@@ -16,8 +16,8 @@ from typing import Any
 import pytest
 
 from groundwire import GroundingClient, RetryPolicy
-from groundwire.core import calls
-from groundwire.core.errors import InvalidArgument, StatusCode, Unavailable
+from groundwire.contract import calls
+from groundwire.contract.errors import InvalidArgument, StatusCode, Unavailable
 from groundwire.emulator import EMULATOR_PROJECT, Emulator, emulator
 from tests.reliability.processes import EmulatorProcess, free_port
 

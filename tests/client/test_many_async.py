@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 
 from groundwire import AsyncGroundingClient, RetryPolicy
-from groundwire.core.errors import InvalidArgument, StatusCode, Unavailable
+from groundwire.contract.errors import InvalidArgument, StatusCode, Unavailable
 from groundwire.emulator import EMULATOR_PROJECT, Emulator, emulator
 from groundwire.emulator.faults import FaultPolicy
 from tests.reliability.processes import EmulatorProcess, free_port

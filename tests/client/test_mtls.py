@@ -21,8 +21,8 @@ import pytest
 from google.oauth2.credentials import Credentials
 
 from groundwire import AsyncGroundingClient, EndpointError, GroundingClient, Unavailable
-from groundwire import _factory as base_module
-from groundwire.core import apis
+from groundwire.client import factory as base_module
+from groundwire.contract import apis
 from tests.support.canned import CannedServers
 from tests.transports import servers as transport_servers
 from tests.transports.tls import Certificate, make_certificate, start_tls_rest_server

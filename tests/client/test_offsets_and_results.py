@@ -12,9 +12,9 @@ from groundwire_protos.google.cloud.discoveryengine.v1.check_grounding_pb2 impor
 )
 
 from groundwire import AsyncGroundingClient, CheckGroundingResult, GroundingClient
-from groundwire.core import apis
-from groundwire.core.calls import TransportName
-from groundwire.core.lazy import LazySequence
+from groundwire.contract import apis
+from groundwire.contract.calls import TransportName
+from groundwire.contract.lazy import LazySequence
 from tests.support.canned import CannedServers
 from tests.support.typed import typed
 

@@ -19,11 +19,12 @@ from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanE
 from opentelemetry.trace import SpanKind, StatusCode
 
 from groundwire import GroundingClient
-from groundwire.core import error_codecs, errors
-from groundwire.core.calls import TransportName
+from groundwire.client.interceptors import Attempt, CallInfo, CallObserver, Interceptor
+from groundwire.client.otel import OpenTelemetryInterceptor
+from groundwire.contract import errors
+from groundwire.contract.calls import TransportName
 from groundwire.emulator import Emulator, emulator
-from groundwire.interceptors import Attempt, CallInfo, CallObserver, Interceptor
-from groundwire.otel import OpenTelemetryInterceptor
+from groundwire.wire import error_codecs
 from tests.client.test_calls import FAST_RETRY, failing, ok_check
 from tests.support.canned import CannedServers, refused_port
 

@@ -9,8 +9,9 @@ from typing import Any
 import pytest
 
 from groundwire import AsyncGroundingClient, GroundingClient, InvalidArgument, RetryPolicy
-from groundwire.core import apis, error_codecs, errors
-from groundwire.core.calls import TransportName
+from groundwire.contract import apis, errors
+from groundwire.contract.calls import TransportName
+from groundwire.wire import error_codecs
 from tests.support.canned import CannedServers
 
 FAST_RETRY = RetryPolicy(initial=0.01, maximum=0.05, timeout=10.0)

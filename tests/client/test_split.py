@@ -6,9 +6,9 @@ from typing import Any
 
 import pytest
 
-from groundwire.core.errors import InvalidArgument
-from groundwire.core.split import SplitCheckResult, SplitCorroborationResult
+from groundwire.contract.errors import InvalidArgument
 from groundwire.emulator import Emulator
+from groundwire.features.split import SplitCheckResult, SplitCorroborationResult
 
 FACTS = ["東京は日本の首都です。", "Paris is the capital of France."]
 FILLER = [f"Filler fact number {i} 🐙." for i in range(398)]

@@ -24,10 +24,10 @@ from google.rpc import code_pb2, error_details_pb2, status_pb2
 from grpc_status import rpc_status
 
 from groundwire import AsyncGroundingClient, GroundingClient
-from groundwire.core import apis
-from groundwire.core.calls import TransportName
-from groundwire.core.errors import GroundwireError
-from groundwire.interceptors import Interceptor
+from groundwire.client.interceptors import Interceptor
+from groundwire.contract import apis
+from groundwire.contract.calls import TransportName
+from groundwire.contract.errors import GroundwireError
 from tests.transports.tls import Certificate, make_certificate
 
 TOKEN = "opaque-Access-0123456789abcdef"  # no shape the patterns know: only the client does
@@ -202,7 +202,7 @@ def test_the_span_status_holds_no_echoed_token(
     from opentelemetry.sdk.trace.export import SimpleSpanProcessor
     from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
-    from groundwire.otel import OpenTelemetryInterceptor
+    from groundwire.client.otel import OpenTelemetryInterceptor
 
     echo.text = ECHOES["upper-case scheme"]
     spans = InMemorySpanExporter()

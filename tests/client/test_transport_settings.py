@@ -19,7 +19,7 @@ from groundwire import (
     PoolLimits,
     Unavailable,
 )
-from groundwire.core import apis
+from groundwire.contract import apis
 from tests.support.canned import CannedServers
 from tests.support.held import Held
 from tests.transports import servers as transport_servers

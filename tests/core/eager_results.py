@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from groundwire.core.offsets import ClaimPosition, OffsetUnit
+from groundwire.contract.offsets import ClaimPosition, OffsetUnit
 
 EagerSpan = tuple[int, int, int | None, int | None, int, int, bool, bool]
 """(start, end, start_byte, end_byte, start_utf16, end_utf16, adjusted, located)."""

@@ -14,13 +14,19 @@ from groundwire_protos.google.cloud.discoveryengine.v1.check_grounding_pb2 impor
 from hypothesis import given
 from hypothesis import strategies as st
 
-from groundwire.core import calls
-from groundwire.core.batch import BatchOutcome, BatchSettings, BatchState, ItemAttempts, plan_item
-from groundwire.core.error_codecs import error_from_status
-from groundwire.core.errors import InvalidArgument
-from groundwire.core.pacing import ReachabilityWatch, Throttle, TokenBucket
-from groundwire.core.retry import RetryPolicy
+from groundwire.contract import calls
+from groundwire.contract.errors import InvalidArgument
+from groundwire.contract.retry import RetryPolicy
+from groundwire.features.batch import (
+    BatchOutcome,
+    BatchSettings,
+    BatchState,
+    ItemAttempts,
+    plan_item,
+)
+from groundwire.features.pacing import ReachabilityWatch, Throttle, TokenBucket
 from groundwire.transports.base import ConnectionFailure
+from groundwire.wire.error_codecs import error_from_status
 from tests.support.typed import typed
 
 CONFIG = calls.ClientConfig("p")

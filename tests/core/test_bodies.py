@@ -6,8 +6,8 @@ import gzip
 
 import pytest
 
-from groundwire.core.bodies import PIECE_BYTES, BodyDecoder
-from groundwire.core.errors import Internal, MessageTooLarge
+from groundwire.contract.errors import Internal, MessageTooLarge
+from groundwire.wire.bodies import PIECE_BYTES, BodyDecoder
 
 
 def decode(body: bytes, *, compressed: bool, limit: int, piece: int = 7) -> bytes:

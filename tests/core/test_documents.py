@@ -8,15 +8,15 @@ from typing import Any
 
 import pytest
 
-from groundwire.core.apis import method
-from groundwire.core.documents import (
+from groundwire.contract.apis import method
+from groundwire.contract.errors import InvalidArgument
+from groundwire.contract.results import check_grounding_result
+from groundwire.integrations.langchain.documents import (
     DocumentFacts,
     attribute_text,
     document_facts,
     wrapper_fields,
 )
-from groundwire.core.errors import InvalidArgument
-from groundwire.core.results import check_grounding_result
 
 
 @dataclass

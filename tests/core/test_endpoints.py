@@ -7,13 +7,9 @@ from typing import Any
 
 import pytest
 
-from groundwire.core.addresses import (
-    EndpointError,
-    is_loopback_target,
-    is_universe_host,
-    parse_grpc_address,
-)
-from groundwire.core.endpoints import Endpoints, describes_emulator, resolve_endpoints
+from groundwire.client.endpoints import Endpoints, describes_emulator, resolve_endpoints
+from groundwire.contract.addresses import is_loopback_target, is_universe_host, parse_grpc_address
+from groundwire.contract.errors import EndpointError
 
 GRPC_ENV = "GROUNDWIRE_EMULATOR_HOST"
 REST_ENV = "GROUNDWIRE_EMULATOR_REST"
@@ -263,7 +259,7 @@ def test_describes_emulator_tells_emulators_from_services() -> None:
 
 
 def test_a_refused_endpoint_is_a_groundwire_error_and_a_value_error() -> None:
-    from groundwire.core.errors import GroundwireError, StatusCode
+    from groundwire.contract.errors import GroundwireError, StatusCode
 
     with pytest.raises(GroundwireError, match="GROUNDWIRE_EMULATOR_HOST") as caught:
         resolve_endpoints(

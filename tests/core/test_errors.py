@@ -15,14 +15,8 @@ from google.rpc import code_pb2, error_details_pb2, status_pb2
 from hypothesis import given
 from hypothesis import strategies as st
 
-from groundwire.core import errors
-from groundwire.core.error_codecs import (
-    error_from_http,
-    error_from_status,
-    error_to_json,
-    error_to_status_proto,
-)
-from groundwire.core.errors import (
+from groundwire.contract import errors
+from groundwire.contract.errors import (
     GroundwireError,
     InvalidArgument,
     NotFound,
@@ -33,6 +27,12 @@ from groundwire.core.errors import (
     bad_request,
     code_from_http,
     status_to_http,
+)
+from groundwire.wire.error_codecs import (
+    error_from_http,
+    error_from_status,
+    error_to_json,
+    error_to_status_proto,
 )
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from groundwire.core.fallback import FallbackState
+from groundwire.transports.fallback import FallbackState
 
 
 def test_grpc_is_preferred_until_it_fails_to_connect() -> None:

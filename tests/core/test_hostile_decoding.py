@@ -12,10 +12,10 @@ from google.rpc.status_pb2 import Status
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from groundwire.core import apis
-from groundwire.core.error_codecs import error_from_http, error_from_status
-from groundwire.core.errors import GroundwireError, Internal
-from groundwire.transports.rest import decode_response
+from groundwire.contract import apis
+from groundwire.contract.errors import GroundwireError, Internal
+from groundwire.wire.bodies import decode_response
+from groundwire.wire.error_codecs import error_from_http, error_from_status
 
 CHECK = apis.method("discoveryengine", "v1", "CheckGrounding")
 FUZZ = settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])

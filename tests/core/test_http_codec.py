@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from groundwire.core.http_codec import (
+from groundwire.wire.http_codec import (
     END,
     MAX_HEAD_BYTES,
     Event,

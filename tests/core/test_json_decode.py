@@ -19,10 +19,10 @@ from groundwire_protos.google.cloud.discoveryengine.v1.check_grounding_pb2 impor
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from groundwire.core import apis
-from groundwire.core.errors import InvalidArgument
-from groundwire.core.json_decode import UNREADABLE_KEY, message_from_json, schema_for
-from groundwire.core.transcoding import decode_message
+from groundwire.contract import apis
+from groundwire.contract.errors import InvalidArgument
+from groundwire.contract.json_decode import UNREADABLE_KEY, message_from_json, schema_for
+from groundwire.contract.transcoding import decode_message
 from tests.support.typed import descriptor_of, typed
 
 RESPONSE_CLASSES = sorted(

@@ -10,8 +10,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from groundwire.core.errors import Internal
-from groundwire.core.jsonstream import JsonArrayStream
+from groundwire.contract.errors import Internal
+from groundwire.wire.jsonstream import JsonArrayStream
 
 json_values = st.recursive(
     st.none()

@@ -15,10 +15,10 @@ from groundwire_protos.google.cloud.discoveryengine.v1.check_grounding_pb2 impor
     CheckGroundingResponse,
 )
 
-from groundwire.core import offsets
-from groundwire.core.apis import method
-from groundwire.core.lazy import LazySequence
-from groundwire.core.results import (
+from groundwire.contract import offsets
+from groundwire.contract.apis import method
+from groundwire.contract.lazy import LazySequence
+from groundwire.contract.results import (
     Candidate,
     CheckGroundingResult,
     Chunk,

@@ -16,13 +16,13 @@ import pytest
 
 SRC = Path(__file__).resolve().parents[2] / "src"
 CORE_MODULES = [
-    "groundwire.core.error_codecs",
-    "groundwire.core.errors",
-    "groundwire.core.graphemes",
-    "groundwire.core.offsets",
-    "groundwire.core.rendering",
-    "groundwire.core.retry",
-    "groundwire.core.validation",
+    "groundwire.wire.error_codecs",
+    "groundwire.contract.errors",
+    "groundwire.contract.graphemes",
+    "groundwire.contract.offsets",
+    "groundwire.contract.rendering",
+    "groundwire.contract.retry",
+    "groundwire.contract.validation",
 ]
 
 

@@ -8,8 +8,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from groundwire.core import offsets
-from groundwire.core.offsets import (
+from groundwire.contract import offsets
+from groundwire.contract.offsets import (
     ClaimPosition,
     OffsetUnit,
     Span,

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from groundwire.core.offsets import ClaimPosition, resolve_byte_spans
+from groundwire.contract.offsets import ClaimPosition, resolve_byte_spans
 
 CASES_FILE = Path(__file__).resolve().parents[2] / "conformance" / "offsets.json"
 CASES: list[dict[str, Any]] = json.loads(CASES_FILE.read_text(encoding="utf-8"))["cases"]

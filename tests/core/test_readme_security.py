@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from groundwire import GroundingClient, _connection
+from groundwire import GroundingClient
+from groundwire.client import connection as _connection
 
 PAGE = (Path(__file__).resolve().parents[2] / "docs" / "security.md").read_text(encoding="utf-8")
 

@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from groundwire.core import apis, calls, errors
+from groundwire.contract import apis, calls, errors
 
 CONFIG = calls.ClientConfig("my-project", "global")
 ELSEWHERE = "projects/other/locations/eu"

@@ -15,9 +15,9 @@ from hypothesis import strategies as st
 from markdown_it import MarkdownIt
 
 from groundwire import InvalidArgument
-from groundwire.core.apis import method
-from groundwire.core.graphemes import cluster_end, cluster_start, is_cluster_boundary
-from groundwire.core.rendering import (
+from groundwire.contract.apis import method
+from groundwire.contract.graphemes import cluster_end, cluster_start, is_cluster_boundary
+from groundwire.contract.rendering import (
     ClaimSpan,
     Utf16Span,
     insert_markers,
@@ -25,7 +25,7 @@ from groundwire.core.rendering import (
     to_markdown,
     utf16_spans,
 )
-from groundwire.core.results import (
+from groundwire.contract.results import (
     CheckGroundingResult,
     Chunk,
     CorroboratedClaim,

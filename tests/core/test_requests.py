@@ -13,7 +13,7 @@ from groundwire_protos.google.cloud.discoveryengine.v1.grounded_generation_pb2 i
     GenerateGroundedContentRequest,
 )
 
-from groundwire.core import apis, calls, errors, requests
+from groundwire.contract import apis, calls, errors, requests
 from tests.support.typed import typed
 
 V1_CHECK = apis.method("discoveryengine", "v1", "CheckGrounding")

@@ -7,8 +7,8 @@ from typing import Any
 import pytest
 
 from groundwire import GroundingClient
-from groundwire.core import validation
-from groundwire.core.errors import InvalidArgument
+from groundwire.contract import validation
+from groundwire.contract.errors import InvalidArgument
 from groundwire.emulator import emulator
 
 TEXT = "Paris is in France."

@@ -8,10 +8,10 @@ from groundwire_protos.google.cloud.aiplatform.v1.vertex_rag_service_pb2 import 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from groundwire.core.apis import method
-from groundwire.core.chunks import Chunk
-from groundwire.core.offsets import OffsetUnit
-from groundwire.core.results import (
+from groundwire.contract.apis import method
+from groundwire.contract.chunks import Chunk
+from groundwire.contract.offsets import OffsetUnit
+from groundwire.contract.results import (
     Claim,
     CorroboratedClaim,
     GroundingSupport,

@@ -13,15 +13,15 @@ from google.rpc import error_details_pb2
 from hypothesis import given
 from hypothesis import strategies as st
 
-from groundwire.core.error_codecs import error_from_http
-from groundwire.core.errors import (
+from groundwire.contract.errors import (
     DeadlineExceeded,
     GroundwireError,
     InvalidArgument,
     StatusCode,
     Unavailable,
 )
-from groundwire.core.retry import Deadline, RetryPolicy, next_delay
+from groundwire.contract.retry import Deadline, RetryPolicy, next_delay
+from groundwire.wire.error_codecs import error_from_http
 
 
 class FakeClock:

@@ -1,4 +1,4 @@
-"""The rules of core/retry.py: back-off never runs into the deadline; permanent errors end."""
+"""The rules of contract/retry.py: back-off never runs into the deadline; permanent errors end."""
 
 from __future__ import annotations
 
@@ -11,9 +11,9 @@ from google.protobuf.duration_pb2 import Duration
 from google.rpc.error_details_pb2 import RetryInfo
 
 from groundwire import GroundingClient, RetryPolicy
-from groundwire.core import apis
-from groundwire.core.attempts import NO_ONE, Attempts, unlogged
-from groundwire.core.errors import (
+from groundwire.contract import apis
+from groundwire.contract.attempts import NO_ONE, Attempts, unlogged
+from groundwire.contract.errors import (
     RETRYABLE_CODES,
     ClientClosed,
     MessageTooLarge,

@@ -6,9 +6,9 @@ import pytest
 from google.oauth2.credentials import Credentials
 from google.rpc.error_details_pb2 import DebugInfo, ErrorInfo
 
-from groundwire.core.error_codecs import error_from_http, error_from_status
-from groundwire.core.errors import GroundwireError
-from groundwire.core.scrubber import scrub_secrets, scrub_tokens_of
+from groundwire.contract.errors import GroundwireError
+from groundwire.contract.scrubber import scrub_secrets, scrub_tokens_of
+from groundwire.wire.error_codecs import error_from_http, error_from_status
 
 
 @pytest.mark.parametrize(

@@ -4,11 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from groundwire.core.client_options import ConfigurationError
-from groundwire.core.errors import InvalidArgument
-from groundwire.core.offsets import offsets_in
-from groundwire.core.results import CheckGroundingResult, Claim
-from groundwire.core.sentence_stream import (
+from groundwire.contract.errors import ConfigurationError, InvalidArgument
+from groundwire.contract.offsets import offsets_in
+from groundwire.contract.results import CheckGroundingResult, Claim
+from groundwire.features.sentence_stream import (
     SentenceGroup,
     SentenceGroups,
     StreamTally,

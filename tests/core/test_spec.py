@@ -11,13 +11,13 @@ from google.rpc import error_details_pb2
 from hypothesis import given
 from hypothesis import strategies as st
 
-from groundwire.aio import AsyncGroundingClient
-from groundwire.client import GroundingClient
-from groundwire.core import apis, calls, requests, validation
-from groundwire.core.batch_spec import BATCHABLE, BY_COMMAND
-from groundwire.core.errors import InvalidArgument
-from groundwire.core.spec import SPECS, spec_for
+from groundwire.client.aio import AsyncGroundingClient
+from groundwire.client.sync import GroundingClient
+from groundwire.contract import apis, calls, requests, validation
+from groundwire.contract.errors import InvalidArgument
+from groundwire.contract.spec import SPECS, spec_for
 from groundwire.emulator import Emulator, emulator
+from groundwire.features.batch_spec import BATCHABLE, BY_COMMAND
 
 TRANSPORTS = ("grpc", "rest")
 
@@ -66,14 +66,14 @@ def test_options_are_read_from_the_builders_signature() -> None:
 def test_a_batch_items_text_goes_under_its_builders_own_argument_name(rpc: str) -> None:
     spec = SPECS[rpc]
     subject = inspect.signature(spec.build).parameters
-    assert spec.batch.text_keys[0] == list(subject)[3]
-    assert set(spec.batch.claim_score_options) <= set(spec.option_defaults)
+    assert BATCHABLE[rpc].text_keys[0] == list(subject)[3]
+    assert set(BATCHABLE[rpc].claim_score_options) <= set(spec.option_defaults)
 
 
 @pytest.mark.parametrize("rpc", sorted(BATCHABLE))
 def test_both_clients_run_a_batch_of_each_batchable_rpc(rpc: str) -> None:
-    assert callable(getattr(GroundingClient, SPECS[rpc].batch.many))
-    assert callable(getattr(AsyncGroundingClient, SPECS[rpc].batch.many))
+    assert callable(getattr(GroundingClient, BATCHABLE[rpc].many))
+    assert callable(getattr(AsyncGroundingClient, BATCHABLE[rpc].many))
 
 
 @pytest.mark.parametrize("rpc", sorted(BATCHABLE))
@@ -81,8 +81,8 @@ def test_a_batch_record_holds_the_score_its_spec_names(rpc: str) -> None:
     spec = SPECS[rpc]
     method = spec.method("v1")
     result = spec.read(method.request_class(), method.response_class(), "utf8", "Hi.")
-    assert spec.batch.score in spec.batch.record(result)
-    assert spec.batch.score_of(result) is None
+    assert BATCHABLE[rpc].score in BATCHABLE[rpc].record(result)
+    assert BATCHABLE[rpc].score_of(result) is None
 
 
 def test_each_batch_method_name_of_the_command_line_is_one_rpc() -> None:
@@ -90,9 +90,8 @@ def test_each_batch_method_name_of_the_command_line_is_one_rpc() -> None:
     assert {batch.rpc for batch in BY_COMMAND.values()} == set(BATCHABLE)
 
 
-def test_an_rpc_without_a_batch_spec_says_so() -> None:
-    with pytest.raises(ValueError, match="does not run in batches"):
-        _ = SPECS["GenerateGroundedContent"].batch
+def test_an_rpc_without_a_batch_spec_has_none() -> None:
+    assert "GenerateGroundedContent" not in BATCHABLE
 
 
 @pytest.mark.parametrize("transport", TRANSPORTS)

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from groundwire.core.errors import InvalidArgument
-from groundwire.core.split import answer_parts, fact_pieces, plan_split
-from groundwire.core.validation import count_tokens
+from groundwire.contract.errors import InvalidArgument
+from groundwire.contract.validation import count_tokens
+from groundwire.features.split import answer_parts, fact_pieces, plan_split
 
 
 def test_answer_parts_end_at_sentences_and_stay_within_4096_tokens() -> None:

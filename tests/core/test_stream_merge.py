@@ -6,16 +6,16 @@ from collections.abc import AsyncIterator
 
 import pytest
 
-from groundwire.core.chunks import Chunk
-from groundwire.core.generation import Candidate, GenerateResult, GroundingSupport
-from groundwire.core.offsets import offsets_in
-from groundwire.core.stream_merge import (
+from groundwire.contract.chunks import Chunk
+from groundwire.contract.generation import Candidate, GenerateResult, GroundingSupport
+from groundwire.contract.offsets import offsets_in
+from groundwire.emulator import Emulator
+from groundwire.features.stream_merge import (
     MERGE_RULES,
     StreamMerge,
     merge_async_pieces,
     merge_pieces,
 )
-from groundwire.emulator import Emulator
 
 PARIS = Chunk("Paris is the capital of France.", "0")
 SEINE = Chunk("The Seine flows through Paris.", "1")

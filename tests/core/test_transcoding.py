@@ -13,9 +13,9 @@ from groundwire_protos.google.cloud.discoveryengine.v1beta.grounded_generation_p
     GenerateGroundedContentRequest,
 )
 
-from groundwire.core import apis, errors, transcoding
-from groundwire.core.jsonstream import JsonArrayStream
+from groundwire.contract import apis, errors, transcoding
 from groundwire.emulator import rest_transcoding
+from groundwire.wire.jsonstream import JsonArrayStream
 from tests.support.typed import typed
 
 CHECK = apis.method("discoveryengine", "v1", "CheckGrounding")

@@ -11,10 +11,10 @@ from google.rpc import error_details_pb2
 from hypothesis import assume, given
 from hypothesis import strategies as st
 
-from groundwire.core import apis, validation
-from groundwire.core.errors import InvalidArgument
-from groundwire.core.spec import SPECS
-from groundwire.core.validation import count_tokens, validate_user_labels
+from groundwire.contract import apis, validation
+from groundwire.contract.errors import InvalidArgument
+from groundwire.contract.spec import SPECS
+from groundwire.contract.validation import count_tokens, validate_user_labels
 from tests.support.limits import check, corroborate, generate
 
 

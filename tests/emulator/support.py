@@ -10,7 +10,7 @@ from typing import Any
 import grpc
 from google.protobuf.message import Message
 
-from groundwire.core.apis import Method, method
+from groundwire.contract.apis import Method, method
 
 PROJECT_LOCATION = "projects/p/locations/global"
 GROUNDING_CONFIG = f"{PROJECT_LOCATION}/groundingConfigs/default_grounding_config"

@@ -10,7 +10,7 @@ import httpx
 import pytest
 
 from groundwire.cli import main
-from groundwire.core.client_options import ConfigurationError
+from groundwire.contract.errors import ConfigurationError
 from groundwire.emulator import emulator
 from groundwire.emulator.cassette import read_cassette
 from tests.emulator.support import CHECK, CHECK_BODY, CHECK_PATH, GROUNDING_CONFIG

@@ -10,7 +10,7 @@ import pytest
 from google.rpc.error_details_pb2 import RetryInfo
 from grpc_status import rpc_status
 
-from groundwire.core.errors import StatusCode
+from groundwire.contract.errors import StatusCode
 from groundwire.emulator import emulator
 from groundwire.emulator.faults import FaultInjector, FaultPolicy
 from tests.emulator.support import CHECK, CHECK_BODY, CHECK_PATH, check_request, unary_call

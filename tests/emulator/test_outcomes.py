@@ -7,15 +7,10 @@ from typing import Any
 import pytest
 from google.rpc.error_details_pb2 import BadRequest, RetryInfo
 
-from groundwire.core.apis import method
-from groundwire.core.errors import InvalidArgument
+from groundwire.contract.apis import method
+from groundwire.contract.errors import InvalidArgument
 from groundwire.emulator.answering import Call, Pacing, Switchboard
-from groundwire.emulator.outcomes import (
-    Ending,
-    Piece,
-    outcome_from_json,
-    outcome_to_json,
-)
+from groundwire.emulator.outcomes import Ending, Piece, outcome_from_json, outcome_to_json
 
 CHECK = method("discoveryengine", "v1", "CheckGrounding")
 STREAM = method("discoveryengine", "v1", "StreamGenerateGroundedContent")

@@ -11,8 +11,8 @@ from google.protobuf.message import Message
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from groundwire.core import apis
-from groundwire.core.spec import SPECS
+from groundwire.contract import apis
+from groundwire.contract.spec import SPECS
 from groundwire.emulator.limits import MAX_REQUEST_VALUES
 from groundwire.emulator.prescan import json_violations, wire_violations
 from tests.emulator.support import CHECK, CORROBORATE, GENERATE, GROUNDING_CONFIG, STREAM

@@ -15,7 +15,7 @@ from google.protobuf.message import Message
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from groundwire.core.apis import Method
+from groundwire.contract.apis import Method
 from groundwire.emulator import Emulator, service
 from tests.emulator.support import (
     CHECK_BODY,

@@ -17,7 +17,7 @@ import httpx
 import pytest
 from google.protobuf.message import Message
 
-from groundwire.core.apis import Method
+from groundwire.contract.apis import Method
 from groundwire.emulator import Emulator, emulator, service
 from groundwire.emulator.limits import Limits
 from tests.emulator.support import CHECK_BODY, CHECK_PATH, STREAM_PATH, generate_json

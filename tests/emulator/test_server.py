@@ -132,7 +132,7 @@ def test_importing_the_emulator_package_does_not_load_grpc_or_the_http_server() 
 
 @pytest.mark.parametrize("transport", ["grpc", "rest"])
 def test_the_emulators_client_talks_to_it(transport: str) -> None:
-    pytest.importorskip("groundwire.client")
+    pytest.importorskip("groundwire.client.sync")
     with emulator() as emu, emu.client(transport=transport) as client:
         result = client.check_grounding("Paris is in France.", ["Paris is in France."])
     assert result.support_score == pytest.approx(1.0)

@@ -7,8 +7,8 @@ from typing import Any
 import pytest
 from google.rpc.error_details_pb2 import BadRequest, PreconditionFailure
 
-from groundwire.core.apis import method
-from groundwire.core.errors import FailedPrecondition, InvalidArgument, NotFound, Unimplemented
+from groundwire.contract.apis import method
+from groundwire.contract.errors import FailedPrecondition, InvalidArgument, NotFound, Unimplemented
 from groundwire.emulator import service
 from tests.emulator.support import (
     CHECK,

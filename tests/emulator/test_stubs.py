@@ -16,7 +16,7 @@ import grpc
 import httpx
 import pytest
 
-from groundwire.core.errors import (
+from groundwire.contract.errors import (
     DeadlineExceeded,
     Internal,
     InvalidArgument,
@@ -24,7 +24,7 @@ from groundwire.core.errors import (
     ResourceExhausted,
     Unavailable,
 )
-from groundwire.core.retry import RetryPolicy
+from groundwire.contract.retry import RetryPolicy
 from groundwire.emulator import Emulator, emulator
 from groundwire.emulator.answering import Pacing
 from groundwire.emulator.control import ControlOptions

@@ -12,8 +12,8 @@ from typing import Any
 import grpc
 import httpx
 
-from groundwire.core.apis import method
-from groundwire.core.validation import MAX_ANSWER_TOKENS, MAX_FACT_CHARACTERS, count_tokens
+from groundwire.contract.apis import method
+from groundwire.contract.validation import MAX_ANSWER_TOKENS, MAX_FACT_CHARACTERS, count_tokens
 from groundwire.emulator import Emulator, service
 from groundwire.emulator.engine import Fact, WorkBudget, check_grounding
 from tests.emulator.support import CHECK, CHECK_BODY, CHECK_PATH, check_request

@@ -30,12 +30,15 @@ from groundwire import (
     PermissionDenied,
     Unavailable,
 )
-from groundwire._connection import connection
-from groundwire.core.errors import StatusCode
+from groundwire.client.connection import connection
+from groundwire.client.interceptors import CallInfo, CallObserver, Outcome
+from groundwire.contract.errors import StatusCode
 from groundwire.emulator import Emulator, emulator
 from groundwire.emulator.faults import FaultPolicy
-from groundwire.interceptors import CallInfo, CallObserver, Outcome
-from groundwire.langchain import CheckGroundingResponse, CheckGroundingRunnable
+from groundwire.integrations.langchain.runnable import (
+    CheckGroundingResponse,
+    CheckGroundingRunnable,
+)
 from tests.reliability.processes import free_port
 
 PARIS = Document(page_content="Paris is the capital of France.", metadata={"source": "atlas"})

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from groundwire import GroundingClient, RetryPolicy
-from groundwire.core.calls import TransportName
+from groundwire.contract.calls import TransportName
 
 PROJECT = "reliability-project"
 ANSWER = "Tokyo is the capital of Japan. 富士山は日本一高い山です。 Paris is in Germany."

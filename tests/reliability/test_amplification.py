@@ -20,7 +20,7 @@ from pathlib import Path
 import grpc
 import pytest
 
-from groundwire.core.apis import method
+from groundwire.contract.apis import method
 from tests.reliability.conftest import StartEmulator
 from tests.reliability.processes import EmulatorProcess
 

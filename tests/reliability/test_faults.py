@@ -14,8 +14,8 @@ from collections.abc import Iterator
 import pytest
 
 from groundwire import RetryPolicy
-from groundwire.core.calls import TransportName
-from groundwire.core.errors import GroundwireError
+from groundwire.contract.calls import TransportName
+from groundwire.contract.errors import GroundwireError
 from groundwire.emulator import emulator
 from tests.reliability.calls import ANSWER, FACTS, claims_of, client_for
 from tests.reliability.processes import EmulatorProcess

@@ -14,14 +14,14 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from groundwire.core import apis, validation
-from groundwire.core.errors import GroundwireError, InvalidArgument
-from groundwire.core.jsonstream import JsonArrayStream
-from groundwire.core.offsets import resolve_byte_spans
-from groundwire.core.results import check_grounding_result
-from groundwire.core.transcoding import decode_message
-from groundwire.core.version import DISCOVERY_VERSIONS
-from groundwire.transports.rest import decode_response
+from groundwire.contract import apis, validation
+from groundwire.contract.errors import GroundwireError, InvalidArgument
+from groundwire.contract.offsets import resolve_byte_spans
+from groundwire.contract.results import check_grounding_result
+from groundwire.contract.transcoding import decode_message
+from groundwire.contract.version import DISCOVERY_VERSIONS
+from groundwire.wire.bodies import decode_response
+from groundwire.wire.jsonstream import JsonArrayStream
 from tests.support import limits
 
 FUZZ = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -20,8 +20,8 @@ from groundwire_protos.google.cloud.discoveryengine.v1.check_grounding_pb2 impor
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from groundwire.core import apis
-from groundwire.core.transcoding import encode_request
+from groundwire.contract import apis
+from groundwire.contract.transcoding import encode_request
 from tests.reliability.calls import ANSWER, FACTS
 from tests.reliability.processes import EmulatorProcess
 from tests.support.typed import descriptor_of

@@ -17,7 +17,7 @@ from typing import Any
 import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
-from groundwire.core.apis import method
+from groundwire.contract.apis import method
 from tests.reliability.calls import ANSWER, FACTS, bounded, claims_of, client_for
 from tests.reliability.conftest import StartEmulator
 

@@ -20,9 +20,9 @@ import grpc
 import pytest
 
 from groundwire import AsyncGroundingClient, GroundingClient, RetryPolicy
-from groundwire.core import apis
-from groundwire.core.calls import TransportName
-from groundwire.core.errors import GroundwireError, Internal, MessageTooLarge
+from groundwire.contract import apis
+from groundwire.contract.calls import TransportName
+from groundwire.contract.errors import GroundwireError, Internal, MessageTooLarge
 from tests.reliability.calls import bounded
 from tests.reliability.raw_servers import RawServer, _read_request, silent
 from tests.support.canned import CannedServers

@@ -17,8 +17,8 @@ from dataclasses import dataclass
 import pytest
 
 from groundwire import GroundingClient, RetryPolicy
-from groundwire.core.calls import TransportName
-from groundwire.core.errors import GroundwireError
+from groundwire.contract.calls import TransportName
+from groundwire.contract.errors import GroundwireError
 from tests.reliability.calls import ANSWER, FACTS, claims_of, client_for
 from tests.reliability.conftest import StartEmulator
 

@@ -10,7 +10,7 @@ import threading
 import time
 from dataclasses import dataclass, field
 
-from groundwire.core.calls import TransportName
+from groundwire.contract.calls import TransportName
 from tests.reliability.calls import ANSWER, FACTS, claims_of, client_for
 from tests.reliability.conftest import StartEmulator
 

@@ -7,8 +7,8 @@ import asyncio
 import pytest
 
 from groundwire import AsyncGroundingClient, RetryPolicy
-from groundwire.core.calls import TransportName
-from groundwire.core.errors import GroundwireError
+from groundwire.contract.calls import TransportName
+from groundwire.contract.errors import GroundwireError
 from tests.reliability.calls import ANSWER, FACTS, PROJECT, bounded, client_for
 from tests.reliability.raw_servers import RawServer, silent
 

@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 from groundwire import AsyncGroundingClient, GroundingClient
-from groundwire.core.errors import DeadlineExceeded
+from groundwire.contract.errors import DeadlineExceeded
 from tests.reliability.calls import Outcome, bounded
 from tests.reliability.raw_servers import RawServer, _read_request
 

@@ -102,7 +102,7 @@ def assert_admin_still_serves(emu: Emulator) -> None:
 @pytest.fixture(scope="module")
 def bigquery_endpoint() -> Iterator[str]:
     """The BigQuery endpoint under uvicorn on loopback, on an emulator of its own."""
-    from groundwire.bigquery import create_app
+    from groundwire.integrations.bigquery import create_app
 
     with emulator() as running:
         app = create_app(

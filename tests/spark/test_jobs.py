@@ -16,8 +16,8 @@ from typing import Any
 
 import pytest
 
-from groundwire.core.errors import StatusCode
-from groundwire.core.retry import RetryPolicy
+from groundwire.contract.errors import StatusCode
+from groundwire.contract.retry import RetryPolicy
 from groundwire.emulator import EMULATOR_PROJECT, Emulator, emulator
 from groundwire.emulator.faults import FaultPolicy
 
@@ -28,7 +28,7 @@ else:
 
 from pyspark.sql import SparkSession
 
-from groundwire.spark import RESULT_SCHEMA, check_grounding_batches, grounding_udf
+from groundwire.integrations.spark import RESULT_SCHEMA, check_grounding_batches, grounding_udf
 
 pytestmark = pytest.mark.timeout(300)
 
@@ -171,7 +171,7 @@ def test_a_throttling_service_slows_the_job_and_every_row_still_gets_its_result(
 def test_corroboration_runs_by_the_same_function_with_its_own_score_column(
     spark: SparkSession, grounding_emulator: Emulator
 ) -> None:
-    from groundwire.spark import output_schema
+    from groundwire.integrations.spark import output_schema
 
     rows = [(number, f"Paris is the capital of France ({number}).", [FACT]) for number in range(10)]
     frame = spark.createDataFrame(rows, "id long, content string, facts array<string>")

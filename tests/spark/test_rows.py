@@ -8,11 +8,11 @@ from typing import Any
 
 import pytest
 
-from groundwire.client import GroundingClient
-from groundwire.core.batch import BatchOutcome
-from groundwire.core.errors import InvalidArgument, StatusCode, Unavailable
+from groundwire.client.sync import GroundingClient
+from groundwire.contract.errors import InvalidArgument, StatusCode, Unavailable
 from groundwire.emulator import Emulator
-from groundwire.spark import (
+from groundwire.features.batch import BatchOutcome
+from groundwire.integrations.spark import (
     RESULT_SCHEMA,
     check_grounding_batches,
     outcome_row,
@@ -54,7 +54,7 @@ def test_a_poison_row_is_refused_with_invalid_argument(
 def test_an_empty_answer_gets_the_one_rules_invalid_argument_and_the_others_are_answered(
     grounding_emulator: Emulator,
 ) -> None:
-    from groundwire import spark
+    from groundwire.integrations import spark
 
     options = {"project": "p", "location": "global", "endpoint": grounding_emulator.grpc_address}
     runner = spark._Runner("CheckGrounding", options, {})
@@ -143,7 +143,7 @@ def test_wrong_options_fail_where_the_job_is_built() -> None:
 def test_a_worker_makes_one_client_per_set_of_options_and_a_task_ships_none(
     grounding_emulator: Emulator,
 ) -> None:
-    from groundwire import spark
+    from groundwire.integrations import spark
 
     options = {"project": "p", "location": "global", "endpoint": grounding_emulator.grpc_address}
     runner = spark._Runner("CheckGrounding", options, {"concurrency": 4})

@@ -18,8 +18,9 @@ from aiohttp import web
 from google.protobuf import message
 from grpc_status import rpc_status
 
-from groundwire.core import apis, error_codecs, errors, transcoding
+from groundwire.contract import apis, errors, transcoding
 from groundwire.emulator import rest_transcoding
+from groundwire.wire import error_codecs
 
 Behaviour = Callable[[apis.Method, message.Message], Any]
 """Gets (method, request); returns a response, a list of responses (streams), or raises a

@@ -7,7 +7,7 @@ from typing import Any
 
 from google.protobuf import message
 
-from groundwire.core import apis
+from groundwire.contract import apis
 from tests.support.canned import Behaviour
 
 HOLD_BOUND = 30.0  # a hang guard only: a held call goes on after this even if the test never says

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from groundwire.core import apis
-from groundwire.core.spec import SPECS
+from groundwire.contract import apis
+from groundwire.contract.spec import SPECS
 
 CONFIG = "projects/p/locations/global/groundingConfigs/default_grounding_config"
 

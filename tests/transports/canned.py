@@ -21,7 +21,7 @@ from groundwire_protos.google.cloud.discoveryengine.v1.grounded_generation_pb2 i
     GenerateGroundedContentResponse,
 )
 
-from groundwire.core import apis
+from groundwire.contract import apis
 from tests.support.typed import typed
 
 CHECK = apis.method("discoveryengine", "v1", "CheckGrounding")

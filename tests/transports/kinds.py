@@ -14,7 +14,7 @@ from typing import Any, Literal, TypeVar
 
 from google.protobuf.message import Message
 
-from groundwire.core.apis import Method
+from groundwire.contract.apis import Method
 from groundwire.transports import http1, http1_aio
 from groundwire.transports.auto import AsyncAutoTransport, AutoTransport
 from groundwire.transports.grpc import GrpcTransport

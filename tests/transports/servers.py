@@ -24,8 +24,8 @@ from groundwire_protos.google.cloud.discoveryengine.v1.grounded_generation_pb2 i
 )
 from grpc_status import rpc_status
 
-from groundwire.core import apis
-from groundwire.core.transcoding import decode_message
+from groundwire.contract import apis
+from groundwire.contract.transcoding import decode_message
 from groundwire.emulator.rest_transcoding import bind_path, match_route, response_to_json
 from tests.support.typed import typed
 from tests.transports import canned

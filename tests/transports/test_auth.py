@@ -15,7 +15,7 @@ import grpc
 import pytest
 from google.oauth2.credentials import Credentials
 
-from groundwire.core.errors import DeadlineExceeded, Unauthenticated
+from groundwire.contract.errors import DeadlineExceeded, Unauthenticated
 from groundwire.transports.auth import AccessTokens, TokenRequest
 from groundwire.transports.grpc import GrpcTransport
 from groundwire.transports.rest import RestTransport

@@ -15,8 +15,8 @@ from typing import Any
 import pytest
 from google.protobuf.message import Message
 
-from groundwire.core.apis import Method
-from groundwire.core.errors import DeadlineExceeded, Unavailable
+from groundwire.contract.apis import Method
+from groundwire.contract.errors import DeadlineExceeded, Unavailable
 from groundwire.transports.base import ConnectionFailure
 from tests.transports import canned
 from tests.transports.kinds import Transports

@@ -12,7 +12,7 @@ import pytest
 from google.protobuf.message import Message
 from google.rpc import error_details_pb2
 
-from groundwire.core.errors import DeadlineExceeded, InvalidArgument, Unavailable
+from groundwire.contract.errors import DeadlineExceeded, InvalidArgument, Unavailable
 from groundwire.transports.base import ConnectionFailure
 from groundwire.transports.grpc import GrpcTransport
 from groundwire.transports.grpc_aio import AsyncGrpcTransport

@@ -16,13 +16,13 @@ from concurrent import futures
 
 import pytest
 
-from groundwire.core.errors import Internal
-from groundwire.core.http_codec import END, ProtocolError, ResponseHead, ResponseParser
-from groundwire.core.http_codec import encode_request as encode_http_request
+from groundwire.contract.errors import Internal
 from groundwire.transports import http1, routes
 from groundwire.transports.aio_connection import Connection
 from groundwire.transports.http1 import PoolClosed
 from groundwire.transports.http1_aio import AsyncConnectionPool
+from groundwire.wire.http_codec import END, ProtocolError, ResponseHead, ResponseParser
+from groundwire.wire.http_codec import encode_request as encode_http_request
 from tests.reliability.raw_servers import RawServer, _read_request
 from tests.transports.kinds import HEADERS, KINDS, Kind, Pool
 from tests.transports.pool_server import BODY, LARGE, PoolServer, running_server

@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 
 from groundwire import AsyncGroundingClient, GroundingClient
-from groundwire.core import apis
-from groundwire.core.calls import TransportName
+from groundwire.contract import apis
+from groundwire.contract.calls import TransportName
 from tests.support.canned import CannedServers
 from tests.transports.proxy import ProxyServer
 

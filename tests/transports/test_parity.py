@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from groundwire.core.errors import GroundwireError
+from groundwire.contract.errors import GroundwireError
 from tests.transports import canned, servers
 from tests.transports.kinds import KINDS, Transports
 from tests.transports.servers import GrpcServer, RestServer

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from groundwire.core.errors import FailedPrecondition
+from groundwire.contract.errors import FailedPrecondition
 from groundwire.transports import routes
 from groundwire.transports.auth import AccessTokens
 from groundwire.transports.base import ConnectionFailure

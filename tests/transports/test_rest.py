@@ -13,7 +13,7 @@ import pytest
 from google.protobuf.message import Message
 from google.rpc import error_details_pb2
 
-from groundwire.core.errors import (
+from groundwire.contract.errors import (
     ClientClosed,
     DeadlineExceeded,
     GroundwireError,

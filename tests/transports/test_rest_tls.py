@@ -6,7 +6,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from groundwire.core.errors import GroundwireError
+from groundwire.contract.errors import GroundwireError
 from groundwire.transports.base import ConnectionFailure
 from groundwire.transports.tls import client_ssl_context
 from tests.transports import canned

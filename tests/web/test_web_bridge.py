@@ -12,12 +12,12 @@ from wsgiref.simple_server import WSGIRequestHandler, WSGIServer, make_server
 import httpx
 import pytest
 
-from groundwire.core.errors import InvalidArgument
-from groundwire.core.generation import GenerateResult
-from groundwire.core.results import CheckGroundingResult
+from groundwire.contract.errors import InvalidArgument
+from groundwire.contract.generation import GenerateResult
+from groundwire.contract.results import CheckGroundingResult
 from groundwire.emulator import Emulator
-from groundwire.grounding_stream import AsyncGroundingStream
-from groundwire.web import (
+from groundwire.features.grounding_stream import AsyncGroundingStream
+from groundwire.integrations.web import (
     EventStreamResponse,
     async_check_events,
     async_piece_events,

@@ -14,8 +14,8 @@ from collections.abc import Callable, Sequence
 from types import ModuleType
 from typing import IO, TYPE_CHECKING, Any, NoReturn
 
-from groundwire import __version__
 from groundwire.cli.errors import EXIT_FAILURE, EXIT_INTERRUPTED, EXIT_USAGE, describe
+from groundwire.contract.version import VERSION
 
 if TYPE_CHECKING:
     from groundwire.cli.connection import ConnectsTo
@@ -73,7 +73,7 @@ def build_parser() -> argparse.ArgumentParser:
         description="A client and offline emulator for Google's grounding APIs.",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("--version", action="version", version=f"groundwire {__version__}")
+    parser.add_argument("--version", action="version", version=f"groundwire {VERSION}")
     subcommands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     for name, summary, module, connects_to in _commands():
         command = subcommands.add_parser(

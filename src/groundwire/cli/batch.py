@@ -20,15 +20,9 @@ from groundwire.cli.connection import open_client
 from groundwire.cli.errors import EXIT_FAILURE, EXIT_OK, InputError
 from groundwire.cli.output_file import OutputWriter, prepare_output, read_output
 from groundwire.cli.progress import Progress, ProgressMode
-from groundwire.cli.resume import (
-    OutputState,
-    ResumePlan,
-    counted,
-    foreign_problem,
-    plan_resume,
-)
+from groundwire.cli.resume import OutputState, ResumePlan, counted, foreign_problem, plan_resume
 from groundwire.cli.summary import BatchStats, render_summary, summary_record
-from groundwire.core.batch_spec import BY_COMMAND
+from groundwire.features.batch_spec import BY_COMMAND
 
 DESCRIPTION = """\
 Run one request per line of IN (JSON Lines) and append one record per input line to OUT:
@@ -138,7 +132,7 @@ def _check_args(args: argparse.Namespace) -> None:
 
 def _check_api_version(args: argparse.Namespace) -> None:
     """Refuses an API version the method's API does not have (read from its spec)."""
-    from groundwire.core.spec import SPECS  # loads protobuf: not while building --help
+    from groundwire.contract.spec import SPECS  # loads protobuf: not while building --help
 
     batch = BY_COMMAND[args.method]
     versions = SPECS[batch.rpc].versions

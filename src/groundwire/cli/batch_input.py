@@ -16,7 +16,7 @@ from typing import Any, BinaryIO
 
 from groundwire.cli.errors import InputError
 from groundwire.cli.io import GroundingInput, decode, grounding_input_from_json, parse_json
-from groundwire.core.batch_spec import BY_COMMAND, BatchSpec
+from groundwire.features.batch_spec import BY_COMMAND, BatchSpec
 
 _KEY_BYTES = 16
 MAX_LINE_BYTES = 16 << 20

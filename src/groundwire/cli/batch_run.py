@@ -14,13 +14,13 @@ from groundwire.cli.batch_input import InputLine
 from groundwire.cli.output_file import OutputWriter
 from groundwire.cli.progress import Progress
 from groundwire.cli.summary import BatchStats
-from groundwire.core.batch_spec import BatchSpec
-from groundwire.core.errors import InvalidArgument, StatusCode
-from groundwire.core.records import outcome_record
+from groundwire.contract.errors import InvalidArgument, StatusCode
+from groundwire.features.batch_spec import BatchSpec
+from groundwire.features.records import outcome_record
 
 if TYPE_CHECKING:
-    from groundwire.batch import Batch, BatchOutcome
-    from groundwire.client import GroundingClient
+    from groundwire.client.sync import GroundingClient
+    from groundwire.features.batch_threads import Batch, BatchOutcome
 
 # Failures that would fail every line alike: stop instead of writing them line after line.
 FATAL_CODES = frozenset({StatusCode.UNAUTHENTICATED, StatusCode.PERMISSION_DENIED})

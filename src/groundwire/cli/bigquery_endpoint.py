@@ -10,7 +10,7 @@ from typing import IO, Any, cast
 
 from groundwire.cli.connection import positive_float, project_for
 from groundwire.cli.errors import CliError, InputError
-from groundwire.core.addresses import is_loopback
+from groundwire.contract.addresses import is_loopback
 
 DESCRIPTION = """\
 Serve a BigQuery remote function that checks grounding (or corroborates, as the function's
@@ -125,7 +125,7 @@ def run(args: argparse.Namespace, stdin: IO[Any] | None, stdout: IO[str]) -> int
     project = project_for(args, os.environ)
     if args.local and (args.endpoint or args.rest_endpoint):
         raise InputError("--local starts its own emulator; drop --endpoint and --rest-endpoint")
-    from groundwire.bigquery import create_app
+    from groundwire.integrations.bigquery import create_app
 
     _log_calls(cast(str, args.log_level))
 

@@ -29,11 +29,11 @@ from groundwire.cli.render import (
     style_for,
     width_for,
 )
-from groundwire.core.records import check_record
+from groundwire.features.records import check_record
 
 if TYPE_CHECKING:
-    from groundwire.core.requests import FactLike
-    from groundwire.core.sentence_stream import SentenceCheck
+    from groundwire.contract.requests import FactLike
+    from groundwire.features.sentence_stream import SentenceCheck
 
 DESCRIPTION = """\
 Check an answer against facts. The answer and facts come from flags and files, or from a
@@ -96,7 +96,7 @@ def run(args: argparse.Namespace, stdin: IO[Any] | None, stdout: IO[str]) -> int
             split=args.split,
             max_calls=args.max_calls,
         )
-    from groundwire.core.split import SplitCheckResult  # protobuf: not for `--help`
+    from groundwire.features.split import SplitCheckResult  # protobuf: not for `--help`
 
     merged = result if isinstance(result, SplitCheckResult) else None
     if args.json:
@@ -131,7 +131,7 @@ def _run_stream(args: argparse.Namespace, stdin: IO[Any] | None, stdout: IO[str]
     facts: list[FactLike] = list(args.facts)
     for path in args.fact_files:
         facts.extend(parse_fact_file(read_text_file(path), path))
-    from groundwire.core.stream_events import check_event  # protobuf: not for `--help`
+    from groundwire.features.stream_events import check_event  # protobuf: not for `--help`
 
     style = style_for(stdout)
     with open_client(args) as client:

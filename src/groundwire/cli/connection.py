@@ -11,8 +11,8 @@ from typing import TYPE_CHECKING, Literal, cast
 from groundwire.cli.errors import InputError
 
 if TYPE_CHECKING:
-    from groundwire.client import GroundingClient
-    from groundwire.core.calls import TransportName
+    from groundwire.client.sync import GroundingClient
+    from groundwire.contract.calls import TransportName
 
 LOCAL_PROJECT = "local-project"
 PROJECT_ENV = "GOOGLE_CLOUD_PROJECT"
@@ -107,8 +107,8 @@ def project_for(args: argparse.Namespace, environ: Mapping[str, str]) -> str:
 def _client(
     args: argparse.Namespace, project: str, endpoint: str | None, rest_endpoint: str | None
 ) -> GroundingClient:
-    from groundwire.client import GroundingClient
-    from groundwire.core.retry import RetryPolicy
+    from groundwire.client.sync import GroundingClient
+    from groundwire.contract.retry import RetryPolicy
 
     return GroundingClient(
         project,
@@ -129,7 +129,7 @@ def _points_at_an_emulator(args: argparse.Namespace, environ: Mapping[str, str])
 
     The client's own rules decide (`describes_emulator`), so the CLI cannot disagree.
     """
-    from groundwire.core.endpoints import describes_emulator
+    from groundwire.client.endpoints import describes_emulator
 
     return describes_emulator(args.endpoint, args.rest_endpoint, environ)
 
@@ -169,7 +169,8 @@ def _unreachable_explained(args: argparse.Namespace) -> Iterator[None]:
     try:
         yield
     except ConnectionFailure as failure:
-        from groundwire.core.unreachable import cannot_reach, endpoint_of
+        from groundwire.client.endpoints import endpoint_of
+        from groundwire.features.pacing import cannot_reach
 
         where = endpoint_of(args.endpoint, args.rest_endpoint, cast(str, args.transport))
         raise cannot_reach(where, failure.message) from None

@@ -9,7 +9,7 @@ from typing import IO, Any
 from groundwire.cli.connection import open_client
 from groundwire.cli.io import CONTENT_KEYS, add_input_options, gather_input, input_flags
 from groundwire.cli.render import render_corroboration, style_for
-from groundwire.core.records import corroboration_record
+from groundwire.features.records import corroboration_record
 
 DESCRIPTION = """\
 Corroborate content with facts. The content and facts come from flags and files, or from a

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import Final
 
-from groundwire.core.errors import GroundwireError, StatusCode
+from groundwire.contract.errors import GroundwireError, StatusCode
 
 EXIT_OK: Final = 0
 EXIT_FAILURE: Final = 1
@@ -50,14 +50,14 @@ def service_error_text(error: GroundwireError) -> str:
     The advice is the command line's, given once: the library's own (`pass credentials=`)
     is replaced.
 
-    >>> from groundwire.core.error_codecs import error_from_status
+    >>> from groundwire.wire.error_codecs import error_from_status
     >>> service_error_text(error_from_status(16, "token expired"))[:45]
     'UNAUTHENTICATED: token expired (run `gcloud a'
     """
     text = error_text(error)
     if error.code != StatusCode.UNAUTHENTICATED:
         return text
-    from groundwire._connection import ADC_ADVICE
+    from groundwire.client.connection import ADC_ADVICE
 
     library_advice = f"; {ADC_ADVICE}"  # for callers of the library: credentials= and all
     if text.endswith(library_advice):
@@ -71,11 +71,11 @@ def error_text(error: GroundwireError) -> str:
     What a record of the failure holds (a batch output line, a Beam `failed` element):
     no advice for a terminal, which a worker in a pipeline could not follow.
 
-    >>> from groundwire.core.errors import bad_request
+    >>> from groundwire.contract.errors import bad_request
     >>> error_text(bad_request([("facts[3].fact_text", "is empty")], "invalid"))
     'INVALID_ARGUMENT: facts[3].fact_text: is empty'
     """
-    from groundwire.core.records import error_message
+    from groundwire.features.records import error_message
 
     return f"{error.code.name}: {error_message(error)}"
 

@@ -8,18 +8,12 @@ from typing import IO, TYPE_CHECKING, Any
 
 from groundwire.cli.connection import open_client
 from groundwire.cli.errors import InputError
-from groundwire.cli.io import (
-    add_fact_options,
-    decode,
-    parse_fact_file,
-    read_bytes,
-    read_text_file,
-)
+from groundwire.cli.io import add_fact_options, decode, parse_fact_file, read_bytes, read_text_file
 from groundwire.cli.render import render_grounding, style_for, width_for
-from groundwire.core.records import generate_record
+from groundwire.features.records import generate_record
 
 if TYPE_CHECKING:
-    from groundwire.core.requests import FactLike
+    from groundwire.contract.requests import FactLike
 
 DESCRIPTION = """\
 Generate an answer grounded in the given facts (--fact, --fact-file) and/or Google Search
@@ -73,7 +67,7 @@ def _prompt(args: argparse.Namespace, stdin: IO[Any] | None) -> str:
 
 def run(args: argparse.Namespace, stdin: IO[Any] | None, stdout: IO[str]) -> int:
     """Runs `generate`: prints the answer (streaming it with --stream), then its grounding."""
-    from groundwire.core.stream_merge import StreamMerge  # protobuf: not for `--help`
+    from groundwire.features.stream_merge import StreamMerge  # protobuf: not for `--help`
 
     prompt = _prompt(args, stdin)
     options = _options(args)

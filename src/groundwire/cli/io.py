@@ -12,10 +12,10 @@ from dataclasses import dataclass, field
 from typing import IO, TYPE_CHECKING, Any
 
 from groundwire.cli.errors import InputError
-from groundwire.core.batch_spec import BY_COMMAND
+from groundwire.features.batch_spec import BY_COMMAND
 
 if TYPE_CHECKING:
-    from groundwire.core.requests import FactLike
+    from groundwire.contract.requests import FactLike
 
 ANSWER_KEYS = BY_COMMAND["check"].text_keys
 CONTENT_KEYS = BY_COMMAND["corroborate"].text_keys

@@ -14,14 +14,8 @@ import tempfile
 from collections.abc import Mapping
 from typing import Any
 
-from groundwire.cli.resume import (
-    OutputRecord,
-    OutputState,
-    ResumePlan,
-    parse_record,
-    read_state,
-    record_line,
-)
+from groundwire.cli.resume import OutputRecord, OutputState, ResumePlan, parse_record, read_state
+from groundwire.features.records import record_line
 
 
 def read_output(path: str, *, retry_failed: bool, score_name: str) -> OutputState:

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import IO, TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from groundwire.core.results import (
+    from groundwire.contract.results import (
         CheckGroundingResult,
         Chunk,
         Claim,
@@ -158,7 +158,7 @@ def _why_no_score(result: CheckGroundingResult) -> str:
 def render_check(result: CheckGroundingResult, style: Style, width: int = DEFAULT_WIDTH) -> str:
     """The answer with its claims marked, each claim's score and citations, the support score.
 
-    >>> from groundwire.core.results import CheckGroundingResult
+    >>> from groundwire.contract.results import CheckGroundingResult
     >>> print(render_check(CheckGroundingResult("Hi.", None, (), (), None), Style()))
     Answer
       Hi.

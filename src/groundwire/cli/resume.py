@@ -14,7 +14,6 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any
 
 from groundwire.cli.batch_input import InputLine
 
@@ -197,12 +196,3 @@ def counted(count: int, noun: str) -> str:
     ('1 record', '3 failures')
     """
     return f"{count} {noun}" if count == 1 else f"{count} {noun}s"
-
-
-def record_line(record: dict[str, Any]) -> bytes:
-    r"""One output line: compact JSON (UTF-8, not escaped) and a newline.
-
-    >>> record_line({"line": 3, "key": "ab", "id": "q-3", "result": {"support_score": 0.9}})
-    b'{"line":3,"key":"ab","id":"q-3","result":{"support_score":0.9}}\n'
-    """
-    return (json.dumps(record, ensure_ascii=False, separators=(",", ":")) + "\n").encode()

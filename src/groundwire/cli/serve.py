@@ -9,7 +9,7 @@ import sys
 from typing import IO, TYPE_CHECKING, Any
 
 from groundwire.cli.errors import CliError, InputError
-from groundwire.core.errors import StatusCode
+from groundwire.contract.errors import StatusCode
 from groundwire.emulator.limits import DEFAULT_JUDGE_CONCURRENCY, DEFAULT_JUDGE_TIMEOUT
 
 if TYPE_CHECKING:
@@ -191,7 +191,7 @@ def _control_options(args: argparse.Namespace) -> ControlOptions:
 
 def _cassette(args: argparse.Namespace) -> RecordOptions | ReplayOptions | None:
     """What --record or --replay asks for, checked before anything listens."""
-    from groundwire.core.errors import GroundwireError
+    from groundwire.contract.errors import GroundwireError
     from groundwire.emulator.cassette import read_cassette
     from groundwire.emulator.recorder import LOOPBACK_ONLY, RecordOptions, Upstream
     from groundwire.emulator.replay import ReplayOptions
@@ -299,7 +299,7 @@ def run(args: argparse.Namespace, stdin: IO[Any] | None, stdout: IO[str]) -> int
         faults = FaultPolicy(
             rate=args.fault_rate, codes=codes, latency_ms=args.latency, seed=args.fault_seed
         )
-    from groundwire.core.client_options import ConfigurationError
+    from groundwire.contract.errors import ConfigurationError
     from groundwire.emulator.judges import Judge
     from groundwire.emulator.limits import Limits
     from groundwire.emulator.server import ServeError, serve

@@ -1,1 +1,1 @@
-"""The pure core: request checks, offsets, errors and retry timing, shared by every transport."""
+"""Old home of the contract: the public paths that the docs use, kept as re-exports."""

@@ -20,8 +20,8 @@ from typing import TYPE_CHECKING, Any
 from groundwire.emulator.limits import DEFAULT_JUDGE_CONCURRENCY, DEFAULT_JUDGE_TIMEOUT
 
 if TYPE_CHECKING:
-    from groundwire.aio import AsyncGroundingClient
-    from groundwire.client import GroundingClient
+    from groundwire.client.aio import AsyncGroundingClient
+    from groundwire.client.sync import GroundingClient
     from groundwire.emulator.control import ControlOptions
     from groundwire.emulator.faults import FaultPolicy
     from groundwire.emulator.judges import UserJudge
@@ -56,13 +56,13 @@ class Emulator:
 
     def client(self, **kwargs: Any) -> GroundingClient:
         """A `GroundingClient` for this emulator; `kwargs` go to its constructor."""
-        from groundwire.client import GroundingClient
+        from groundwire.client.sync import GroundingClient
 
         return GroundingClient(**self._client_arguments(kwargs))
 
     def async_client(self, **kwargs: Any) -> AsyncGroundingClient:
         """An `AsyncGroundingClient` for this emulator; `kwargs` go to its constructor."""
-        from groundwire.aio import AsyncGroundingClient
+        from groundwire.client.aio import AsyncGroundingClient
 
         return AsyncGroundingClient(**self._client_arguments(kwargs))
 
@@ -146,7 +146,7 @@ class Emulator:
         import urllib.error
         import urllib.request
 
-        from groundwire.core.error_codecs import error_from_http
+        from groundwire.wire.error_codecs import error_from_http
 
         data = None if body is None else json.dumps(body).encode()
         request = urllib.request.Request(

@@ -26,9 +26,7 @@ from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 from urllib.parse import parse_qs
 
-from groundwire.core.browsers import json_content_type, origin_allowed
-from groundwire.core.error_codecs import error_to_json
-from groundwire.core.errors import (
+from groundwire.contract.errors import (
     FailedPrecondition,
     GroundwireError,
     InvalidArgument,
@@ -37,9 +35,11 @@ from groundwire.core.errors import (
     Unimplemented,
     bad_request,
 )
+from groundwire.emulator.browsers import json_content_type, origin_allowed
 from groundwire.emulator.http_server import Handler, HttpRequest, Reply
 from groundwire.emulator.journal import PAGE_ENTRIES
 from groundwire.emulator.stubs import parse_stub, stub_size
+from groundwire.wire.error_codecs import error_to_json
 
 PREFIX = "/groundwire/v1/"
 STUBS = PREFIX + "stubs"

@@ -26,8 +26,8 @@ from typing import Any, Literal, Protocol
 from google.protobuf import json_format
 from google.protobuf.message import Message
 
-from groundwire.core.apis import Method
-from groundwire.core.errors import Internal
+from groundwire.contract.apis import Method
+from groundwire.contract.errors import Internal
 from groundwire.emulator import service
 from groundwire.emulator.engine import BatchJudge
 from groundwire.emulator.outcomes import Piece, Step
@@ -97,7 +97,7 @@ class Switchboard:
     """Decides who answers each call: the answerers in order, then the engine (with `judge`).
 
     Example:
-        >>> from groundwire.core.apis import method
+        >>> from groundwire.contract.apis import method
         >>> check = method("discoveryengine", "v1", "CheckGrounding")
         >>> from groundwire.emulator.outcomes import outcome_from_json
         >>> canned = outcome_from_json(check, {"response": {"supportScore": 0.25}})

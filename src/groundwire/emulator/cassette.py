@@ -31,11 +31,10 @@ from typing import Any
 
 from google.protobuf import json_format
 
-from groundwire.cli.resume import record_line
-from groundwire.core.apis import Method, all_methods
-from groundwire.core.client_options import ConfigurationError
-from groundwire.core.errors import GroundwireError
+from groundwire.contract.apis import Method, all_methods
+from groundwire.contract.errors import ConfigurationError, GroundwireError
 from groundwire.emulator.outcomes import Outcome, outcome_from_json, outcome_to_json
+from groundwire.features.records import record_line
 
 VERSION = 1
 """The cassette format's version, in its header line."""
@@ -83,7 +82,7 @@ def exchange_line(exchange: Exchange, transport: str) -> bytes:
     r"""The cassette line of `exchange`, received over `transport` (grpc or rest).
 
     Example:
-        >>> from groundwire.core.apis import method
+        >>> from groundwire.contract.apis import method
         >>> from groundwire.emulator.outcomes import Piece
         >>> check = method("discoveryengine", "v1", "CheckGrounding")
         >>> response = check.response_class(support_score=0.5)

@@ -1,7 +1,7 @@
 """What a browser may do with the emulator's REST port: the Host it names, and CORS.
 
 `with_host_check` answers 403 to a request whose Host is not the emulator's own
-(`groundwire.core.browsers.host_allowed`), on every path: a page that rebinds its own name
+(`groundwire.emulator.browsers.host_allowed`), on every path: a page that rebinds its own name
 to loopback can then read nothing, neither the journal nor a recorder's answers.
 
 CORS is off unless origins are given (`serve --cors-origin ORIGIN`, repeatable; `*` allows
@@ -15,11 +15,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from groundwire.core.browsers import host_allowed, origin_allowed
-from groundwire.core.error_codecs import error_to_json
-from groundwire.core.errors import PermissionDenied
+from groundwire.contract.errors import PermissionDenied
+from groundwire.emulator.browsers import host_allowed, origin_allowed
 from groundwire.emulator.http_server import Handler, HttpRequest, Reply
 from groundwire.emulator.service import UNFINISHED_CLAIMS_HEADER
+from groundwire.wire.error_codecs import error_to_json
 
 ALLOWED_METHODS = "GET, POST, DELETE, OPTIONS"
 MAX_AGE_SECONDS = 600

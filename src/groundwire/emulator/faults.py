@@ -11,7 +11,7 @@ import random
 import threading
 from dataclasses import dataclass
 
-from groundwire.core.errors import GroundwireError, StatusCode, error_type_for
+from groundwire.contract.errors import GroundwireError, StatusCode, error_type_for
 
 RETRY_DELAY_SECONDS = 0.1
 """The wait a RESOURCE_EXHAUSTED fault asks for in its RetryInfo detail."""

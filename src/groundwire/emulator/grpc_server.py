@@ -30,23 +30,23 @@ import grpc
 from google.protobuf import descriptor, descriptor_pool
 from google.protobuf.message import DecodeError, Message
 
-from groundwire.core.apis import Method, all_methods
-from groundwire.core.bodies import MAX_MESSAGE_BYTES
-from groundwire.core.error_codecs import error_to_status_proto
-from groundwire.core.errors import (
+from groundwire.contract.apis import Method, all_methods
+from groundwire.contract.errors import (
     DeadlineExceeded,
     GroundwireError,
     Internal,
     InvalidArgument,
     ResourceExhausted,
 )
-from groundwire.core.validation import raise_if_any
+from groundwire.contract.validation import raise_if_any
 from groundwire.emulator import prescan
 from groundwire.emulator.answering import Call, Switchboard, received_now, unary_piece
 from groundwire.emulator.faults import FaultInjector, FaultPolicy
 from groundwire.emulator.limits import MAX_BODY_BYTES, Limits
 from groundwire.emulator.outcomes import Ending, Step
 from groundwire.emulator.serving import Activity, PortInUse
+from groundwire.wire.bodies import MAX_MESSAGE_BYTES
+from groundwire.wire.error_codecs import error_to_status_proto
 
 MAX_REQUEST_BYTES = MAX_BODY_BYTES
 """As for REST bodies: room for the largest legal request (200 facts of 10,000 four-byte
@@ -543,7 +543,7 @@ def _reflection_pool() -> descriptor_pool.DescriptorPool:
     from grpc_health.v1 import health_pb2
     from grpc_reflection.v1alpha import reflection_pb2
 
-    from groundwire.core.apis import service_descriptor
+    from groundwire.contract.apis import service_descriptor
 
     pool = descriptor_pool.DescriptorPool()
     added: set[str] = set()

@@ -25,8 +25,7 @@ from urllib.parse import unquote
 
 import h11
 
-from groundwire.core.error_codecs import error_to_json
-from groundwire.core.errors import (
+from groundwire.contract.errors import (
     DeadlineExceeded,
     GroundwireError,
     InvalidArgument,
@@ -34,9 +33,10 @@ from groundwire.core.errors import (
     Unavailable,
     bad_request,
 )
-from groundwire.core.scrubber import scrub_secrets
+from groundwire.contract.scrubber import scrub_secrets
 from groundwire.emulator.limits import Limits
 from groundwire.emulator.serving import Activity
+from groundwire.wire.error_codecs import error_to_json
 
 MAX_HEAD_BYTES = 64 * 1024
 """A request line and headers above this are refused with 431."""

@@ -21,8 +21,8 @@ from typing import TYPE_CHECKING, Any
 
 from google.protobuf import json_format
 
-from groundwire.core.apis import Method, all_methods
-from groundwire.core.scrubber import REDACTED, scrub_secrets
+from groundwire.contract.apis import Method, all_methods
+from groundwire.contract.scrubber import REDACTED, scrub_secrets
 
 if TYPE_CHECKING:
     from groundwire.emulator.answering import Call
@@ -112,7 +112,7 @@ def entry_for(call: Call) -> Entry:
     """The journal's entry for `call`, its metadata bounded and scrubbed of secrets.
 
     Example:
-        >>> from groundwire.core.apis import method
+        >>> from groundwire.contract.apis import method
         >>> from groundwire.emulator.answering import Call
         >>> check = method("discoveryengine", "v1", "CheckGrounding")
         >>> call = Call(check, check.request_class(), "grpc", (("authorization", "Bearer x"),))
@@ -228,7 +228,7 @@ class Journal:
         entries follow: pass it back as `after` (the admin API's `pageToken`) for the next.
 
         Example:
-            >>> from groundwire.core.apis import method
+            >>> from groundwire.contract.apis import method
             >>> check = method("discoveryengine", "v1", "CheckGrounding").grpc_path
             >>> journal = Journal()
             >>> for number in range(3):

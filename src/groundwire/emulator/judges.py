@@ -26,8 +26,7 @@ import threading
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from groundwire.core.client_options import ConfigurationError
-from groundwire.core.errors import DeadlineExceeded, Internal
+from groundwire.contract.errors import ConfigurationError, DeadlineExceeded, Internal
 from groundwire.emulator.engine.grounding import BatchJudge, ClaimsAndPassages
 from groundwire.emulator.limits import DEFAULT_JUDGE_CONCURRENCY, DEFAULT_JUDGE_TIMEOUT
 from groundwire.emulator.serving import LoopThread

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from groundwire.core.apis import Method
-from groundwire.core.errors import bad_request
+from groundwire.contract.apis import Method
+from groundwire.contract.errors import bad_request
 
 DISCOVERY_ENGINE_LOCATIONS = frozenset({"global", "us", "eu"})
 """Discovery Engine's locations: the global one and the two multi-regions."""
@@ -61,7 +61,7 @@ def check_location(method: Method, request: object) -> None:
     """Raises InvalidArgument when the request's resource names a location its API lacks.
 
     Example:
-        >>> from groundwire.core.apis import method
+        >>> from groundwire.contract.apis import method
         >>> check = method("discoveryengine", "v1", "CheckGrounding")
         >>> name = "projects/p/locations/mars/groundingConfigs/default_grounding_config"
         >>> try:

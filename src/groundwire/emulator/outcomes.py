@@ -28,9 +28,9 @@ from typing import Any
 from google.protobuf import json_format
 from google.protobuf.message import Message
 
-from groundwire.core.apis import Method
-from groundwire.core.error_codecs import error_from_http, error_to_json
-from groundwire.core.errors import GroundwireError, StatusCode, bad_request, status_to_http
+from groundwire.contract.apis import Method
+from groundwire.contract.errors import GroundwireError, StatusCode, bad_request, status_to_http
+from groundwire.wire.error_codecs import error_from_http, error_to_json
 
 MAX_DELAY_MS = 600_000
 """The longest delay an outcome may ask for (10 minutes): long enough to outlast any deadline."""
@@ -69,7 +69,7 @@ class Outcome:
     """A call's answer: `pieces` in order, then `ending` if the call does not end normally.
 
     Example:
-        >>> from groundwire.core.apis import method
+        >>> from groundwire.contract.apis import method
         >>> check = method("discoveryengine", "v1", "CheckGrounding")
         >>> outcome = outcome_from_json(check, {"response": {"supportScore": 0.25}, "delayMs": 5})
         >>> [type(step).__name__ for step in outcome.steps()], outcome.delay_seconds
@@ -101,7 +101,7 @@ def outcome_from_json(method: Method, data: Mapping[str, Any], field: str = "") 
     BadRequest detail.
 
     Example:
-        >>> from groundwire.core.apis import method
+        >>> from groundwire.contract.apis import method
         >>> check = method("discoveryengine", "v1", "CheckGrounding")
         >>> outcome = outcome_from_json(check, {"error": {"code": "UNAVAILABLE", "message": "x"}})
         >>> outcome.ending.error.code.name
@@ -132,7 +132,7 @@ def outcome_to_json(outcome: Outcome) -> dict[str, Any]:
     """The JSON of `outcome`, as `outcome_from_json` reads it (a stream when not one piece).
 
     Example:
-        >>> from groundwire.core.errors import Unavailable
+        >>> from groundwire.contract.errors import Unavailable
         >>> outcome_to_json(Outcome((), Ending(Unavailable("try later"))))
         {'error': {'code': 'UNAVAILABLE', 'message': 'try later'}}
     """

@@ -5,7 +5,7 @@ but gigabytes of message objects, and as many Python objects in JSON. So both se
 bytes first, protobuf's wire format for gRPC and the JSON text for REST, counting the elements
 of the fact lists, reading only the texts that may be over their limit, and stopping at the
 first list over its limit, or once a request holds more than `MAX_REQUEST_VALUES` fields or
-JSON values. What is over a limit is refused with the wording of `groundwire.core.validation`;
+JSON values. What is over a limit is refused with the wording of `groundwire.contract.validation`;
 a request within the limits is then built and checked in full by its spec, as before.
 
 The scan is no parser: on malformed bytes it stops and finds nothing, and the parser that
@@ -23,9 +23,9 @@ from typing import cast
 
 from google.protobuf.descriptor import Descriptor, FieldDescriptor
 
-from groundwire.core import validation
-from groundwire.core.apis import Method
-from groundwire.core.validation import Violation
+from groundwire.contract import validation
+from groundwire.contract.apis import Method
+from groundwire.contract.validation import Violation
 from groundwire.emulator.limits import MAX_REQUEST_VALUES
 
 _INLINE_FACTS = "grounding_spec.grounding_sources.inline_source.grounding_facts"
@@ -99,7 +99,7 @@ def wire_violations(method: Method, raw: bytes) -> list[Violation]:
     r"""What a request in protobuf wire format breaks, found without building it.
 
     Example:
-        >>> from groundwire.core.apis import method
+        >>> from groundwire.contract.apis import method
         >>> check = method("discoveryengine", "v1", "CheckGrounding")
         >>> wire_violations(check, b"\x1a\x00" * 1_000)  # facts: 1,000 empty ones
         [('facts', 'has more than 200 facts; at most 200 are allowed')]
@@ -242,7 +242,7 @@ def json_violations(method: Method, body: bytes) -> list[Violation]:
     """What a REST body breaks (one request, or an array of them for a stream), found unparsed.
 
     Example:
-        >>> from groundwire.core.apis import method
+        >>> from groundwire.contract.apis import method
         >>> check = method("discoveryengine", "v1", "CheckGrounding")
         >>> json_violations(check, b'{"facts": [' + b"{}," * 300 + b'{}]}')
         [('facts', 'has more than 200 facts; at most 200 are allowed')]

@@ -3,7 +3,7 @@
 The upstream is Google (`Upstream()`: its endpoints for the request's location, with
 Application Default Credentials) or any server (`Upstream("HOST:PORT")`: another emulator,
 in clear text on loopback and without credentials). Both are reached by groundwire's own
-client code (`groundwire._factory.make_transport`), so the client's safety rules hold:
+client code (`groundwire.client.factory.make_transport`), so the client's safety rules hold:
 credentials travel only over TLS, to Google's endpoints or to an endpoint given together
 with credentials. The serving process holds them; its own clients send none, and their
 metadata (authorization, cookies, ...) is neither forwarded nor recorded.
@@ -24,12 +24,11 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from groundwire.core.addresses import check_location, is_loopback
-from groundwire.core.apis import Method
-from groundwire.core.client_options import ConfigurationError
-from groundwire.core.endpoints import EMULATOR_GRPC_ENV, EMULATOR_REST_ENV
-from groundwire.core.errors import GroundwireError
-from groundwire.core.spec import route, spec_for
+from groundwire.client.endpoints import EMULATOR_GRPC_ENV, EMULATOR_REST_ENV
+from groundwire.contract.addresses import check_location, is_loopback
+from groundwire.contract.apis import Method
+from groundwire.contract.errors import ConfigurationError, GroundwireError
+from groundwire.contract.spec import route, spec_for
 from groundwire.emulator.answering import Call
 from groundwire.emulator.cassette import CassetteWriter, Exchange
 from groundwire.emulator.outcomes import Ending, Outcome, Piece, Step
@@ -80,8 +79,8 @@ class Upstream:
         credentials over clear text), and `Unauthenticated` when Google is the upstream and
         no Application Default Credentials are found.
         """
-        from groundwire._base import _Settings
-        from groundwire._factory import make_transport
+        from groundwire.client.factory import make_transport
+        from groundwire.client.settings import Settings
 
         if self.endpoint is None:
             set_here = [
@@ -92,7 +91,7 @@ class Upstream:
                     f"{set_here[0]} is set, so the upstream 'google' would be that emulator; "
                     "unset it to record from Google, or name the server as the upstream"
                 )
-        settings = _Settings(
+        settings = Settings(
             transport="grpc",
             endpoint=self.endpoint,
             rest_endpoint=None,
@@ -208,7 +207,7 @@ def _location(method: Method, request: Any) -> str:
     An `InvalidArgument` names a location that is not shaped like one, before any host is built.
 
     Example:
-        >>> from groundwire.core.apis import method
+        >>> from groundwire.contract.apis import method
         >>> corroborate = method("aiplatform", "v1", "CorroborateContent")
         >>> _location(corroborate, corroborate.request_class(parent="projects/p/locations/eu"))
         'eu'

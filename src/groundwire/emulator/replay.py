@@ -18,7 +18,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from groundwire.core.errors import FailedPrecondition
+from groundwire.contract.errors import FailedPrecondition
 from groundwire.emulator.answering import Call
 from groundwire.emulator.cassette import Exchange, read_cassette, request_key
 from groundwire.emulator.outcomes import Ending, Outcome, Piece
@@ -109,7 +109,7 @@ def paced(outcome: Outcome, speed: float) -> Outcome:
     """`outcome` with its delays divided by `speed` (0: none at all).
 
     Example:
-        >>> from groundwire.core.errors import Unavailable
+        >>> from groundwire.contract.errors import Unavailable
         >>> paced(Outcome((), Ending(Unavailable("x"), delay_seconds=2.0), 1.0), 2).delay_seconds
         0.5
     """

@@ -26,16 +26,15 @@ from typing import Any, TypeVar
 
 from google.protobuf.message import Message
 
-from groundwire.core.apis import Method, all_methods
-from groundwire.core.error_codecs import error_to_json
-from groundwire.core.errors import (
+from groundwire.contract.apis import Method, all_methods
+from groundwire.contract.errors import (
     GroundwireError,
     Internal,
     NotFound,
     Unimplemented,
     bad_request,
 )
-from groundwire.core.validation import raise_if_any
+from groundwire.contract.validation import raise_if_any
 from groundwire.emulator import prescan
 from groundwire.emulator.answering import Call, Switchboard, received_now, unary_piece
 from groundwire.emulator.faults import FaultInjector, FaultPolicy
@@ -52,6 +51,7 @@ from groundwire.emulator.rest_transcoding import (
     stream_frame,
     system_parameters,
 )
+from groundwire.wire.error_codecs import error_to_json
 
 DEFAULT_THREADS = 8
 _JSON = "application/json"

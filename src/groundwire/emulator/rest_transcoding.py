@@ -1,6 +1,6 @@
 """The server's half of REST transcoding: route a request, read its body, frame streamed answers.
 
-The client's half (`groundwire.core.transcoding`) writes what this module reads, from the same
+The client's half (`groundwire.contract.transcoding`) writes what this module reads, from the same
 `google.api.http` rules; the REST gateway and the test servers are its only users.
 """
 
@@ -15,9 +15,9 @@ from urllib.parse import parse_qsl
 
 from google.protobuf import json_format, message
 
-from groundwire.core.apis import Method
-from groundwire.core.errors import bad_request
-from groundwire.core.transcoding import decode_message
+from groundwire.contract.apis import Method
+from groundwire.contract.errors import bad_request
+from groundwire.contract.transcoding import decode_message
 
 
 @dataclass(frozen=True)
@@ -58,7 +58,7 @@ def decode_body(
     object is a one-request stream). The text must be strict UTF-8 with no lone surrogate,
     and unknown fields are errors.
 
-    >>> from groundwire.core.apis import method
+    >>> from groundwire.contract.apis import method
     >>> stream = method("discoveryengine", "v1", "StreamGenerateGroundedContent")
     >>> [r.location for r in decode_body(stream, b'[{"location": "a"}, {}]', {"location": "b"})]
     ['b', 'b']

@@ -35,9 +35,9 @@ from typing import Any
 
 from google.protobuf.message import Message
 
-from groundwire.core.apis import Method
-from groundwire.core.errors import FailedPrecondition, NotFound, Unimplemented
-from groundwire.core.spec import spec_for
+from groundwire.contract.apis import Method
+from groundwire.contract.errors import FailedPrecondition, NotFound, Unimplemented
+from groundwire.contract.spec import spec_for
 from groundwire.emulator.engine import BatchJudge, Fact, WorkBudget, generate_answer
 from groundwire.emulator.engine import check_grounding as check_answer
 from groundwire.emulator.locations import check_location
@@ -85,7 +85,7 @@ def handle_unary(method: Method, request: Message, *, judge: BatchJudge | None =
     With a `judge`, it scores the claims in the engine's place.
 
     Example:
-        >>> from groundwire.core.apis import method
+        >>> from groundwire.contract.apis import method
         >>> check = method("discoveryengine", "v1", "CheckGrounding")
         >>> request = check.request_class(
         ...     grounding_config="projects/p/locations/global/groundingConfigs/"
@@ -100,7 +100,7 @@ def answer_unary(method: Method, request: Message, *, judge: BatchJudge | None =
     """`handle_unary`, with the count of claims the work budget did not reach.
 
     Example:
-        >>> from groundwire.core.apis import method
+        >>> from groundwire.contract.apis import method
         >>> check = method("discoveryengine", "v1", "CheckGrounding")
         >>> request = check.request_class(
         ...     grounding_config="projects/p/locations/global/groundingConfigs/"
@@ -125,7 +125,7 @@ def handle_stream(
     Each request is checked by the method's spec when its turn comes.
 
     Example:
-        >>> from groundwire.core.apis import method
+        >>> from groundwire.contract.apis import method
         >>> stream = method("discoveryengine", "v1", "StreamGenerateGroundedContent")
         >>> request = stream.request_class(location="projects/p/locations/global")
         >>> _ = request.contents.add(role="user", parts=[{"text": "Hello?"}])

@@ -41,8 +41,13 @@ from typing import Any
 
 import re2
 
-from groundwire.core.apis import Method, all_methods
-from groundwire.core.errors import GroundwireError, InvalidArgument, ResourceExhausted, bad_request
+from groundwire.contract.apis import Method, all_methods
+from groundwire.contract.errors import (
+    GroundwireError,
+    InvalidArgument,
+    ResourceExhausted,
+    bad_request,
+)
 from groundwire.emulator.answering import Call
 from groundwire.emulator.outcomes import Outcome, outcome_from_json
 

@@ -11,9 +11,9 @@ import ssl
 from collections import deque
 from typing import cast
 
-from groundwire.core.http_codec import Event, ProtocolError, ResponseParser
 from groundwire.transports.http1 import check_tunnel, tunnel_request
 from groundwire.transports.routes import Route
+from groundwire.wire.http_codec import Event, ProtocolError, ResponseParser
 
 _PAUSE_BYTES = 1024 * 1024  # body bytes held unread before the socket is no longer read
 _RESUME_BYTES = 256 * 1024

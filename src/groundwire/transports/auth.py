@@ -17,9 +17,9 @@ from google.auth import exceptions as auth_exceptions
 from google.auth import transport as auth_transport
 from google.auth.credentials import Credentials
 
-from groundwire.core.addresses import EndpointError
-from groundwire.core.errors import (
+from groundwire.contract.errors import (
     DeadlineExceeded,
+    EndpointError,
     GroundwireError,
     Unauthenticated,
     Unavailable,

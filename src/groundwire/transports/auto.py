@@ -15,9 +15,8 @@ from typing import Generic, TypeVar
 
 from google.protobuf.message import Message
 
-from groundwire.core.apis import Method
-from groundwire.core.errors import DeadlineExceeded
-from groundwire.core.fallback import FallbackState
+from groundwire.contract.apis import Method
+from groundwire.contract.errors import DeadlineExceeded
 from groundwire.transports.base import (
     AsyncRequests,
     AsyncTransport,
@@ -27,6 +26,7 @@ from groundwire.transports.base import (
     Transport,
     over_rest,
 )
+from groundwire.transports.fallback import FallbackState
 
 logger = logging.getLogger("groundwire")
 

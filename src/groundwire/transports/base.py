@@ -12,9 +12,9 @@ from typing import Protocol
 
 from google.protobuf.message import Message
 
-from groundwire.core.apis import Method
-from groundwire.core.endpoints import is_loopback
-from groundwire.core.errors import ClientClosed, Unavailable, bad_request
+from groundwire.contract.addresses import is_loopback
+from groundwire.contract.apis import Method
+from groundwire.contract.errors import ClientClosed, Unavailable, bad_request
 
 Metadata = Sequence[tuple[str, str]]
 """Per-call metadata as (lowercase name, value) pairs: gRPC metadata, or REST HTTP headers."""

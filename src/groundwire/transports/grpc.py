@@ -16,11 +16,9 @@ from google.auth.credentials import Credentials
 from google.auth.transport.grpc import AuthMetadataPlugin
 from google.protobuf.message import Message
 
-from groundwire.core.apis import Method
-from groundwire.core.bodies import MAX_MESSAGE_BYTES
-from groundwire.core.endpoints import is_loopback
-from groundwire.core.error_codecs import error_from_status
-from groundwire.core.errors import GroundwireError, MessageTooLarge
+from groundwire.contract.addresses import is_loopback
+from groundwire.contract.apis import Method
+from groundwire.contract.errors import GroundwireError, MessageTooLarge
 from groundwire.transports import lifetime
 from groundwire.transports.auth import TokenRequest
 from groundwire.transports.base import (
@@ -30,6 +28,8 @@ from groundwire.transports.base import (
     client_closed,
     refuse_plaintext,
 )
+from groundwire.wire.bodies import MAX_MESSAGE_BYTES
+from groundwire.wire.error_codecs import error_from_status
 
 DEFAULT_OPTIONS: tuple[tuple[str, int], ...] = (
     ("grpc.keepalive_time_ms", 30_000),

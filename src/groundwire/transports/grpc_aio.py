@@ -11,8 +11,8 @@ import grpc
 import grpc.aio
 from google.protobuf.message import Message
 
-from groundwire.core.apis import Method
-from groundwire.core.errors import GroundwireError, Internal
+from groundwire.contract.apis import Method
+from groundwire.contract.errors import GroundwireError, Internal
 from groundwire.transports import lifetime
 from groundwire.transports.base import AsyncRequests, Metadata, as_async_iterator, client_closed
 from groundwire.transports.grpc import (

@@ -15,8 +15,10 @@ import time
 from collections.abc import Generator, Mapping
 from typing import Generic, TypeVar, cast
 
-from groundwire.core.bodies import MAX_RESPONSE_BYTES, BodyDecoder, is_gzip
-from groundwire.core.http_codec import (
+from groundwire.transports.routes import ConnectError, ProxyNotSupported, Route, route_to
+from groundwire.transports.tls import default_ssl_context
+from groundwire.wire.bodies import MAX_RESPONSE_BYTES, BodyDecoder, is_gzip
+from groundwire.wire.http_codec import (
     END,
     Event,
     Headers,
@@ -25,8 +27,6 @@ from groundwire.core.http_codec import (
     ResponseParser,
     encode_request,
 )
-from groundwire.transports.routes import ConnectError, ProxyNotSupported, Route, route_to
-from groundwire.transports.tls import default_ssl_context
 
 IDLE_SECONDS = 30.0
 """How long an idle connection is kept; servers and proxies drop quiet ones after a while."""

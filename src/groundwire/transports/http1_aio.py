@@ -12,8 +12,6 @@ from collections import deque
 from collections.abc import AsyncGenerator, Mapping
 from typing import cast
 
-from groundwire.core.bodies import BodyDecoder, is_gzip
-from groundwire.core.http_codec import END, Event, ProtocolError, ResponseHead, ResponseParser
 from groundwire.transports.aio_connection import Connection
 from groundwire.transports.http1 import (
     IDLE_SECONDS,
@@ -22,6 +20,8 @@ from groundwire.transports.http1 import (
     PoolClosed,
     request_bytes,
 )
+from groundwire.wire.bodies import BodyDecoder, is_gzip
+from groundwire.wire.http_codec import END, Event, ProtocolError, ResponseHead, ResponseParser
 
 
 class AsyncConnectionPool(PoolBase[Connection]):

@@ -1,12 +1,11 @@
 """The blocking REST transport (JSON over HTTP/1.1), for networks where gRPC cannot pass.
 
-Also what the asyncio REST transport shares: URL and header rules, response decoding, and
-connection failures as `GroundwireError`.
+Also what the asyncio REST transport shares: URL and header rules, and connection failures as
+`GroundwireError`.
 """
 
 from __future__ import annotations
 
-import json
 import ssl
 import time
 import urllib.parse
@@ -16,27 +15,17 @@ from typing import Any, Generic, TypeVar
 from google.auth.credentials import Credentials
 from google.protobuf.message import Message
 
-from groundwire.core.addresses import parse_rest_address
-from groundwire.core.apis import Method
-from groundwire.core.bodies import MAX_RESPONSE_BYTES
-from groundwire.core.endpoints import USER_AGENT
-from groundwire.core.error_codecs import error_from_http
-from groundwire.core.errors import (
+from groundwire.contract.addresses import parse_rest_address
+from groundwire.contract.apis import Method
+from groundwire.contract.errors import (
     DeadlineExceeded,
     FailedPrecondition,
     GroundwireError,
-    Internal,
     Unavailable,
     Unknown,
 )
-from groundwire.core.http_codec import ProtocolError
-from groundwire.core.jsonstream import JsonArrayStream
-from groundwire.core.transcoding import (
-    HttpRequest,
-    decode_message,
-    encode_request,
-    encode_stream_request,
-)
+from groundwire.contract.metadata import USER_AGENT
+from groundwire.contract.transcoding import HttpRequest, encode_request, encode_stream_request
 from groundwire.transports import http1, routes
 from groundwire.transports.auth import AccessTokens
 from groundwire.transports.base import (
@@ -47,10 +36,13 @@ from groundwire.transports.base import (
     fixed_requests,
     refuse_plaintext,
 )
+from groundwire.wire.bodies import MAX_RESPONSE_BYTES, decode_response
+from groundwire.wire.error_codecs import error_from_http
+from groundwire.wire.http_codec import ProtocolError
+from groundwire.wire.jsonstream import JsonArrayStream
 
 # Enums as numbers, like Google's own REST clients: values newer than our stubs survive.
 SYSTEM_QUERY = "?%24alt=json%3Benum-encoding%3Dint"
-_EXCERPT = 120
 
 
 def base_url_for(
@@ -75,45 +67,6 @@ def base_url_for(
             allow_remote=allow_remote_plaintext,
         )
     return address.url
-
-
-def decode_response(
-    method: Method, body: bytes, stream_headers: Mapping[str, str] | None = None
-) -> Message:
-    """Decodes a 2xx body; anything but the response message raises `Internal`.
-
-    With `stream_headers`, `body` is a streamed element, and an `{"error": ...}` one raises it.
-    """
-    what = "answered with a body" if stream_headers is None else "streamed an element"
-    try:
-        parsed = json.loads(body)
-    except (ValueError, RecursionError) as error:
-        raise Internal(
-            f"{method.name} {what} that is not valid JSON ({error}){excerpt(body)}"
-        ) from None
-    name = method.response_class.DESCRIPTOR.name
-    if not isinstance(parsed, dict):
-        raise Internal(
-            f"{method.name} answered with a JSON {type(parsed).__name__} instead of "
-            f"a {name} object{excerpt(body)}"
-        )
-    if stream_headers is not None and isinstance(parsed.get("error"), dict) and len(parsed) == 1:
-        status = parsed["error"].get("code")
-        raise error_from_http(status if isinstance(status, int) else 500, body, stream_headers)
-    try:
-        return decode_message(parsed, method.response_class)
-    except GroundwireError as error:
-        raise Internal(
-            f"{method.name} answered with a {name} that does not fit its schema: {error.message}"
-        ) from None
-
-
-def excerpt(body: bytes) -> str:
-    """A short single-line excerpt of a body, for error messages."""
-    text = " ".join(body[: _EXCERPT * 4].decode("utf-8", "replace").split())
-    if not text:
-        return " (empty body)"
-    return f": {text[:_EXCERPT]}…" if len(text) > _EXCERPT else f": {text}"
 
 
 def error_from_wire(error: Exception) -> GroundwireError:
@@ -145,7 +98,7 @@ class MessageStream:
     """The messages of a streamed response body, fed chunk by chunk, within its deadline.
 
     Example:
-        >>> from groundwire.core import apis
+        >>> from groundwire.contract import apis
         >>> method = apis.method("discoveryengine", "v1", "CheckGrounding")
         >>> messages = MessageStream(method, {}, None, time.monotonic, None)
         >>> [type(message).__name__ for message in messages.feed(b'[{"support_score": 0.5}]')]
@@ -154,7 +107,7 @@ class MessageStream:
         >>> list(MessageStream(method, {}, 0.0, time.monotonic, 1.0).feed(b"[{}"))
         Traceback (most recent call last):
         ...
-        groundwire.core.errors.DeadlineExceeded: DEADLINE_EXCEEDED: the stream ran past ...
+        groundwire.contract.errors.DeadlineExceeded: DEADLINE_EXCEEDED: the stream ran past ...
     """
 
     def __init__(

@@ -8,12 +8,13 @@ from collections.abc import AsyncIterator
 
 from google.protobuf.message import Message
 
-from groundwire.core.apis import Method
-from groundwire.core.error_codecs import error_from_http
-from groundwire.core.transcoding import HttpRequest, encode_request, encode_stream_request
+from groundwire.contract.apis import Method
+from groundwire.contract.transcoding import HttpRequest, encode_request, encode_stream_request
 from groundwire.transports import http1, http1_aio
 from groundwire.transports.base import AsyncRequests, Metadata, fixed_requests
-from groundwire.transports.rest import MessageStream, RestCalls, decode_response
+from groundwire.transports.rest import MessageStream, RestCalls
+from groundwire.wire.bodies import decode_response
+from groundwire.wire.error_codecs import error_from_http
 
 
 class AsyncRestTransport(RestCalls[http1_aio.AsyncConnectionPool]):

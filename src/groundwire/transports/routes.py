@@ -12,7 +12,7 @@ import urllib.parse
 import urllib.request
 from dataclasses import dataclass, field
 
-from groundwire.core.endpoints import is_loopback
+from groundwire.contract.addresses import is_loopback
 
 
 class ConnectError(Exception):

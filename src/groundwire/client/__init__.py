@@ -1,0 +1,1 @@
+"""GroundingClient, AsyncGroundingClient: settings, endpoints, credentials, interceptors."""

@@ -1,0 +1,1 @@
+"""The contract every layer shares, with no I/O: specs, requests, results, errors, offsets."""

@@ -1,0 +1,1 @@
+"""What the clients' methods return beyond one result: batches, splits, streams, records."""

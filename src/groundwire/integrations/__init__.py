@@ -1,0 +1,1 @@
+"""groundwire inside other tools: Beam, BigQuery, Spark, LangChain, web, pytest."""

@@ -1,0 +1,1 @@
+"""LangChain: the Runnable (`runnable`, needs langchain-core) and documents as facts (pure)."""
