@@ -116,11 +116,11 @@ def test_a_truncated_last_line_is_repaired_and_redone(
 def interrupt_midway(source: Path, out: Path, signum: int) -> int:
     """Starts a paced batch, and sends `signum` once some lines (not all) are written.
 
-    At 2 lines a second, the 30 lines take 15 s: a loaded machine that is slow to notice the
-    first three still signals a run in progress.
+    At 1 line a second, the 30 lines take 30 s: a loaded machine that is slow to notice the
+    first three still signals a run in progress (at 2 a second, one loaded run saw exit 0).
     """
     process = subprocess.Popen(
-        cli_command("batch", "--local", str(source), "-o", str(out), "--rate", "2"),
+        cli_command("batch", "--local", str(source), "-o", str(out), "--rate", "1"),
         env=cli_env(),
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,

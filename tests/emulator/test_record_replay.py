@@ -188,7 +188,9 @@ def test_a_cassette_keeps_each_exchange_with_its_stream_timing(
         _piece("Recorded "),
         _piece("from upstream."),
     ]
-    assert streamed[1]["delayMs"] >= PIECE_GAP_MS
+    # The recorder measures the gap as the pieces reach it; a loaded machine can deliver the
+    # first one late and so shorten it a little (145 of 150 ms was seen), as in the replay test.
+    assert streamed[1]["delayMs"] >= PIECE_GAP_MS * 0.9
     assert exchanges[1]["error"]["code"] == "RESOURCE_EXHAUSTED"
     assert exchanges[1]["error"]["details"] == [RETRY_INFO]
 
