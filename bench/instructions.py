@@ -49,25 +49,23 @@ MODES = {
 WORKLOADS = tuple(name for name in contenders.WORKLOADS if name != "long")
 GATE = 1.05
 GATES: dict[tuple[str, str], float] = {
-    ("sync", "score-user"): 1.082,
-    ("sync", "score-one"): 1.077,
     ("sync", "full-one"): 1.10,
-    ("asyncio", "full-one"): 1.090,
+    ("asyncio", "full-one"): 1.077,
 }
 """Cells whose profile showed 1.05× out of reach (issue 38's note): (mode, workload) -> the
 achieved ratio + 2%, never above 1.10×. What remains there, per call (callgrind, main thread):
 
-- sync score-user, score-one (1.062×, 1.057×): groundwire runs 17-19k instructions more than the
-  stub, 15.5k of them in the bytecode loop. A score read builds the result and its two lazy
-  sequences (8k with `len(claims)`); the rest is the call's plan around the one stub call
-  (prepare, Attempts, the interceptor chain, the transport's fork token, finish): 915
-  bytecodes of groundwire's own Python on a score call against the stub user's 206.
-- full-one (sync 1.124×, asyncio 1.070×): the read of one claim builds the result, two lazy
+- full-one (sync 1.111×, asyncio 1.057×): the gap is the read. With the gRPC call replaced by
+  the canned answer, groundwire's result and full read of one claim cost 69.7k instructions
+  against the stub user's 37.5k (one loop over the raw message): the result, two lazy
   sequences, the shared UTF-16 converter, the claim and three chunk views, one Python object
-  each (about 20k); the stub user runs one loop. The C work (one answer encode, two chunk
-  decodes, the claim's text) is the same. Sync adds the plan's 10k: it stays over its 1.10×
-  gate until the sync call's plan sheds about 10k instructions (the asyncio plan already
-  costs 4k less than grpc.aio's stub call).
+  each (`contract/results.py` `_check_claims`, `chunks.py` `chunks_of`). The C work (one
+  answer encode, two chunk decodes, the claim's text) is the same. The call's plumbing (the
+  method's frame, prepare, `Attempts`, `with`, the transport's fork token: 17.8k in the same
+  harness) is paid back by a cheaper gRPC path (groundwire's unregistered method call costs
+  14k less than the generated stub's registered one) and a request build 2.4k under the
+  stub's. So sync full-one passes its 1.10× cap only once the full read sheds 3.5k
+  instructions, and reaches 1.08× once it sheds 10k.
 """
 GROWTH = 1.01
 """A cell's groundwire count may grow by at most 1% over the committed one."""

@@ -123,7 +123,9 @@ class ClientBase:
         self._transports: dict[str, Any] = {}
         self._closed = False
         self._lock = self._new_lock()
-        self._chain = Chain([*interceptors, *call_logging(log_bodies)])
+        observers = [*interceptors, *call_logging(log_bodies)]
+        self._chain = Chain(observers) if observers else None
+        """The interceptors every call runs through (None: none, and no call pays for them)."""
 
     @property
     def api_version(self) -> str:

@@ -34,7 +34,7 @@ from groundwire.client.base import ClientBase
 from groundwire.client.interceptors import first_request
 from groundwire.client.settings import CLIENT_RETRY, RetryArgument
 from groundwire.contract import calls
-from groundwire.contract.attempts import Attempts
+from groundwire.contract.attempts import NO_ONE, Attempts
 from groundwire.contract.errors import bad_request
 from groundwire.contract.metadata import MetadataLike, with_metadata
 from groundwire.contract.requests import FactLike, TurnLike
@@ -528,17 +528,14 @@ def prepare(
     """The plan of one call with the user's per-call options, its interceptors started."""
     if metadata:
         call = with_call_metadata(call, metadata)
+    chain = client._chain
+    if chain is None:
+        return client._settings.retrying(timeout, retry, NO_ONE, call, client._explained)
     streaming = type(call) is calls.StreamCall
     request = first_request(call) if streaming else call.request
-    events = client._chain.start(call.method, request, call.metadata, streaming=streaming)
+    events = chain.start(call.method, request, call.metadata, streaming=streaming)
     try:
-        interactive = streaming and call.interactive
-        attempts = client._settings.retrying(
-            timeout, retry, events, method=call.method, interactive=interactive
-        )
+        return client._settings.retrying(timeout, retry, events, call, client._explained)
     except BaseException as failure:  # the interceptors hear that the call could not start
         events.finish(None, failure)
         raise
-    attempts.call = call
-    attempts.explain = client._explained
-    return attempts

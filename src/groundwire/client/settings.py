@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from groundwire.client.logs import log_retry
 from groundwire.client.options import GoogleClientOptions, PoolLimits
 from groundwire.contract import calls
-from groundwire.contract.attempts import NO_ONE, Attempts, Events
+from groundwire.contract.attempts import NO_ONE, Attempts, Events, Explain
 from groundwire.contract.errors import ConfigurationError
 from groundwire.contract.retry import RetryPolicy
 from groundwire.wire.bodies import MAX_RESPONSE_BYTES
@@ -108,22 +108,13 @@ class Settings:
         timeout: float | None,
         retry: RetryArgument = CLIENT_RETRY,
         events: Events = NO_ONE,
-        *,
-        method: Any = None,
-        interactive: bool = False,
+        call: Any = None,
+        explain: Explain | None = None,
     ) -> Attempts:
         """The plan of one call, whose deadline is its own `timeout`, else the client's.
 
-        `events` hear of each attempt; `interactive` marks a stream of live requests.
+        `events` hear of each attempt of `call`; `explain` rewrites the error the caller gets.
         """
         policy = self.retry if retry is CLIENT_RETRY else retry
         budget = self.timeout if timeout is None else checked_timeout(timeout, "timeout")
-        return Attempts(
-            policy,
-            budget,
-            self.random,
-            events,
-            log_retry,
-            method=method,
-            interactive=interactive,
-        )
+        return Attempts(policy, budget, self.random, events, log_retry, call, explain)

@@ -32,7 +32,7 @@ from types import TracebackType
 from typing import Any, Protocol, TypeVar
 
 from groundwire.contract.errors import GroundwireError
-from groundwire.contract.retry import Jitter, Retrying, RetryPolicy
+from groundwire.contract.retry import Deadline, Jitter, RetryPolicy, next_delay
 
 ResponseT = TypeVar("ResponseT")
 Metadata = tuple[tuple[str, str], ...]
@@ -74,15 +74,36 @@ NO_ONE = Unobserved()
 """The events of every call no interceptor sees: it sends the call's own metadata."""
 
 
-class Attempts(Retrying):
-    """The plan of one call: its attempts' timeouts, the waits between them, what is told.
+class Attempts:
+    """The plan of one call: its deadline, its attempts' timeouts, the waits, what is told.
 
     Wrap the whole call in it (`with`), so the events hear how it ended. Per attempt: `send`
     or `stream`, then `got` per response, or `wait_after` the error (raises it if no retry).
-    A stream is not retried once it delivered a response, nor if `interactive`.
+    A stream is not retried once it delivered a response, nor if its requests are live.
+
+    Example:
+        >>> import random
+        >>> from groundwire.wire.error_codecs import error_from_status
+        >>> plan = Attempts(RetryPolicy(), 30.0, random.Random(1), NO_ONE, unlogged,
+        ...                 clock=lambda: 0.0)
+        >>> 0.0 <= plan.after_failure(error_from_status(14, "busy")) <= 0.1
+        True
+        >>> plan.after_failure(error_from_status(14, "busy"), response_received=True)
     """
 
-    __slots__ = ("call", "events", "explain", "interactive", "last", "log", "method", "received")
+    __slots__ = (
+        "_clock",
+        "_expires_at",
+        "attempts",
+        "call",
+        "events",
+        "explain",
+        "last",
+        "log",
+        "policy",
+        "received",
+        "rng",
+    )
 
     def __init__(
         self,
@@ -91,30 +112,45 @@ class Attempts(Retrying):
         rng: Jitter,
         events: Events,
         log: RetryLog,
+        call: Any = None,
+        explain: Explain | None = None,
         *,
-        method: Any = None,
-        interactive: bool = False,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
-        """A call's plan: its deadline `timeout` from now, `events` told of each attempt."""
-        # Retrying.__init__, written out: every call pays for the frame.
+        """A call's plan: its deadline `timeout` from now (or the policy's, when smaller).
+
+        `events` are told of each attempt; `call` is what the attempts send
+        (`groundwire.contract.calls.Call` or `StreamCall`); `explain` rewrites the error the
+        caller gets, given it and the unary request (None: keeps it).
+        """
+        # A float, not a Deadline: most calls succeed at once and never weigh a retry.
         if policy is not None and policy.timeout < timeout:
             timeout = policy.timeout
-        self.policy = policy
         self._expires_at = clock() + timeout
         self._clock = clock
+        self.policy = policy
         self.rng = rng
-        self.attempts = 0
         self.events = events
         self.log = log
-        self.method = method
-        self.interactive = interactive
-        self.received = 0
+        self.call = call
+        self.explain = explain
+        self.attempts = self.received = 0
         self.last: Any = None
-        self.call: Any = None
-        """The call the attempts send (`groundwire.contract.calls.Call` or `StreamCall`)."""
-        self.explain: Explain | None = None
-        """Rewrites the error the caller gets, given it and the unary request (None: keeps it)."""
+
+    @property
+    def deadline(self) -> Deadline:
+        """The call's overall deadline."""
+        return Deadline(self._expires_at, self._clock)
+
+    @property
+    def method(self) -> Any:
+        """The method the call sends (None: no call given)."""
+        return getattr(self.call, "method", None)
+
+    @property
+    def interactive(self) -> bool:
+        """Whether the call streams live requests, which cannot be produced again."""
+        return getattr(self.call, "interactive", False)
 
     def start(self, transport: Any) -> float:
         """Starts an attempt over `transport`; returns its timeout, cut from the deadline."""
@@ -145,6 +181,22 @@ class Attempts(Retrying):
         self.received += 1
         self.last = response
         return response
+
+    def after_failure(
+        self,
+        error: GroundwireError,
+        *,
+        response_received: bool = False,
+        requests_consumed: bool = False,
+    ) -> float | None:
+        """Seconds to wait before the next attempt, or None to raise `error`.
+
+        A stream is not retried once a response has arrived, nor once it consumed requests
+        that cannot be produced again (a live iterator).
+        """
+        if self.policy is None or response_received or requests_consumed:
+            return None
+        return next_delay(self.policy, self.attempts, error, self.deadline, self.rng)
 
     def retry_after(self, error: GroundwireError) -> float | None:
         """The seconds to wait after an attempt failed with `error`; None: no retry."""

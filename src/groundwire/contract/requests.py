@@ -5,6 +5,7 @@ Each builder is the `build` of its RPC's spec (`groundwire.contract.spec`).
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, TypeAlias
 
@@ -27,10 +28,13 @@ TurnLike: TypeAlias = str | tuple[str, str] | Mapping[str, Any] | message.Messag
 """A conversation turn: `"text"` (a user turn), `("model", "text")`, a dict, or a message."""
 
 
+@functools.lru_cache(maxsize=256)
 def resource_name(
     project: str, location: str, kind: str | None = None, name: str | None = None
 ) -> str:
     """`projects/{project}/locations/{location}[/{kind}/{name}]`; a full name passes through.
+
+    Most clients name one or two resources: made once each, as `metadata.call_headers`.
 
     >>> resource_name("p", "global", "groundingConfigs", "default_grounding_config")
     'projects/p/locations/global/groundingConfigs/default_grounding_config'
