@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 
 import pytest
@@ -29,6 +30,24 @@ def test_the_path_comes_from_the_rule_and_path_fields_leave_the_body() -> None:
     http = transcoding.encode_request(CHECK, request)
     assert (http.verb, http.path) == ("POST", f"/v1/{CONFIG}:check")
     assert json.loads(http.body) == {"answerCandidate": "東京です"}
+
+
+def test_a_rule_whose_body_is_one_field_sends_that_field_alone() -> None:
+    rule = dataclasses.replace(CHECK.http, body="grounding_spec")
+    one_field = dataclasses.replace(CHECK, http=rule)
+    spec = {"citation_threshold": 0.6}
+    request = CHECK.request_class(
+        grounding_config=CONFIG, answer_candidate="東京です", grounding_spec=spec
+    )
+    http = transcoding.encode_request(one_field, request)
+    assert (http.verb, http.path) == ("POST", f"/v1/{CONFIG}:check")
+    assert json.loads(http.body) == {"citationThreshold": 0.6}
+
+
+def test_a_rule_with_no_body_sends_none() -> None:
+    no_body = dataclasses.replace(CHECK, http=dataclasses.replace(CHECK.http, body=""))
+    request = CHECK.request_class(grounding_config=CONFIG, answer_candidate="東京です")
+    assert transcoding.encode_request(no_body, request).body == b""
 
 
 def test_a_resource_name_that_does_not_fit_the_rule_names_the_field() -> None:

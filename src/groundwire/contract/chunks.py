@@ -15,14 +15,14 @@ from collections.abc import Container, Iterable, Mapping
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, final
 
-from groundwire.contract.lazy import Given, Record, draft_class, filled
+from groundwire.contract.lazy import Frozen, Given, draft_class, filled
 
 _new = object.__new__
 _NO_METADATA: Mapping[str, str] = MappingProxyType({})
 
 
 @final
-class Chunk(Record):
+class Chunk(Frozen):
     """A piece of evidence a claim cites: the supporting text and where it came from.
 
     `source_metadata` is read-only. `uri`, `title` and `domain` are empty where the API

@@ -16,82 +16,39 @@ from typing import Any, final
 from google.protobuf import message
 
 from groundwire.contract.lazy import (
-    Given,
     LazySequence,
-    PlacedRecord,
+    Placed,
     Record,
     filled,
     optional,
     pick_each,
+    raw_field,
+    utf16_field,
 )
 from groundwire.contract.offsets import OffsetUnit, Utf16Offsets, place_claims
 from groundwire.contract.rendering import CitationRendering, ClaimSpan
 
 
 @final
-class CorroboratedClaim(PlacedRecord):
+class CorroboratedClaim(Record, Placed):
     """A claim of corroborated content and the facts that support it.
 
     `start_index`/`end_index` are what the API sent, in the unit the client was told
     (UTF-8 bytes by default); `start`/`end` index the content text as a Python str.
     """
 
-    __slots__ = (
-        "_raw",
-        "_utf16",
-        "end",
-        "end_index",
-        "fact_indexes",
-        "facts",
-        "offsets_adjusted",
-        "start",
-        "start_index",
-        "text",
-    )
     text: str
     start: int
     end: int
     start_index: int | None
     end_index: int | None
-    fact_indexes: tuple[int, ...]
-    facts: tuple[message.Message, ...]
-    offsets_adjusted: bool
-    _raw: Any  # the raw claim, or what a hand-built one was `Given`
-    _utf16: tuple[int, int] | Utf16Offsets
-
-    def __new__(
-        cls,
-        text: str,
-        start: int,
-        end: int,
-        start_index: int | None,
-        end_index: int | None,
-        start_utf16: int,
-        end_utf16: int,
-        fact_indexes: Sequence[int],
-        facts: Sequence[message.Message],
-        score: float | None,
-        offsets_adjusted: bool = False,
-    ) -> CorroboratedClaim:
-        """A claim built by hand, every position given."""
-        return filled(
-            cls,
-            text=text,
-            start=start,
-            end=end,
-            start_index=start_index,
-            end_index=end_index,
-            fact_indexes=tuple(fact_indexes),
-            facts=tuple(facts),
-            offsets_adjusted=offsets_adjusted,
-            _raw=Given(score=score),
-            _utf16=(start_utf16, end_utf16),
-        )
-
-    @property
-    def score(self) -> float | None:
-        """How well the facts corroborate the claim (None when the API sent none)."""
-        return optional(self._raw, "score")
+    start_utf16: int = utf16_field()
+    end_utf16: int = utf16_field()
+    fact_indexes: Sequence[int]
+    facts: Sequence[message.Message]
+    score: float | None = raw_field()
+    """How well the facts corroborate the claim (None when the API sent none)."""
+    offsets_adjusted: bool = False
 
 
 class CorroborationResult(Record, CitationRendering):
@@ -100,21 +57,10 @@ class CorroborationResult(Record, CitationRendering):
     The rendering methods (`with_citations`, ...) number the request's facts from 1.
     """
 
-    __slots__ = ("claims", "content_text", "corroboration_score", "raw")
     content_text: str
     corroboration_score: float | None
     claims: Sequence[CorroboratedClaim]
     raw: message.Message
-
-    def __new__(
-        cls,
-        content_text: str,
-        corroboration_score: float | None,
-        claims: Sequence[CorroboratedClaim],
-        raw: message.Message,
-    ) -> CorroborationResult:
-        """A result built by hand (its claims are copied into a tuple)."""
-        return filled(cls, content_text, corroboration_score, tuple(claims), raw)
 
     def _rendered_text(self) -> str:
         return self.content_text

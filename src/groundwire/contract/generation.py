@@ -22,73 +22,36 @@ from google.protobuf import message
 
 from groundwire.contract.chunks import Chunk, chunks_of
 from groundwire.contract.lazy import (
-    Given,
     LazySequence,
-    PlacedRecord,
+    Placed,
     Record,
     filled,
     optional,
     pick_each,
+    raw_field,
+    utf16_field,
 )
 from groundwire.contract.offsets import Utf16Offsets, place_claims
 from groundwire.contract.rendering import CitationRendering, ClaimSpan
 
 
 @final
-class GroundingSupport(PlacedRecord):
+class GroundingSupport(Record, Placed):
     """The support for one claim of a generated answer, located in the answer text."""
 
-    __slots__ = (
-        "_raw",
-        "_utf16",
-        "chunk_indices",
-        "chunks",
-        "claim_text",
-        "end",
-        "located",
-        "start",
-    )
     claim_text: str
     start: int
     end: int
-    chunks: tuple[Chunk, ...]
-    chunk_indices: tuple[int, ...]
+    start_utf16: int = utf16_field()
+    end_utf16: int = utf16_field()
+    chunks: Sequence[Chunk]
+    chunk_indices: Sequence[int]
+    score: float | None = raw_field("support_score")
+    """How well the chunks support the claim (None when the API sent none)."""
     located: bool
-    _raw: Any  # the raw support, or what a hand-built one was `Given`
-    _utf16: tuple[int, int] | Utf16Offsets
-
-    def __new__(
-        cls,
-        claim_text: str,
-        start: int,
-        end: int,
-        start_utf16: int,
-        end_utf16: int,
-        chunks: Sequence[Chunk],
-        chunk_indices: Sequence[int],
-        score: float | None,
-        located: bool,
-    ) -> GroundingSupport:
-        """A support built by hand, every position given."""
-        return filled(
-            cls,
-            claim_text=claim_text,
-            start=start,
-            end=end,
-            chunks=tuple(chunks),
-            chunk_indices=tuple(chunk_indices),
-            located=located,
-            _raw=Given(support_score=score),
-            _utf16=(start_utf16, end_utf16),
-        )
-
-    @property
-    def score(self) -> float | None:
-        """How well the chunks support the claim (None when the API sent none)."""
-        return optional(self._raw, "support_score")
 
 
-class _GroundedText(Record, CitationRendering):
+class _GroundedText(CitationRendering):
     """A text and the supports that ground it: what is rendered."""
 
     __slots__ = ()
@@ -115,20 +78,12 @@ class _GroundedText(Record, CitationRendering):
 
 
 @final
-class Candidate(_GroundedText):
+class Candidate(Record, _GroundedText):
     """One generated answer with its grounding.
 
     The rendering methods (`with_citations`, ...) number `support_chunks` from 1.
     """
 
-    __slots__ = (
-        "grounding_score",
-        "grounding_supports",
-        "index",
-        "support_chunks",
-        "text",
-        "web_search_queries",
-    )
     index: int
     text: str
     grounding_score: float | None
@@ -136,72 +91,24 @@ class Candidate(_GroundedText):
     grounding_supports: Sequence[GroundingSupport]
     web_search_queries: Sequence[str]
 
-    def __new__(
-        cls,
-        index: int,
-        text: str,
-        grounding_score: float | None,
-        support_chunks: Sequence[Chunk],
-        grounding_supports: Sequence[GroundingSupport],
-        web_search_queries: Sequence[str],
-    ) -> Candidate:
-        """A candidate built by hand (its sequences are copied into tuples)."""
-        return filled(
-            cls,
-            index=index,
-            text=text,
-            grounding_score=grounding_score,
-            support_chunks=tuple(support_chunks),
-            grounding_supports=tuple(grounding_supports),
-            web_search_queries=tuple(web_search_queries),
-        )
-
 
 _NO_CANDIDATE = Candidate(0, "", None, (), (), ())
 
 
 @final
-class GenerateResult(_GroundedText):
+class GenerateResult(Record, _GroundedText):
     """A generated answer: the first candidate's text and grounding, all candidates, raw.
 
     The rendering methods (`with_citations`, ...) render the first candidate and number
     `support_chunks` from 1.
     """
 
-    __slots__ = (
-        "candidates",
-        "grounding_score",
-        "grounding_supports",
-        "raw",
-        "support_chunks",
-        "text",
-    )
     text: str
     grounding_score: float | None
     support_chunks: Sequence[Chunk]
     grounding_supports: Sequence[GroundingSupport]
     candidates: Sequence[Candidate]
     raw: message.Message
-
-    def __new__(
-        cls,
-        text: str,
-        grounding_score: float | None,
-        support_chunks: Sequence[Chunk],
-        grounding_supports: Sequence[GroundingSupport],
-        candidates: Sequence[Candidate],
-        raw: message.Message,
-    ) -> GenerateResult:
-        """A result built by hand (its sequences are copied into tuples)."""
-        return filled(
-            cls,
-            text=text,
-            grounding_score=grounding_score,
-            support_chunks=tuple(support_chunks),
-            grounding_supports=tuple(grounding_supports),
-            candidates=tuple(candidates),
-            raw=raw,
-        )
 
 
 def generate_result(response: message.Message) -> GenerateResult:
@@ -273,6 +180,7 @@ def placed_supports(
 ) -> tuple[GroundingSupport, ...]:
     """Supports placed in `text` by their claim texts, in one pass; `raws` hold their scores.
 
+    >>> from groundwire.contract.lazy import Given
     >>> unscored = [Given(support_score=None)] * 2
     >>> [s.start for s in placed_supports("Paris. Paris.", ["Paris."] * 2, [(), ()], (), unscored)]
     [0, 7]

@@ -15,24 +15,25 @@ instead of `filled`'s 2.3 (8% of a full call).
 from __future__ import annotations
 
 import inspect
+import re
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import FrozenInstanceError
 from operator import attrgetter, itemgetter
 from types import SimpleNamespace
-from typing import Any, ClassVar, NoReturn, TypeVar, overload
+from typing import Any, ClassVar, NoReturn, TypeVar, dataclass_transform, overload
 
 from groundwire.contract.offsets import Utf16Offsets
 
 T = TypeVar("T")
-R = TypeVar("R", bound="Record")
+R = TypeVar("R", bound="Frozen")
 
 
-class Record:
-    """Base of the result types: slotted, read-only, compared and shown by their public fields.
+class Frozen:
+    """Slotted, read-only, compared and shown by its public fields, ``_fields``.
 
-    Its fields, ``_fields``, are its own ``__new__``'s arguments (else named by the subclass);
-    equality, hashing, ``repr`` and pickling use them, as a frozen dataclass's. Assignment
-    raises `dataclasses.FrozenInstanceError`.
+    Equality, hashing, ``repr`` and pickling use them, as a frozen dataclass's; assignment
+    raises `dataclasses.FrozenInstanceError`. A subclass with its own ``__new__`` has its
+    arguments as fields; a `Record` declares them.
     """
 
     __slots__ = ()
@@ -66,16 +67,163 @@ class Record:
         )
         return f"{type(self).__name__}({shown})"
 
-    def __reduce__(self) -> tuple[type[Record], tuple[Any, ...]]:
+    def __reduce__(self) -> tuple[type[Frozen], tuple[Any, ...]]:
         return type(self), self._values()
+
+
+class _RawField:
+    """A field kept in the raw message (under ``name``), read back by a property."""
+
+    __slots__ = ("name",)
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+
+_UTF16 = object()  # marks the two fields kept as the ``_utf16`` pair
+
+
+def raw_field(name: str = "") -> Any:
+    """Declares a field its raw message holds, as ``name`` (default the field's own name).
+
+    A hand-built record keeps it in the `Given` stored as ``_raw``; a proto3 ``optional``
+    unset, or a field the message lacks, reads None.
+    """
+    return _RawField(name)
+
+
+def utf16_field() -> Any:
+    """Declares ``start_utf16`` or ``end_utf16``, kept as the ``_utf16`` pair of `Placed`."""
+    return _UTF16
+
+
+def _raw_reader(name: str) -> property:
+    def read(self: Any) -> Any:
+        raw = self._raw
+        value = getattr(raw, name, None)  # None where the message has no such field (v1alpha)
+        return value if value or (value is not None and raw.HasField(name)) else None
+
+    return property(read)
+
+
+def _is(kind: str, annotation: object) -> bool:
+    """Whether ``annotation`` (a string or an object) is ``kind[...]``."""
+    return re.match(rf"(\w+\.)*{kind}\[", str(annotation)) is not None
+
+
+@dataclass_transform(frozen_default=True, field_specifiers=(raw_field, utf16_field))
+class _Declared(type):
+    """Makes each `Record` from its annotations: its slots, fields and constructor.
+
+    The constructor takes the fields in order (the parents' first), copies a ``Sequence``
+    into a tuple, keeps `raw_field` fields in a `Given` as ``_raw`` and the `utf16_field`
+    pair as ``_utf16``; it fills a `draft_class`, as a hot builder does.
+    """
+
+    def __new__(
+        mcs, name: str, bases: tuple[type, ...], namespace: dict[str, Any], **kwargs: Any
+    ) -> _Declared:
+        parents = [base for base in bases if isinstance(base, _Declared)]
+        if namespace.get("_draft") or not parents:
+            return super().__new__(mcs, name, bases, namespace, **kwargs)
+        annotations = namespace.get("__annotations__", {})
+        own = {
+            field: namespace.pop(field, inspect.Parameter.empty)
+            for field, annotation in annotations.items()
+            if not _is("ClassVar", annotation)
+        }
+        inherited: dict[str, Any] = {}
+        for parent in parents:
+            inherited |= parent._declared  # type: ignore[attr-defined]
+        declared = inherited | own
+        raws = {
+            field: kind.name or field
+            for field, kind in declared.items()
+            if isinstance(kind, _RawField)
+        }
+        slots = [field for field, kind in own.items() if kind is not _UTF16 and field not in raws]
+        if raws and not any(isinstance(kind, _RawField) for kind in inherited.values()):
+            slots.append("_raw")
+        if any(kind is _UTF16 for kind in own.values()) and _UTF16 not in inherited.values():
+            slots.append("_utf16")
+        for field in own:
+            if field in raws:
+                namespace[field] = _raw_reader(raws[field])
+        namespace["__slots__"] = (*namespace.get("__slots__", ()), *slots)
+        record = super().__new__(mcs, name, bases, namespace, **kwargs)
+        record._declared = declared  # type: ignore[attr-defined]
+        record._fields = tuple(declared)  # type: ignore[attr-defined]
+        record.__new__ = _constructor(record, declared, raws)  # type: ignore[method-assign]
+        return record
+
+
+def _constructor(
+    record: type, declared: dict[str, Any], raws: dict[str, str]
+) -> Callable[..., Any]:
+    """``record``'s ``__new__``, written out as a hand-built one would be (no loop over fields)."""
+    annotations = {**inspect.get_annotations(record)}
+    for base in record.__mro__[1:]:
+        for field, annotation in inspect.get_annotations(base).items():
+            annotations.setdefault(field, annotation)
+    scope: dict[str, Any] = {"_new": object.__new__, "_draft": draft_class(record), "Given": Given}
+    parameters, lines = [], ["    self = _new(_draft)"]
+    for field, kind in declared.items():
+        if kind is inspect.Parameter.empty or kind is _UTF16 or field in raws:
+            parameters.append(field)
+        else:
+            scope[f"_default_{field}"] = kind
+            parameters.append(f"{field}=_default_{field}")
+        if kind is _UTF16 or field in raws:
+            continue
+        value = f"tuple({field})" if _is("Sequence", annotations[field]) else field
+        lines.append(f"    self.{field} = {value}")
+    if raws:
+        given = ", ".join(f"{raw}={field}" for field, raw in raws.items())
+        lines.append(f"    self._raw = Given({given})")
+    if _UTF16 in declared.values():
+        lines.append("    self._utf16 = (start_utf16, end_utf16)")
+    source = "\n".join(
+        [
+            f"def __new__(cls, {', '.join(parameters)}):",
+            *lines,
+            "    self.__class__ = cls",
+            "    return self",
+        ]
+    )
+    exec(source, scope)  # built from the field names only, as dataclasses does
+    constructor: Any = scope["__new__"]
+    constructor.__qualname__ = f"{record.__qualname__}.__new__"
+    constructor.__module__ = record.__module__
+    constructor.__annotations__ = {
+        **{field: annotations[field] for field in declared},
+        "return": record.__name__,
+    }
+    return constructor
+
+
+class Record(Frozen, metaclass=_Declared):
+    """Base of the result types: its fields are its annotations, written once.
+
+    From them come its slots, its constructor (the fields in order, the parents' first) and
+    what is compared, hashed, shown and pickled; see `raw_field` and `utf16_field`.
+
+    >>> class Point(Record):
+    ...     x: int
+    ...     y: int = 0
+    >>> Point(1), Point(1, 2) == Point(x=1, y=2), Point.__slots__
+    (Point(x=1, y=0), True, ('x', 'y'))
+    """
+
+    __slots__ = ()
+    _declared: ClassVar[dict[str, Any]] = {}  # each field and its kind: what the metaclass read
 
 
 def draft_class(record: type[R]) -> type[R]:
     """A writable twin of ``record``: same slots, so a hot builder fills it, then sets its class.
 
     >>> class Point(Record):
-    ...     __slots__ = ("x", "y")
-    ...     _fields = ("x", "y")
+    ...     x: int
+    ...     y: int
     >>> draft = object.__new__(draft_class(Point))
     >>> draft.x, draft.y = 1, 2
     >>> draft.__class__ = Point
@@ -84,6 +232,7 @@ def draft_class(record: type[R]) -> type[R]:
     """
     twin = {
         "__slots__": (),
+        "_draft": True,
         "__setattr__": object.__setattr__,
         "__delattr__": object.__delattr__,  # with __setattr__, keeps slot stores at C speed
         "__module__": record.__module__,
@@ -97,8 +246,8 @@ def filled(record: type[R], *fields: Any, **slots: Any) -> R:
     A check's result, claims and chunks fill a `draft_class` instead, in a quarter of the time.
 
     >>> class Point(Record):
-    ...     __slots__ = ("x", "y")
-    ...     _fields = ("x", "y")
+    ...     x: int
+    ...     y: int
     >>> filled(Point, 1, 2), filled(Point, x=1, y=2)
     (Point(x=1, y=2), Point(x=1, y=2))
     """
@@ -232,11 +381,11 @@ def pick_each(items: tuple[T, ...], index_lists: list[tuple[int, ...]]) -> list[
         return [tuple([at[i] for i in indices if i in at]) for indices in index_lists]
 
 
-class PlacedRecord(Record):
+class Placed:
     """A record placed in a text by `start`/`end` str indices, with UTF-16 offsets on demand.
 
-    Its ``_utf16`` is the (start, end) pair a hand-built record was given, or the converter
-    its response's records share.
+    Its ``_utf16`` is the (start, end) pair a hand-built record was given (its `utf16_field`
+    fields), or the converter its response's records share.
     """
 
     __slots__ = ()

@@ -31,15 +31,14 @@ from groundwire.contract.generation import (
     generate_result,
 )
 from groundwire.contract.lazy import (
-    Given,
     LazySequence,
-    PlacedRecord,
+    Placed,
     Record,
     draft_class,
-    filled,
-    optional,
     optional_column,
     pick_each,
+    raw_field,
+    utf16_field,
 )
 from groundwire.contract.offsets import Utf16Offsets, place_claims
 from groundwire.contract.rendering import CitationRendering, ClaimSpan
@@ -63,7 +62,7 @@ _new = object.__new__
 
 
 @final
-class Claim(PlacedRecord):
+class Claim(Record, Placed):
     """One claim of a checked answer.
 
     `start`/`end` index the answer as a Python str; `start_byte`/`end_byte` are what the
@@ -71,76 +70,21 @@ class Claim(PlacedRecord):
     were snapped onto characters; `located`: they were missing and the claim text was found.
     """
 
-    __slots__ = (
-        "_raw",
-        "_utf16",
-        "citation_indices",
-        "citations",
-        "end",
-        "end_byte",
-        "located",
-        "offsets_adjusted",
-        "start",
-        "start_byte",
-        "text",
-    )
     text: str
     start: int
     end: int
     start_byte: int | None
     end_byte: int | None
-    citations: tuple[Chunk, ...]
-    citation_indices: tuple[int, ...]
-    offsets_adjusted: bool
-    located: bool
-    _raw: Any  # the raw claim, or what a hand-built one was `Given`
-    _utf16: tuple[int, int] | Utf16Offsets
-
-    def __new__(
-        cls,
-        text: str,
-        start: int,
-        end: int,
-        start_byte: int | None,
-        end_byte: int | None,
-        start_utf16: int,
-        end_utf16: int,
-        citations: Sequence[Chunk],
-        citation_indices: Sequence[int],
-        score: float | None,
-        grounding_check_required: bool | None,
-        offsets_adjusted: bool = False,
-        located: bool = False,
-    ) -> Claim:
-        """A claim built by hand, every position given."""
-        return _claim(
-            text,
-            start,
-            end,
-            start_byte,
-            end_byte,
-            tuple(citations),
-            tuple(citation_indices),
-            offsets_adjusted,
-            located,
-            Given(score=score, grounding_check_required=grounding_check_required),
-            (start_utf16, end_utf16),
-        )
-
-    @property
-    def score(self) -> float | None:
-        """How well the cited facts support the claim, 0 to 1 (None when the API sent none)."""
-        raw = self._raw
-        if (
-            isinstance(raw, Given) or "score" in raw.DESCRIPTOR.fields_by_name
-        ):  # v1alpha's claims have none
-            return optional(raw, "score")
-        return None
-
-    @property
-    def grounding_check_required(self) -> bool | None:
-        """False for a claim that needs no facts (a greeting, say); None when unset."""
-        return optional(self._raw, "grounding_check_required")
+    start_utf16: int = utf16_field()
+    end_utf16: int = utf16_field()
+    citations: Sequence[Chunk]
+    citation_indices: Sequence[int]
+    score: float | None = raw_field()
+    """How well the cited facts support the claim, 0 to 1 (None when the API sent none)."""
+    grounding_check_required: bool | None = raw_field()
+    """False for a claim that needs no facts (a greeting, say); None when unset."""
+    offsets_adjusted: bool = False
+    located: bool = False
 
     @property
     def supported(self) -> bool:
@@ -180,23 +124,11 @@ class CheckGroundingResult(Record, CitationRendering):
     The rendering methods (`with_citations`, ...) number `cited_chunks` from 1.
     """
 
-    __slots__ = ("answer_candidate", "cited_chunks", "claims", "raw", "support_score")
     answer_candidate: str
     support_score: float | None
     claims: Sequence[Claim]
     cited_chunks: Sequence[Chunk]
     raw: message.Message
-
-    def __new__(
-        cls,
-        answer_candidate: str,
-        support_score: float | None,
-        claims: Sequence[Claim],
-        cited_chunks: Sequence[Chunk],
-        raw: message.Message,
-    ) -> CheckGroundingResult:
-        """A result built by hand (its claims and chunks are copied into tuples)."""
-        return filled(cls, answer_candidate, support_score, tuple(claims), tuple(cited_chunks), raw)
 
     @property
     def unsupported_claims(self) -> tuple[Claim, ...]:
@@ -297,7 +229,7 @@ def _check_claims(source: tuple[str, Any, LazySequence[Chunk]]) -> tuple[Claim, 
             else:
                 start, end = start_byte, end_byte
             previous_byte = end_byte
-            claim = _new(_ClaimDraft)
+            claim: Any = _new(_ClaimDraft)
             claim.text, claim.start, claim.end = raw_claim.claim_text, start, end
             claim.start_byte, claim.end_byte = start_byte, end_byte
             claim.citation_indices = indices = tuple(raw_claim.citation_indices[:])  # [:]: 2×

@@ -111,22 +111,64 @@ def _resource_violations(method: apis.Method, request: Any) -> list[Violation]:
     return validation.validate_resource_name(getattr(request, field), field)
 
 
-def _long_texts(facts: Any, path: str) -> list[tuple[str, str]]:
-    """The (path, text) of each fact whose `fact_text` may pass the fact length limit.
+def _fact_text(path: str, text: str, api_version: str) -> list[Violation]:
+    return validation.validate_fact_texts([(path, text)])
+
+
+def _answer(path: str, text: str, api_version: str) -> list[Violation]:
+    return validation.validate_answer_candidate(text, api_version, path)
+
+
+INLINE_FACTS = "grounding_spec.grounding_sources.inline_source.grounding_facts"
+FACT_LISTS = frozenset({"facts", INLINE_FACTS})
+"""The fact lists, as unindexed proto paths: at most `validation.MAX_FACTS` elements each."""
+
+TextRule = Callable[[str, str, str], list[Violation]]
+LIMITED_TEXTS: Mapping[str, tuple[int, TextRule]] = {
+    "facts.fact_text": (validation.MAX_FACT_CHARACTERS, _fact_text),
+    "facts.summary": (validation.MAX_FACT_CHARACTERS, _fact_text),
+    "facts.chunk.text": (validation.MAX_FACT_CHARACTERS, _fact_text),
+    f"{INLINE_FACTS}.fact_text": (validation.MAX_FACT_CHARACTERS, _fact_text),
+    "answer_candidate": (validation.MAX_ANSWER_CHARACTERS_V1ALPHA, _answer),
+}
+"""The limited texts by unindexed proto path: (bytes at or below which a text is surely
+within its limit, as no character takes less than a byte; the rule that checks it). The
+specs read the facts' texts from it, the emulator's prescan all of it."""
+
+_FACT_TEXTS = {
+    facts: tuple(path[len(facts) + 1 :] for path in LIMITED_TEXTS if path.startswith(f"{facts}."))
+    for facts in FACT_LISTS
+}
+"""Each fact list's limited texts, as paths within one fact (`chunk.text`)."""
+
+
+def _text_at(fact: Any, path: str) -> str:
+    """The text at `path` within `fact`, or "" where its message has no such field."""
+    value = fact
+    for name in path.split("."):
+        value = getattr(value, name, "")
+    return str(value)
+
+
+def _long_texts(facts: Any, path: str, key: str) -> list[tuple[str, str]]:
+    """The (path, text) of each limited text of the facts at `key` that may pass its limit.
 
     A text has no more characters than its message has bytes: only those past it are decoded.
     """
+    names = _FACT_TEXTS[key]
     return [
-        (f"{path}[{index}].fact_text", fact.fact_text)
+        (f"{path}[{index}].{name}", text)
         for index, fact in enumerate(facts)
         if fact.ByteSize() > validation.MAX_FACT_CHARACTERS
+        for name in names
+        if (text := _text_at(fact, name))
     ]
 
 
-def _fact_violations(facts: Any, path: str) -> list[Violation]:
+def _fact_violations(facts: Any, path: str, key: str = "facts") -> list[Violation]:
     return [
         *validation.validate_fact_count(len(facts), path),
-        *validation.validate_fact_texts(_long_texts(facts, path)),
+        *validation.validate_fact_texts(_long_texts(facts, path, key)),
     ]
 
 
@@ -144,20 +186,12 @@ def _check_grounding_violations(method: apis.Method, request: Any) -> list[Viola
 
 
 def _corroborate_violations(method: apis.Method, request: Any) -> list[Violation]:
-    facts = request.facts
-    texts = []
-    for index, fact in enumerate(facts):  # each text field a fact sets, under its own name
-        if fact.summary:
-            texts.append((f"facts[{index}].summary", fact.summary))
-        if fact.HasField("chunk") and fact.chunk.text:
-            texts.append((f"facts[{index}].chunk.text", fact.chunk.text))
     threshold = request.parameters.citation_threshold if request.HasField("parameters") else None
     content = "".join(part.text for part in request.content.parts)
     return [
         *_resource_violations(method, request),
         *validation.validate_text_given(content, "content"),
-        *validation.validate_fact_count(len(facts)),
-        *validation.validate_fact_texts(texts),
+        *_fact_violations(request.facts, "facts"),
         *validation.validate_citation_threshold(threshold, "parameters.citation_threshold"),
     ]
 
@@ -181,7 +215,9 @@ def _generate_violations(method: apis.Method, request: Any) -> list[Violation]:
             found.append((path, "names no source"))
         elif kind == "inline_source":  # each inline source holds up to 200 facts of its own
             facts = source.inline_source.grounding_facts
-            found.extend(_fact_violations(facts, f"{path}.inline_source.grounding_facts"))
+            found.extend(
+                _fact_violations(facts, f"{path}.inline_source.grounding_facts", INLINE_FACTS)
+            )
     found.extend(validation.validate_user_labels(request.user_labels))
     return found
 

@@ -71,12 +71,22 @@ def path_for(method: Method, request: message.Message) -> str:
 
 
 def encode_request(method: Method, request: message.Message) -> HttpRequest:
-    """Transcodes a unary request: path from the rule, the rest of the message as the JSON body."""
+    """Transcodes a unary request: the path from the rule, the body as the rule's `body` says.
+
+    `body: "*"` sends every field the path does not bind; a field's name sends that field
+    alone, its value as the whole body; `""` sends no body.
+    """
     path = path_for(method, request)
+    body = method.http.body
+    if not body:
+        return HttpRequest(method.http.verb, path, b"")
     body_object = json_format.MessageToDict(request)  # proto3 JSON: lowerCamelCase names
     fields = method.request_class.DESCRIPTOR.fields_by_name
-    for field in method.http.path.fields:
-        body_object.pop(fields[field].json_name, None)
+    if body == "*":
+        for field in method.http.path.fields:
+            body_object.pop(fields[field].json_name, None)
+    else:
+        body_object = body_object.get(fields[body].json_name, {})
     return HttpRequest(
         method.http.verb, path, json.dumps(body_object, separators=(",", ":")).encode()
     )

@@ -25,32 +25,9 @@ from google.protobuf.descriptor import Descriptor, FieldDescriptor
 
 from groundwire.contract import validation
 from groundwire.contract.apis import Method
+from groundwire.contract.spec import FACT_LISTS, LIMITED_TEXTS
 from groundwire.contract.validation import Violation
 from groundwire.emulator.limits import MAX_REQUEST_VALUES
-
-_INLINE_FACTS = "grounding_spec.grounding_sources.inline_source.grounding_facts"
-_FACT_LISTS = frozenset({"facts", _INLINE_FACTS})
-"""The fact lists, as unindexed proto paths: at most `MAX_FACTS` elements each."""
-
-
-def _fact_text(path: str, text: str, api_version: str) -> list[Violation]:
-    return validation.validate_fact_texts([(path, text)])
-
-
-def _answer(path: str, text: str, api_version: str) -> list[Violation]:
-    return validation.validate_answer_candidate(text, api_version, path)
-
-
-_TextRule = Callable[[str, str, str], list[Violation]]
-_TEXTS: dict[str, tuple[int, _TextRule]] = {
-    "facts.fact_text": (validation.MAX_FACT_CHARACTERS, _fact_text),
-    "facts.summary": (validation.MAX_FACT_CHARACTERS, _fact_text),
-    "facts.chunk.text": (validation.MAX_FACT_CHARACTERS, _fact_text),
-    f"{_INLINE_FACTS}.fact_text": (validation.MAX_FACT_CHARACTERS, _fact_text),
-    "answer_candidate": (validation.MAX_ANSWER_CHARACTERS_V1ALPHA, _answer),
-}
-"""The limited texts by unindexed proto path: (bytes at or below which a text is surely
-within its limit, as no character takes less than a byte; the rule that checks it)."""
 
 
 class _Stop(Exception):
@@ -80,13 +57,13 @@ class _Checker:
 
     def element(self, key: str, path: str, count: int) -> None:
         """The `count`th element of a list; a fact list over its limit stops the scan."""
-        if count > validation.MAX_FACTS and key in _FACT_LISTS:
+        if count > validation.MAX_FACTS and key in FACT_LISTS:
             self.violations.extend(validation.validate_fact_count(count, path, counted_all=False))
             raise _Stop
 
     def text(self, key: str, path: str, size: int, read: Callable[[], str]) -> None:
         """A string of `size` bytes; one that may be over its limit is read and checked."""
-        rule = _TEXTS.get(key)
+        rule = LIMITED_TEXTS.get(key)
         if rule is not None and size > rule[0]:
             self.violations.extend(rule[1](path, read(), self.api_version))
 

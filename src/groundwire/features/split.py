@@ -11,13 +11,10 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, NamedTuple, TypeVar
 
-from google.protobuf import message
-
 from groundwire.contract.chunks import Chunk
 from groundwire.contract.corroboration import CorroboratedClaim, CorroborationResult
 from groundwire.contract.errors import bad_request
 from groundwire.contract.facts import any_fact_parts
-from groundwire.contract.lazy import filled
 from groundwire.contract.offsets import Offsets, offsets_in, shifted
 from groundwire.contract.results import CheckGroundingResult, Claim
 from groundwire.contract.validation import (
@@ -79,34 +76,9 @@ class SplitCheckResult(CheckGroundingResult):
     `parts` the calls' own results in plan order; `raw` is the first call's response.
     """
 
-    __slots__ = ("billed_characters", "calls", "parts")
     calls: int
     billed_characters: int
-    parts: tuple[CheckGroundingResult, ...]
-
-    def __new__(
-        cls,
-        answer_candidate: str,
-        support_score: float | None,
-        claims: Sequence[Claim],
-        cited_chunks: Sequence[Chunk],
-        raw: message.Message,
-        calls: int,
-        billed_characters: int,
-        parts: Sequence[CheckGroundingResult],
-    ) -> SplitCheckResult:
-        """A merged result built by hand (its sequences are copied into tuples)."""
-        return filled(
-            cls,
-            answer_candidate,
-            support_score,
-            tuple(claims),
-            tuple(cited_chunks),
-            raw,
-            calls,
-            billed_characters,
-            tuple(parts),
-        )
+    parts: Sequence[CheckGroundingResult]
 
 
 class SplitCorroborationResult(CorroborationResult):
@@ -117,32 +89,9 @@ class SplitCorroborationResult(CorroborationResult):
     `calls`, `billed_characters` and `parts` are as in `SplitCheckResult`.
     """
 
-    __slots__ = ("billed_characters", "calls", "parts")
     calls: int
     billed_characters: int
-    parts: tuple[CorroborationResult, ...]
-
-    def __new__(
-        cls,
-        content_text: str,
-        corroboration_score: float | None,
-        claims: Sequence[CorroboratedClaim],
-        raw: message.Message,
-        calls: int,
-        billed_characters: int,
-        parts: Sequence[CorroborationResult],
-    ) -> SplitCorroborationResult:
-        """A merged result built by hand (its sequences are copied into tuples)."""
-        return filled(
-            cls,
-            content_text,
-            corroboration_score,
-            tuple(claims),
-            raw,
-            calls,
-            billed_characters,
-            tuple(parts),
-        )
+    parts: Sequence[CorroborationResult]
 
 
 def plan_split(
