@@ -272,6 +272,7 @@ def test_a_stream_yields_each_element_as_soon_as_it_has_arrived(
 def test_a_stream_past_its_timeout_raises_deadline_exceeded(
     kinds: Transports, transport: Any, rest_server: RestServer
 ) -> None:
+    kinds.check(transport)  # connected first: the timeout, not a slow connect, ends the call
     rest_server.gate = threading.Event()  # never set: the server stalls after one element
     requests = [canned.stream_request(text) for text in ("a", "b")]
     texts: list[str] = []
