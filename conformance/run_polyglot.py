@@ -32,7 +32,7 @@ from google.protobuf import json_format
 from markdown_it import MarkdownIt
 
 from groundwire import GroundingClient
-from groundwire.core.apis import method
+from groundwire.contract.apis import method
 
 ROOT = Path(__file__).resolve().parent.parent
 CASE = ROOT / "conformance" / "grounding_case.json"
