@@ -116,15 +116,18 @@ def test_a_truncated_last_line_is_repaired_and_redone(
 def interrupt_midway(source: Path, out: Path, signum: int) -> int:
     """Starts a paced batch, and sends `signum` once some lines (not all) are written.
 
-    At 1 line a second, the 30 lines take 30 s: a loaded machine that is slow to notice the
-    first three still signals a run in progress (at 2 a second, one loaded run saw exit 0).
+    At 2 lines a second, the 30 lines take 15 s: a loaded machine that is slow to notice the
+    first three still signals a run in progress. The child starts with SIGINT at its default,
+    as from a terminal: a suite run as a background job (`nohup ... &`) would otherwise pass
+    on its ignored SIGINT, which the CLI rightly keeps ignoring, and the run would end 0.
     """
     process = subprocess.Popen(
-        cli_command("batch", "--local", str(source), "-o", str(out), "--rate", "1"),
+        cli_command("batch", "--local", str(source), "-o", str(out), "--rate", "2"),
         env=cli_env(),
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
         text=True,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
     deadline = time.monotonic() + 60  # only a hang: a loaded machine may start slowly
     while time.monotonic() < deadline and process.poll() is None:
